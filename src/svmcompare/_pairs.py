@@ -1,0 +1,304 @@
+"""Pair arrays: validation, standardization and the flips that turn labeled
+pairs into binary SVM problems.
+
+A pair set is an array ``X`` of shape ``(n_pairs, 2, n_features)``: ``X[:, 0]``
+holds x and ``X[:, 1]`` holds x'.  Labels follow eq. (1) of the paper:
+``1`` means x' is better, ``-1`` means x is better and ``0`` means no
+significant difference.
+
+The solvers never see the pairs themselves.  They see an *item* matrix ``Z``
+(every x and x' row, standardized) and, for each row of the binary problem,
+two indices into ``Z``: ``a`` (the x~ of eq. 8) and ``b`` (the x~').  A row of
+the binary problem is the difference ``Phi(Z[b]) - Phi(Z[a])``.  Keeping
+indices instead of copies is what lets a solver compute rows of the kernel
+K~ = M^T K M (eq. 18) on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+LABELS = (-1, 0, 1)
+
+
+def make_pairs(Xi, Xip):
+    """Stack two ``(n, p)`` arrays of items into a pair array.
+
+    Parameters
+    ----------
+    Xi : array-like of shape (n_pairs, n_features)
+        The first item x of each pair.
+    Xip : array-like of shape (n_pairs, n_features)
+        The second item x' of each pair.
+
+    Returns
+    -------
+    X : ndarray of shape (n_pairs, 2, n_features)
+        ``X[:, 0] == Xi`` and ``X[:, 1] == Xip``.
+    """
+    Xi = _as_float_matrix(Xi, "Xi")
+    Xip = _as_float_matrix(Xip, "Xip")
+    if Xi.shape != Xip.shape:
+        raise ValueError(
+            f"Xi and Xip must have the same shape; got {Xi.shape} and {Xip.shape}."
+        )
+    return np.stack([Xi, Xip], axis=1)
+
+
+def _as_float_matrix(A, name):
+    A = np.asarray(A)
+    if A.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {A.dtype}.")
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n, n_features); got shape {A.shape}.")
+    return A.astype(np.float64)
+
+
+def _check_finite(A, name):
+    if not np.all(np.isfinite(A)):
+        bad = np.argwhere(~np.isfinite(A))[0]
+        raise ValueError(
+            f"{name} contains NaN or infinity (first at index {tuple(int(i) for i in bad)})."
+        )
+
+
+def check_pairs(X, n_features=None):
+    """Validate a pair array and return it as a float64 ndarray.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_pairs, 2, n_features)
+    n_features : int, optional
+        Expected number of features (the one seen in ``fit``).
+
+    Returns
+    -------
+    X : ndarray of shape (n_pairs, 2, n_features), float64
+    """
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged nested lists and the like
+        raise ValueError(f"X could not be read as an array: {exc}") from exc
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"X must be a numeric array of shape (n_pairs, 2, n_features); got dtype {arr.dtype}."
+        )
+    if arr.ndim != 3 or arr.shape[1] != 2:
+        raise ValueError(
+            "X must have shape (n_pairs, 2, n_features) with X[:, 0] = x and X[:, 1] = x'; "
+            f"got shape {arr.shape}. Use svmcompare.make_pairs(Xi, Xip) to build it."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError("X has no pairs (n_pairs = 0).")
+    if arr.shape[2] == 0:
+        raise ValueError("X has no features (n_features = 0).")
+    arr = arr.astype(np.float64, copy=False)
+    _check_finite(arr, "X")
+    if n_features is not None and arr.shape[2] != n_features:
+        raise ValueError(
+            f"X has {arr.shape[2]} features per item, but the model was fitted with {n_features}."
+        )
+    return arr
+
+
+def check_labels(y, n_pairs=None):
+    """Validate comparison labels and return them as an int64 array in {-1, 0, 1}.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_pairs,)
+    n_pairs : int, optional
+        Expected length (the number of pairs in ``X``).
+    """
+    arr = np.asarray(y)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"y must be numeric with values in {{-1, 0, 1}}; got dtype {arr.dtype}.")
+    if arr.ndim != 1:
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        else:
+            raise ValueError(f"y must be 1-D; got shape {arr.shape}.")
+    if n_pairs is not None and arr.shape[0] != n_pairs:
+        raise ValueError(f"y has {arr.shape[0]} labels but X has {n_pairs} pairs.")
+    farr = arr.astype(np.float64)
+    if not np.all(np.isfinite(farr)):
+        raise ValueError("y contains NaN or infinity; labels must be -1, 0 or 1.")
+    bad = ~np.isin(farr, LABELS)
+    if bad.any():
+        values = np.unique(farr[bad])[:5]
+        shown = ", ".join(f"{v:g}" for v in values)
+        raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).")
+    return farr.astype(np.int64)
+
+
+def check_pairs_labels(X, y):
+    """Validate ``X`` and ``y`` together (see :func:`check_pairs`, :func:`check_labels`)."""
+    X = check_pairs(X)
+    y = check_labels(y, n_pairs=X.shape[0])
+    return X, y
+
+
+@dataclass(frozen=True)
+class Standardizer:
+    """Center and scale features over the stacked x and x' rows.
+
+    This is the preprocessing of the reference implementation: each feature is
+    centered by its mean and divided by its standard deviation (``ddof=1``,
+    as R's ``scale``), both computed over all 2n items of the training pairs.
+    Features that are constant over the training items carry no information
+    about rank differences and are dropped.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    keep: np.ndarray  # boolean mask over the input features
+
+    @classmethod
+    def fit(cls, X):
+        items = X.reshape(-1, X.shape[2])
+        keep = np.ptp(items, axis=0) > 0
+        if not keep.any():
+            raise ValueError(
+                "Every feature is constant over the training items (zero variance); "
+                "no ranking function can be learned."
+            )
+        kept = items[:, keep]
+        mean = kept.mean(axis=0)
+        ddof = 1 if kept.shape[0] > 1 else 0
+        scale = kept.std(axis=0, ddof=ddof)
+        # ptp > 0 implies a positive standard deviation up to rounding; guard
+        # anyway so that extreme scales never divide by zero.
+        scale[scale <= 0] = 1.0
+        return cls(mean=mean, scale=scale, keep=keep)
+
+    def transform_items(self, Z):
+        """Standardize items of shape (n_items, n_features)."""
+        return (Z[:, self.keep] - self.mean) / self.scale
+
+    def transform_pairs(self, X):
+        """Standardize a pair array, returning shape (n_pairs, 2, n_kept)."""
+        return (X[:, :, self.keep] - self.mean) / self.scale
+
+
+@dataclass(frozen=True)
+class BinaryProblem:
+    """A binary SVM problem over differences of items.
+
+    Row ``t`` is the difference ``Phi(items[b[t]]) - Phi(items[a[t]])`` with
+    label ``y[t]`` in {-1, 1} and box constraint ``0 <= alpha_t <= C[t]``.
+    """
+
+    items: np.ndarray  # (n_items, p), C-contiguous float64
+    a: np.ndarray  # (m,) int64, index of x~
+    b: np.ndarray  # (m,) int64, index of x~'
+    y: np.ndarray  # (m,) float64 in {-1, 1}
+    C: np.ndarray  # (m,) float64 > 0
+
+    @property
+    def m(self):
+        return self.a.shape[0]
+
+
+def stack_items(Xs):
+    """Items of a standardized pair array: x rows then x' rows.
+
+    Pair ``i`` has x at item ``i`` and x' at item ``n + i``.
+    """
+    n = Xs.shape[0]
+    items = np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
+    first = np.arange(n, dtype=np.int64)
+    return items, first, first + n
+
+
+def flip_compare(Xs, y, C, class_weight=None):
+    """The flipped data of eq. (8) for SVMcompare.
+
+    Rows, in the order of eq. (8): the pairs of I_1 as (x, x'), the pairs of
+    I_-1 as (x', x), both with y~ = 1; then the pairs of I_0 as (x, x') and
+    again as (x', x), both with y~ = -1.  m = n + |I_0| rows.
+
+    ``class_weight`` scales C per row by flipped label: ``None``,
+    ``"balanced"`` (m / (2 * count of the label), as scikit-learn) or a dict
+    ``{1: w, -1: w}``.
+    """
+    items, first, second = stack_items(Xs)
+    i1 = np.flatnonzero(y == 1)
+    im1 = np.flatnonzero(y == -1)
+    i0 = np.flatnonzero(y == 0)
+    a = np.concatenate([first[i1], second[im1], first[i0], second[i0]])
+    b = np.concatenate([second[i1], first[im1], second[i0], first[i0]])
+    ytilde = np.concatenate(
+        [np.ones(i1.size + im1.size), -np.ones(2 * i0.size)]
+    )
+    weights = flipped_class_weights(ytilde, class_weight)
+    Cvec = C * np.where(ytilde > 0, weights[1], weights[-1])
+    return BinaryProblem(items, a, b, ytilde, Cvec)
+
+
+def flipped_class_weights(ytilde, class_weight):
+    """Per-label multipliers of C on the flipped labels {1, -1}."""
+    if class_weight is None:
+        return {1: 1.0, -1: 1.0}
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(
+                f"class_weight must be None, 'balanced' or a dict {{1: w, -1: w}}; got {class_weight!r}."
+            )
+        m = ytilde.size
+        return {
+            label: m / (2.0 * np.count_nonzero(ytilde == label)) for label in (1, -1)
+        }
+    if isinstance(class_weight, dict):
+        keys = set(class_weight)
+        if not keys <= {1, -1}:
+            raise ValueError(
+                "class_weight dict keys are the flipped labels 1 (significant difference) "
+                f"and -1 (equality); got keys {sorted(keys)}."
+            )
+        out = {1: 1.0, -1: 1.0}
+        for key, value in class_weight.items():
+            value = float(value)
+            if not np.isfinite(value) or value <= 0:
+                raise ValueError(f"class_weight[{key}] must be a positive number; got {value}.")
+            out[key] = value
+        return out
+    raise TypeError(
+        f"class_weight must be None, 'balanced' or a dict; got {type(class_weight).__name__}."
+    )
+
+
+def flip_rank(Xs, y, C):
+    """SVMrank data (eq. 3): inequality pairs only, each oriented so that the
+    better item is ``b``; every row has label 1 and no bias."""
+    items, first, second = stack_items(Xs)
+    ineq = np.flatnonzero(y != 0)
+    better_second = y[ineq] == 1
+    a = np.where(better_second, first[ineq], second[ineq])
+    b = np.where(better_second, second[ineq], first[ineq])
+    return BinaryProblem(items, a, b, np.ones(ineq.size), np.full(ineq.size, float(C)))
+
+
+def flip_rank2(Xs, y, C):
+    """The rank2 data of Table 2.
+
+    Each equality pair becomes two opposite inequality pairs (x, x') and
+    (x', x); each inequality pair is duplicated.  Two identical rows with box
+    [0, C] each have the same optimum as one row with box [0, 2C] (their dual
+    variables enter the objective only through their sum), so a duplicated
+    inequality pair is stored once with cost 2C: the same primal problem with
+    n + |I_0| rows instead of 2n.
+    """
+    items, first, second = stack_items(Xs)
+    ineq = np.flatnonzero(y != 0)
+    eq = np.flatnonzero(y == 0)
+    better_second = y[ineq] == 1
+    a = np.concatenate(
+        [np.where(better_second, first[ineq], second[ineq]), first[eq], second[eq]]
+    )
+    b = np.concatenate(
+        [np.where(better_second, second[ineq], first[ineq]), second[eq], first[eq]]
+    )
+    Cvec = np.concatenate([np.full(ineq.size, 2.0 * C), np.full(2 * eq.size, float(C))])
+    return BinaryProblem(items, a, b, np.ones(a.size), Cvec)

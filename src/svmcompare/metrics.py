@@ -1,0 +1,135 @@
+"""Errors and ROC curves for comparison predictions (Table 3 of the paper).
+
+With true labels y and predictions y^ in {-1, 0, 1}:
+
+* a **false positive** predicts a significant difference (y^ = +-1) for an
+  equality pair (y = 0);
+* a **false negative** predicts no difference (y^ = 0) for an inequality
+  pair (y = +-1);
+* an **inversion** predicts the opposite difference (y^ = -y != 0).
+
+Table 3 counts inversions among the false negatives of its ROC analysis:
+an inequality pair is a true positive only when its sign is right.  The ROC
+curve here does the same (so it need not reach (1, 1)), while
+:func:`comparison_errors` reports inversions separately.  Note that the
+reference R code (``calc.roc``) counts only y^ = 0 as a false negative and
+so counts inversions as true positives; our AUC is lower than or equal to
+that one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._pairs import check_labels
+
+
+def _check_scores(score, n):
+    score = np.asarray(score)
+    if score.dtype == object or score.dtype.kind not in "biuf":
+        raise TypeError(f"score must be numeric; got dtype {score.dtype}.")
+    score = score.astype(np.float64).ravel()
+    if score.shape[0] != n:
+        raise ValueError(f"score has {score.shape[0]} values but y_true has {n}.")
+    if not np.all(np.isfinite(score)):
+        raise ValueError("score contains NaN or infinity.")
+    return score
+
+
+def comparison_errors(y_true, y_pred):
+    """Count the errors of comparison predictions by kind (Table 3).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_pairs,), values in {-1, 0, 1}
+
+    Returns
+    -------
+    dict
+        ``false_positive`` (true 0, predicted +-1), ``false_negative`` (true
+        +-1, predicted 0), ``inversion`` (true +-1, predicted the opposite
+        sign), ``error`` (their sum), ``equality`` and ``inequality`` (number
+        of true 0 and +-1 labels) and ``count`` (number of pairs).
+    """
+    y_true = check_labels(y_true)
+    y_pred = check_labels(y_pred, n_pairs=y_true.shape[0])
+    eq = y_true == 0
+    fp = int(np.count_nonzero(eq & (y_pred != 0)))
+    fn = int(np.count_nonzero(~eq & (y_pred == 0)))
+    inv = int(np.count_nonzero(~eq & (y_pred == -y_true)))
+    return {
+        "false_positive": fp,
+        "false_negative": fn,
+        "inversion": inv,
+        "error": fp + fn + inv,
+        "equality": int(np.count_nonzero(eq)),
+        "inequality": int(np.count_nonzero(~eq)),
+        "count": int(y_true.shape[0]),
+    }
+
+
+def zero_one_loss(y_true, y_pred):
+    """Fraction of pairs compared incorrectly (eq. 2 divided by n)."""
+    errors = comparison_errors(y_true, y_pred)
+    return errors["error"] / errors["count"]
+
+
+def pairwise_accuracy(y_true, y_pred):
+    """Fraction of pairs compared correctly: 1 - :func:`zero_one_loss`."""
+    return 1.0 - zero_one_loss(y_true, y_pred)
+
+
+def comparison_roc_curve(y_true, score):
+    """ROC curve of t_tau(score) as tau sweeps from infinity down to 0.
+
+    For each tau, pairs are predicted by t_tau (eq. 4).  The false positive
+    rate is FP / (number of equality pairs); the true positive rate is the
+    fraction of inequality pairs predicted with the right sign, i.e.
+    1 - FN / (number of inequality pairs) with Table 3's FN, which includes
+    inversions.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_pairs,), values in {-1, 0, 1}
+        Must hold at least one equality and one inequality pair.
+    score : array-like of shape (n_pairs,)
+        Rank differences r(x') - r(x).
+
+    Returns
+    -------
+    fpr, tpr : ndarray
+        Non-decreasing; the first point is (0, 0) (tau = infinity) and the
+        last is tau = 0.
+    thresholds : ndarray
+        The tau of each point, decreasing from ``inf`` to 0.
+    """
+    y_true = check_labels(y_true)
+    score = _check_scores(score, y_true.shape[0])
+    eq = y_true == 0
+    n_eq = int(np.count_nonzero(eq))
+    n_ineq = y_true.shape[0] - n_eq
+    if n_eq == 0 or n_ineq == 0:
+        raise ValueError(
+            "The comparison ROC curve needs equality (y = 0) and inequality (y = +-1) "
+            f"pairs; y_true has {n_eq} equality and {n_ineq} inequality pairs."
+        )
+    absd = np.abs(score)
+    eq_abs = np.sort(absd[eq])
+    right_abs = np.sort(absd[~eq & (np.sign(score) == y_true)])
+    tau = np.concatenate([[np.inf], np.unique(np.concatenate([[0.0], absd]))[::-1]])
+    fp = eq_abs.size - np.searchsorted(eq_abs, tau, side="right")
+    tp = right_abs.size - np.searchsorted(right_abs, tau, side="right")
+    return fp / n_eq, tp / n_ineq, tau
+
+
+def comparison_auc(y_true, score):
+    """Area under :func:`comparison_roc_curve` (trapezoidal rule).
+
+    Without ties among |score| the curve moves only horizontally or
+    vertically, and the area equals that of the step function used in the
+    paper's scripts; tied |score| values join their points by a straight line.
+    The curve ends at tau = 0, not at (1, 1), so the area is at most the
+    product of the false and true positive rates at tau = 0.
+    """
+    fpr, tpr, _ = comparison_roc_curve(y_true, score)
+    return float(np.trapezoid(tpr, fpr))

@@ -1,0 +1,171 @@
+"""The SVMrank baselines of the paper: "rank" (section 2.2) and "rank2" (Table 2).
+
+Both learn a kernel RankSVM, the kernelized eq. (3):
+
+    minimize_w  1/2 ||w||^2 + C sum_i xi_i
+    subject to  xi_i >= 0,  xi_i >= 1 - w^T (Phi(x'_i) - Phi(x_i)) y_i,
+
+with no bias.  Orienting each pair toward its better item turns it into a
+binary SVM without bias whose rows are the differences Phi(better) -
+Phi(worse), all labeled 1; its dual is (18) without the equality constraint
+y^T v = 0.  The ranking function is r(z) = w^T Phi(z) = sum_i v_i
+[k(better_i, z) - k(worse_i, z)].
+
+Neither model can predict ties by itself, so a threshold tau on
+|r(x') - r(x)| is learned afterwards by minimizing the zero-one loss over all
+training pairs (eq. 6), and pairs are compared with c_tau (eq. 5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import PairwiseKernelModel
+from ._pairs import flip_rank, flip_rank2
+
+_N_LOG_GRID = 100
+
+
+def fit_threshold(diff, y):
+    """The threshold tau of eq. (6): minimize training zero-one loss of t_tau.
+
+    Candidates are 0, every observed |r(x') - r(x)|, the midpoints between
+    consecutive observed values, and a log grid spanning them.  The loss only
+    changes at observed values, so the candidates contain every attainable
+    loss.  Among minimizers, the one closest to the middle of the minimizing
+    range is returned, so a tie does not push tau onto the edge of a pair.
+
+    Parameters
+    ----------
+    diff : ndarray of shape (n_pairs,)
+        Rank differences r(x') - r(x) on the training pairs.
+    y : ndarray of shape (n_pairs,)
+        Labels in {-1, 0, 1}.
+
+    Returns
+    -------
+    tau : float
+    """
+    absd = np.abs(diff)
+    observed = np.unique(absd)
+    positive = observed[observed > 0]
+    candidates = [np.zeros(1), observed, (observed[1:] + observed[:-1]) / 2]
+    if positive.size:
+        lo, hi = positive[0], positive[-1]
+        candidates.append(np.geomspace(lo / 10, hi * 10, _N_LOG_GRID))
+    tau = np.unique(np.concatenate(candidates))
+    loss = zero_one_loss_by_threshold(diff, y, tau)
+    minimizers = tau[loss == loss.min()]
+    middle = (minimizers[0] + minimizers[-1]) / 2
+    return float(minimizers[np.argmin(np.abs(minimizers - middle))])
+
+
+def zero_one_loss_by_threshold(diff, y, tau):
+    """Number of pairs misclassified by t_tau(diff) for each tau (sorted or not).
+
+    Errors split as in Table 3: an equality pair with |diff| > tau (false
+    positive), an inequality pair with |diff| <= tau (false negative), and
+    an inequality pair with |diff| > tau on the wrong side (inversion).
+    """
+    absd = np.abs(diff)
+    eq = np.sort(absd[y == 0])
+    ineq = np.sort(absd[y != 0])
+    wrong = np.sort(absd[(y != 0) & (np.sign(diff) != y)])
+    fp = eq.size - np.searchsorted(eq, tau, side="right")
+    fn = np.searchsorted(ineq, tau, side="right")
+    inv = wrong.size - np.searchsorted(wrong, tau, side="right")
+    return fp + fn + inv
+
+
+class _RankSVMBase(PairwiseKernelModel):
+    """Kernel RankSVM (no bias) followed by the threshold of eq. (6)."""
+
+    _uses_bias = False
+
+    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
+                 max_iter=None, cache_size=200.0):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+        self.cache_size = cache_size
+
+    def _row_coefficients(self, problem, result):
+        # r(z) = w^T Phi(z) with w = sum_t v_t y_t (Phi(b_t) - Phi(a_t)).
+        return problem.y * result.alpha
+
+    def _finish_fit(self, Xs, y):
+        self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
+
+    def _threshold(self):
+        return self.threshold_
+
+
+class SVMRank(_RankSVMBase):
+    """The paper's "rank" baseline: kernel RankSVM on inequality pairs + threshold.
+
+    A kernel RankSVM (eq. 3) is trained on the inequality pairs only; the
+    equality pairs are used just to choose the threshold tau of eq. (6),
+    which minimizes the zero-one loss over all training pairs.  Pairs are
+    then compared with c_tau (eq. 5).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Cost of the slack variables in eq. (3).
+    kernel, gamma, degree, coef0 : see :class:`svmcompare.SVMCompare`.
+    tol : float, default=1e-3
+        Stopping tolerance on the largest projected gradient of the dual.
+    max_iter : int or None, default=None
+        Maximum coordinate steps; None means max(10_000_000, 100 m).
+    cache_size : float, default=200
+        Megabytes for kernel rows during fitting.
+
+    Attributes
+    ----------
+    threshold_ : float
+        tau of eq. (6).
+    support_ : ndarray
+        Indices of the support vectors among the oriented inequality pairs.
+    dual_coef_ : ndarray
+        Their dual variables v_i.
+    intercept_ : float
+        Always 0 (RankSVM has no bias).
+    n_support_, classes_, n_features_in_, dual_objective_, kkt_violation_, n_iter_,
+    expansion_items_, expansion_coef_ : as :class:`svmcompare.SVMCompare`.
+    """
+
+    def _check_label_set(self, y):
+        if not np.any(y != 0):
+            raise ValueError(
+                "SVMRank learns from inequality pairs (y = +-1) and y has none. "
+                "With only equality pairs no ranking can be learned."
+            )
+
+    def _binary_problem(self, Xs, y):
+        # Eq. (3) on I_1 and I_-1, each pair oriented toward its better item.
+        return flip_rank(Xs, y, float(self.C))
+
+
+class SVMRank2(_RankSVMBase):
+    """The paper's "rank2" baseline (Table 2): every pair as inequality pairs.
+
+    Each equality pair (x, x', 0) becomes two opposite inequality pairs
+    (x, x', 1) and (x', x, 1), and each inequality pair is duplicated so that
+    every input pair weighs the same in the cost (2n pairs in all).  A kernel
+    RankSVM (eq. 3) is trained on them, then the threshold of eq. (6) is
+    learned as for :class:`SVMRank`.  A duplicated pair is stored once with
+    cost 2C, which is the same optimization problem.
+
+    Parameters and attributes are those of :class:`SVMRank`.
+    """
+
+    def _check_label_set(self, y):
+        # Every label set gives inequality pairs here: nothing to refuse.
+        return None
+
+    def _binary_problem(self, Xs, y):
+        return flip_rank2(Xs, y, float(self.C))
