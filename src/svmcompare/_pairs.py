@@ -244,7 +244,8 @@ def flipped_class_weights(ytilde, class_weight):
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ValueError(
-                f"class_weight must be None, 'balanced' or a dict {{1: w, -1: w}}; got {class_weight!r}."
+                "class_weight must be None, 'balanced' or a dict {1: w, -1: w}; "
+                f"got {class_weight!r}."
             )
         m = ytilde.size
         return {

@@ -19,8 +19,8 @@ does; scikit-learn's ``laplacian_kernel`` uses the L1 distance.  A callable
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances

@@ -55,8 +55,12 @@ def fit_threshold(diff, y):
         candidates.append(np.geomspace(lo / 10, hi * 10, _N_LOG_GRID))
     tau = np.unique(np.concatenate(candidates))
     loss = zero_one_loss_by_threshold(diff, y, tau)
-    minimizers = tau[loss == loss.min()]
-    middle = (minimizers[0] + minimizers[-1]) / 2
+    best = np.flatnonzero(loss == loss.min())
+    # The minimizing range runs from the first minimizer up to the next
+    # candidate that is not one (the loss is right-continuous in tau).
+    end = tau[best[-1] + 1] if best[-1] + 1 < tau.size else tau[best[-1]]
+    middle = (tau[best[0]] + end) / 2
+    minimizers = tau[best]
     return float(minimizers[np.argmin(np.abs(minimizers - middle))])
 
 

@@ -1,0 +1,86 @@
+"""Table 3 errors and the comparison ROC curve, against brute force."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from svmcompare.metrics import (
+    comparison_auc,
+    comparison_errors,
+    comparison_roc_curve,
+    pairwise_accuracy,
+    zero_one_loss,
+)
+
+
+def test_every_label_prediction_combination():
+    values = [-1, 0, 1]
+    true, pred = map(np.array, zip(*itertools.product(values, values), strict=True))
+    e = comparison_errors(true, pred)
+    assert (e["false_positive"], e["false_negative"], e["inversion"]) == (2, 2, 2)
+    assert e["error"] == 6 and e["count"] == 9
+    assert e["equality"] == 3 and e["inequality"] == 6
+    assert zero_one_loss(true, pred) == pytest.approx(6 / 9)
+    assert pairwise_accuracy(true, pred) == pytest.approx(3 / 9)
+
+
+def _brute_force_point(y, score, tau):
+    pred = np.where(score > tau, 1, np.where(score < -tau, -1, 0))
+    eq = y == 0
+    fp = np.sum(eq & (pred != 0))
+    tp = np.sum(~eq & (pred == y))
+    return fp / eq.sum(), tp / (~eq).sum()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_roc_curve_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1, 0, 1], size=50)
+    score = np.round(y * 1.5 + rng.normal(size=50), 1)  # rounding makes ties
+    fpr, tpr, tau = comparison_roc_curve(y, score)
+    assert tau[0] == np.inf and tau[-1] == 0
+    assert np.all(np.diff(fpr) >= 0) and np.all(np.diff(tpr) >= 0)
+    for f, t, th in zip(fpr, tpr, tau, strict=True):
+        assert (f, t) == pytest.approx(_brute_force_point(y, score, th))
+    # Area by brute force: a fine sweep of tau, trapezoids between consecutive points.
+    sweep = np.concatenate([[np.inf], np.sort(np.unique(np.abs(score)))[::-1], [0.0]])
+    pts = np.array([_brute_force_point(y, score, t) for t in sweep])
+    area = np.sum(np.diff(pts[:, 0]) * (pts[1:, 1] + pts[:-1, 1]) / 2)
+    assert comparison_auc(y, score) == pytest.approx(area)
+
+
+def test_perfect_scores_have_auc_one_and_inversions_lower_it():
+    y = np.array([0, 0, 1, -1, 1])
+    score = np.array([0.1, -0.2, 2.0, -3.0, 1.0])
+    assert comparison_auc(y, score) == pytest.approx(1.0)
+    inverted = score.copy()
+    inverted[2] = -2.0  # right magnitude, wrong sign: never a true positive
+    fpr, tpr, _ = comparison_roc_curve(y, inverted)
+    assert tpr[-1] == pytest.approx(2 / 3)
+    assert comparison_auc(y, inverted) == pytest.approx(2 / 3)
+
+
+def test_trivial_predictor_auc():
+    # A constant score: one step from (0, 0) to (1, share of +1 among inequalities).
+    y = np.array([0, 0, 1, 1, 1, -1])
+    fpr, tpr, _ = comparison_roc_curve(y, np.ones(6))
+    assert fpr[-1] == 1.0 and tpr[-1] == pytest.approx(0.75)
+    assert comparison_auc(y, np.ones(6)) == pytest.approx(0.375)
+
+
+@pytest.mark.parametrize("y, score, error, match", [
+    ([0, 1], [0.5], ValueError, "score has 1"),
+    ([0, 0], [0.5, 1.0], ValueError, "inequality"),
+    ([1, -1], [0.5, 1.0], ValueError, "equality"),
+    ([0, 2], [0.5, 1.0], ValueError, "labels must be -1, 0 or 1"),
+    ([0, 1], [np.nan, 1.0], ValueError, "NaN"),
+])
+def test_roc_rejects_bad_input(y, score, error, match):
+    with pytest.raises(error, match=match):
+        comparison_roc_curve(y, score)
+
+
+def test_errors_reject_mismatched_lengths():
+    with pytest.raises(ValueError, match="y has 2 labels but X has 3"):
+        comparison_errors([0, 1, 1], [0, 1])

@@ -1,0 +1,160 @@
+"""The SMO solver against an independent generic QP solver on small problems."""
+
+import numpy as np
+import pytest
+
+from svmcompare._pairs import BinaryProblem, flip_compare, flip_rank
+from svmcompare.kernels import resolve_kernel
+from svmcompare.solvers import solve_dual
+
+from .reference.dense import (
+    dual_objective,
+    flipped_from_definition,
+    kkt_violation,
+    ktilde_from_definition,
+    rbf,
+    solve_dual_slsqp,
+)
+
+
+def _random_pairs(seed, n=30, p=3):
+    rng = np.random.default_rng(seed)
+    Xi = rng.normal(size=(n, p))
+    Xip = Xi + rng.normal(scale=0.7, size=(n, p))
+    d = (Xip**2).sum(1) - (Xi**2).sum(1) + rng.normal(scale=0.5, size=n)
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    return Xi, Xip, y
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_compare_dual_matches_generic_qp(seed, C):
+    Xi, Xip, y = _random_pairs(seed)
+    gamma = 0.5
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, C)
+    ours = solve_dual(problem, resolve_kernel("rbf", gamma), bias=True, tol=1e-6)
+
+    Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+    Q = ktilde_from_definition(Xt, Xtp, rbf(gamma)) * np.outer(yt, yt)
+    ref = solve_dual_slsqp(Q, yt, C, bias=True)
+
+    assert ours.converged
+    assert np.isclose(dual_objective(ours.alpha, Q), ours.objective, rtol=1e-9)
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+    assert abs(yt @ ours.alpha) < 1e-9 * C * len(yt)
+    assert ours.alpha.min() >= 0 and ours.alpha.max() <= C
+    assert kkt_violation(ours.alpha, Q, yt, C, ours.bias) < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_default_tolerance_satisfies_kkt_to_tol(seed):
+    Xi, Xip, y = _random_pairs(seed, n=60)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 5.0)
+    ours = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=1e-3)
+    Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+    Q = ktilde_from_definition(Xt, Xtp, rbf(1.0)) * np.outer(yt, yt)
+    assert ours.kkt_violation < 1e-3
+    assert kkt_violation(ours.alpha, Q, yt, 5.0, ours.bias) < 1e-3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_dual_without_bias_matches_generic_qp(seed):
+    Xi, Xip, y = _random_pairs(seed)
+    C = 2.0
+    problem = flip_rank(np.stack([Xi, Xip], 1), y, C)
+    ours = solve_dual(problem, resolve_kernel("rbf", 0.3), bias=False, tol=1e-7)
+
+    ineq = y != 0
+    worse = np.where((y == 1)[:, None], Xi, Xip)[ineq]
+    better = np.where((y == 1)[:, None], Xip, Xi)[ineq]
+    Q = ktilde_from_definition(worse, better, rbf(0.3))
+    ref = solve_dual_slsqp(Q, np.ones(len(Q)), C, bias=False)
+    assert ours.bias == 0.0
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+    assert kkt_violation(ours.alpha, Q, np.ones(len(Q)), C, 0.0) < 1e-6
+
+
+def test_per_row_costs_are_respected():
+    Xi, Xip, y = _random_pairs(7)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0, class_weight={1: 3.0, -1: 0.5})
+    assert set(np.unique(problem.C)) == {3.0, 0.5}
+    ours = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=1e-6)
+    Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+    Q = ktilde_from_definition(Xt, Xtp, rbf(1.0)) * np.outer(yt, yt)
+    ref = solve_dual_slsqp(Q, yt, problem.C, bias=True)
+    assert np.all(ours.alpha <= problem.C + 1e-12)
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name, params, reference",
+    [
+        ("linear", {}, lambda A, B: A @ B.T),
+        ("poly", {"gamma": 0.5, "degree": 2, "coef0": 1.0}, lambda A, B: (0.5 * A @ B.T + 1) ** 2),
+        ("laplacian", {"gamma": 0.7},
+         lambda A, B: np.exp(-0.7 * np.sqrt(((A[:, None] - B[None]) ** 2).sum(-1)))),
+    ],
+)
+def test_other_kernels_match_generic_qp(name, params, reference):
+    Xi, Xip, y = _random_pairs(11, n=25)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
+    ours = solve_dual(problem, resolve_kernel(name, **params), tol=1e-7)
+    Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+    Q = ktilde_from_definition(Xt, Xtp, reference) * np.outer(yt, yt)
+    ref = solve_dual_slsqp(Q, yt, 1.0)
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+
+
+def test_callable_kernel_equals_builtin():
+    Xi, Xip, y = _random_pairs(3)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
+    builtin = solve_dual(problem, resolve_kernel("rbf", 0.5), tol=1e-8)
+    custom = solve_dual(problem, resolve_kernel(rbf(0.5)), tol=1e-8)
+    assert custom.objective == pytest.approx(builtin.objective, rel=1e-10)
+    assert custom.bias == pytest.approx(builtin.bias, abs=1e-6)
+
+
+def test_tiny_row_cache_gives_the_same_solution():
+    Xi, Xip, y = _random_pairs(5, n=80)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 3.0)
+    kernel = resolve_kernel("rbf", 1.0)
+    big = solve_dual(problem, kernel, tol=1e-6)
+    # 1e-4 MB holds only the minimum of two rows: every other row is recomputed.
+    tiny = solve_dual(problem, kernel, tol=1e-6, cache_size=1e-4)
+    np.testing.assert_allclose(tiny.alpha, big.alpha, atol=1e-12)
+    assert tiny.n_iter == big.n_iter
+
+
+def test_warm_start_at_the_optimum_takes_no_step():
+    Xi, Xip, y = _random_pairs(2)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
+    kernel = resolve_kernel("rbf", 1.0)
+    cold = solve_dual(problem, kernel, tol=1e-5)
+    warm = solve_dual(problem, kernel, tol=1e-5, alpha0=cold.alpha)
+    assert warm.n_iter == 0
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-12)
+
+
+def test_max_iter_reached_warns():
+    from sklearn.exceptions import ConvergenceWarning
+
+    Xi, Xip, y = _random_pairs(4)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 10.0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        result = solve_dual(problem, resolve_kernel("rbf", 1.0), max_iter=3)
+    assert not result.converged and result.n_iter == 3
+
+
+def test_duplicate_items_with_zero_length_rows():
+    # A pair whose two items are identical has K~_tt = 0; the solver must not divide by it.
+    Xi = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
+    Xip = np.array([[0.0, 0.0], [1.5, 0.0], [0.0, 2.5], [2.0, 2.0]])
+    y = np.array([0, 1, 1, 0])
+    problem = BinaryProblem(*_items_from(Xi, Xip, y))
+    result = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=1e-6)
+    assert result.converged and np.all(np.isfinite(result.alpha))
+
+
+def _items_from(Xi, Xip, y):
+    p = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
+    return p.items, p.a, p.b, p.y, p.C
