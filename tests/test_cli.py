@@ -5,7 +5,8 @@ from svmcompare.cli import main
 
 
 def test_demo_writes_outputs_and_prints_errors(tmp_path, capsys):
-    code = main(["demo", "--out", str(tmp_path), "--n-pairs", "40", "--no-progress"])
+    code = main(["demo", "--out", str(tmp_path), "--n-pairs", "40", "--n-test", "300",
+                 "--no-progress"])
     assert code == 0
     out = capsys.readouterr().out
     for name in ("rank", "rank2", "compare", "truth"):
@@ -16,7 +17,7 @@ def test_demo_writes_outputs_and_prints_errors(tmp_path, capsys):
     assert set(test.index) == {"rank", "rank2", "compare", "truth"}
     # The split adds up, and counts match the set size.
     parts = test[["false_positive", "false_negative", "inversion"]].sum(axis=1)
-    np.testing.assert_allclose(parts / 40 * 100, test["error_percent"])
+    np.testing.assert_allclose(parts / 300 * 100, test["error_percent"])
     levels = pd.read_csv(tmp_path / "level_curves.csv")
     assert set(levels["model"]) == {"latent", "rank", "rank2", "compare"}
 

@@ -24,11 +24,11 @@ def _demo(args):
     start = time.perf_counter()
     print(
         f"Fitting rank, rank2 and compare on the simulated ||x||_1^2 pattern: "
-        f"{args.n_pairs} train / validation / test pairs each, half equality; "
-        "10 x 10 grid (C, gamma) selected by validation error."
+        f"{args.n_pairs} train and {args.n_pairs} validation pairs, half equality; "
+        f"10 x 10 grid (C, gamma) selected by validation error; {args.n_test} test pairs."
     )
-    result = run_figure3(n_pairs=args.n_pairs, random_state=args.seed, n_jobs=args.n_jobs,
-                         progress=not args.no_progress)
+    result = run_figure3(n_pairs=args.n_pairs, n_test=args.n_test, random_state=args.seed,
+                         n_jobs=args.n_jobs, progress=not args.no_progress)
     test = result.errors[result.errors["set"] == "test"]
     print()
     print(f"{'model':<8} {'test error':>10} {'FP':>4} {'FN':>4} {'inv':>4} {'C':>9} {'gamma':>9}")
@@ -67,7 +67,9 @@ def build_parser():
     demo.add_argument("--out", default="svmcompare-demo",
                       help="output folder (default: %(default)s)")
     demo.add_argument("--n-pairs", type=_positive_int, default=100,
-                      help="pairs per train/validation/test set (default: %(default)s)")
+                      help="pairs in the train and validation sets (default: %(default)s)")
+    demo.add_argument("--n-test", type=_positive_int, default=10_000,
+                      help="pairs in the test set (default: %(default)s)")
     demo.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     demo.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
