@@ -1,11 +1,12 @@
 """Figure 3: learned ranking functions on the simulated ||x||_1^2 pattern.
 
 Train and validation sets of ``n_pairs`` pairs each (half equality by
-default) and a test set of ``n_test`` pairs are drawn from :func:`svmcompare.datasets.make_norm_pairs`; rank,
-rank2 and compare are each selected on the validation set over the paper's
-grid (minimum zero-one error) and evaluated on the test set.  The level
-curves of each learned r(x) and of the latent r are evaluated on a grid over
-[-3, 3]^2.  This is also what ``svmcompare demo`` runs.
+default) and a test set of ``n_test`` pairs are drawn from
+:func:`svmcompare.datasets.make_norm_pairs`.  Rank, rank2 and compare are
+each selected on the validation set over the paper's grid (minimum zero-one
+error) and evaluated on the test set.  The level curves of each learned r(x)
+and of the latent r are evaluated on a grid over [-3, 3]^2.  This is also
+what ``svmcompare demo`` runs.
 """
 
 from __future__ import annotations
