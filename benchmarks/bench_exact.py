@@ -11,16 +11,13 @@ Usage: python benchmarks/bench_exact.py [--sizes 800 1600 3200] [--repeats 3]
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import resource
 import statistics
 import time
 
 import numpy as np
 
-
-def _rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+from _harness import measure
+from _harness import peak_rss_mb as _rss_mb
 
 
 def _data(n):
@@ -31,7 +28,7 @@ def _data(n):
     return X, y, Xtest
 
 
-def _ours(n, queue):
+def _ours(queue, n):
     from svmcompare import SVMCompare
 
     X, y, Xtest = _data(n)
@@ -43,7 +40,7 @@ def _ours(n, queue):
     queue.put((seconds, _rss_mb() - base, model.dual_objective_, model.predict(Xtest)))
 
 
-def _peer(n, queue):
+def _peer(queue, n):
     from sklearn.svm import SVC
 
     from svmcompare._pairs import Standardizer, flip_compare
@@ -79,16 +76,6 @@ def _peer(n, queue):
     queue.put((seconds, _rss_mb() - base, objective, pred))
 
 
-def _measure(target, n):
-    ctx = mp.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=target, args=(n, queue))
-    proc.start()
-    result = queue.get()
-    proc.join()
-    return result
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[800, 1600, 3200])
@@ -97,8 +84,8 @@ def main():
     print(f"{'n pairs':>8} {'ours s':>8} {'peer s':>8} {'time ratio':>10} "
           f"{'ours MB':>8} {'peer MB':>8} {'mem ratio':>9} {'obj rel diff':>12} {'same pred':>9}")
     for n in args.sizes:
-        ours = [_measure(_ours, n) for _ in range(args.repeats)]
-        peer = [_measure(_peer, n) for _ in range(args.repeats)]
+        ours = [measure(_ours, n) for _ in range(args.repeats)]
+        peer = [measure(_peer, n) for _ in range(args.repeats)]
         t_ours = statistics.median(r[0] for r in ours)
         t_peer = statistics.median(r[0] for r in peer)
         m_ours = statistics.median(r[1] for r in ours)

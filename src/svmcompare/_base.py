@@ -17,10 +17,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._pairs import LABELS, Standardizer, check_labels, check_pairs, check_pairs_labels
-from .kernels import resolve_kernel
-from .solvers import solve_dual
+from .kernels import LINEAR, NystroemMap, resolve_kernel
+from .solvers import solve_dual, solve_linear
+from .solvers.linear import differences
 
 _CHUNK_ELEMENTS = 1 << 22  # kernel block entries per chunk when evaluating r(z)
+SOLVERS = ("auto", "exact", "linear", "nystroem")
+AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 
 
 def check_positive(value, name, *, integer=False, allow_none=False):
@@ -61,7 +64,20 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
     """Base class: fit a kernel ranking function from labeled pairs.
 
     Subclasses implement ``_check_label_set``, ``_binary_problem``,
-    ``_finish_fit`` and may override ``_uses_bias``.
+    ``_rank_scale`` (r = scale * u^T Phi, where the SVM's f = beta + u^T Phi;
+    it may refuse the solution), ``_finish_fit`` and may override ``_uses_bias``.
+
+    Three solvers fit the same model:
+
+    * ``"exact"``: SMO on the kernel dual (18), rows of K~ on demand
+      (:func:`svmcompare.solvers.solve_dual`);
+    * ``"linear"`` (``kernel="linear"`` only): the primal hinge-loss problem
+      on the difference vectors, O(n p) memory
+      (:func:`svmcompare.solvers.solve_linear`);
+    * ``"nystroem"``: the linear solver on a Nystroem feature map of the
+      kernel with ``n_components`` landmarks (an approximation);
+    * ``"auto"``: ``"linear"`` for the linear kernel, ``"exact"`` up to
+      50,000 pairs and ``"nystroem"`` beyond.
     """
 
     _uses_bias = False
@@ -71,7 +87,23 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         check_positive(self.tol, "tol")
         check_positive(self.cache_size, "cache_size")
         check_positive(self.max_iter, "max_iter", integer=True, allow_none=True)
-        return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
+        check_positive(self.n_components, "n_components", integer=True)
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
+        kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
+        if self.solver == "linear" and kernel.code != LINEAR:
+            raise ValueError(
+                "solver='linear' needs kernel='linear'; use solver='nystroem' to approximate "
+                f"the {kernel.name} kernel with explicit features, or solver='exact'."
+            )
+        return kernel
+
+    def _resolve_solver(self, kernel, n_pairs):
+        if self.solver != "auto":
+            return self.solver
+        if kernel.code == LINEAR:
+            return "linear"
+        return "exact" if n_pairs <= AUTO_NYSTROEM_PAIRS else "nystroem"
 
     def fit(self, X, y):
         """Fit the model on labeled pairs.
@@ -94,30 +126,55 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         scaler = Standardizer.fit(X)
         Xs = scaler.transform_pairs(X)
         problem = self._binary_problem(Xs, y)
-        result = solve_dual(
-            problem, kernel, bias=self._uses_bias, tol=self.tol,
-            max_iter=self.max_iter, cache_size=self.cache_size,
-        )
+        solver = self._resolve_solver(kernel, X.shape[0])
+        feature_map = None
+        if solver == "exact":
+            result = solve_dual(
+                problem, kernel, bias=self._uses_bias, tol=self.tol,
+                max_iter=self.max_iter, cache_size=self.cache_size,
+            )
+        else:
+            if solver == "nystroem":
+                feature_map = NystroemMap(kernel, self.n_components, self.random_state)
+                features = feature_map.fit(problem.items).transform(problem.items)
+            else:
+                features = problem.items
+            D = differences(features, problem.a, problem.b)
+            del features
+            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol)
+            del D
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
-        row_coef = self._row_coefficients(problem, result)
+        scale = self._rank_scale(result.bias)
         sv = np.flatnonzero(result.alpha > 0)
-        keep, coef = row_expansion(problem.a[sv], problem.b[sv], row_coef[sv],
-                                   problem.items.shape[0])
+        if solver == "exact":
+            # u = sum_t alpha_t y_t (Phi(b_t) - Phi(a_t)) (eq. 17).
+            row_coef = scale * problem.y[sv] * result.alpha[sv]
+            keep, coef = row_expansion(problem.a[sv], problem.b[sv], row_coef,
+                                       problem.items.shape[0])
+            self.expansion_items_ = problem.items[keep]
+            self.expansion_coef_ = coef
+            self.weights_ = None
+            self.dual_objective_ = result.objective
+            self.kkt_violation_ = result.kkt_violation
+            self.n_iter_ = result.n_iter
+        else:
+            # The primal solver returns u itself: r(z) = scale * u^T phi(z).
+            self.weights_ = scale * result.u
+            self.expansion_items_ = self.expansion_coef_ = None
+            self.primal_objective_ = result.primal_objective
+            self.n_iter_ = result.n_newton
+        self.solver_ = solver
+        self.feature_map_ = feature_map
         self.n_features_in_ = X.shape[2]
         self.classes_ = np.array(LABELS)
         self.scaler_ = scaler
         self.kernel_ = kernel
-        self.dual_objective_ = result.objective
-        self.kkt_violation_ = result.kkt_violation
-        self.n_iter_ = result.n_iter
         self.support_ = sv
         self.dual_coef_ = problem.y[sv] * result.alpha[sv]
         self.n_support_ = np.array(
             [np.count_nonzero(problem.y[sv] < 0), np.count_nonzero(problem.y[sv] > 0)]
         )
         self.intercept_ = float(result.bias)
-        self.expansion_items_ = problem.items[keep]
-        self.expansion_coef_ = coef
         self._finish_fit(Xs, y)
         return self
 
@@ -125,6 +182,9 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
 
     def _rank_standardized(self, Zs):
         """r(z) on standardized items, evaluated in bounded-memory chunks."""
+        if self.weights_ is not None:
+            features = Zs if self.feature_map_ is None else self.feature_map_.transform(Zs)
+            return features @ self.weights_
         E, c = self.expansion_items_, self.expansion_coef_
         out = np.zeros(Zs.shape[0])
         if c.size == 0:
@@ -134,6 +194,25 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             block = self.kernel_.block(Zs[start:start + step], E)
             out[start:start + step] = block @ c
         return out
+
+    @property
+    def coef_(self):
+        """Ranking weights w with r(z) = w^T z + constant (linear kernel only).
+
+        In the units of the input features (standardization undone); dropped
+        constant features get weight 0.  For SVMCompare this is Lemma 1's
+        w = -u / beta.
+        """
+        check_is_fitted(self)
+        if self.kernel_.code != LINEAR or self.feature_map_ is not None:
+            raise AttributeError("coef_ exists only for kernel='linear' without Nystroem.")
+        if self.weights_ is not None:
+            w_std = self.weights_
+        else:
+            w_std = self.expansion_items_.T @ self.expansion_coef_
+        coef = np.zeros(self.n_features_in_)
+        coef[self.scaler_.keep] = w_std / self.scaler_.scale
+        return coef
 
     def rank(self, Z):
         """The learned ranking function r(z): larger is better.

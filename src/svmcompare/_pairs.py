@@ -158,16 +158,21 @@ class Standardizer:
     @classmethod
     def fit(cls, X):
         items = X.reshape(-1, X.shape[2])
-        keep = np.ptp(items, axis=0) > 0
+        keep = items.max(axis=0) > items.min(axis=0)
         if not keep.any():
             raise ValueError(
                 "Every feature is constant over the training items (zero variance); "
                 "no ranking function can be learned."
             )
-        kept = items[:, keep]
-        mean = kept.mean(axis=0)
-        ddof = 1 if kept.shape[0] > 1 else 0
-        scale = kept.std(axis=0, ddof=ddof)
+        mean = items.mean(axis=0)
+        ddof = 1 if items.shape[0] > 1 else 0
+        scale = np.sqrt(np.einsum("ij,ij->j", items, items) / items.shape[0] - mean * mean)
+        # The one-pass variance loses digits when |mean| >> sd; redo those columns exactly.
+        inexact = scale < 1e-4 * np.abs(mean)
+        if inexact.any():
+            scale[inexact] = items[:, inexact].std(axis=0)
+        scale *= np.sqrt(items.shape[0] / max(items.shape[0] - ddof, 1))
+        mean, scale = mean[keep], scale[keep]
         # ptp > 0 implies a positive standard deviation up to rounding; guard
         # anyway so that extreme scales never divide by zero.
         scale[scale <= 0] = 1.0
@@ -175,11 +180,15 @@ class Standardizer:
 
     def transform_items(self, Z):
         """Standardize items of shape (n_items, n_features)."""
-        return (Z[:, self.keep] - self.mean) / self.scale
+        out = (Z[:, self.keep] if not self.keep.all() else Z) - self.mean
+        out /= self.scale
+        return out
 
     def transform_pairs(self, X):
         """Standardize a pair array, returning shape (n_pairs, 2, n_kept)."""
-        return (X[:, :, self.keep] - self.mean) / self.scale
+        out = (X[:, :, self.keep] if not self.keep.all() else X) - self.mean
+        out /= self.scale
+        return out
 
 
 @dataclass(frozen=True)

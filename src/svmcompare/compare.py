@@ -55,7 +55,17 @@ class SVMCompare(PairwiseKernelModel):
     max_iter : int or None, default=None
         Maximum SMO steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
-        Megabytes for kernel rows during fitting.
+        Megabytes for kernel rows during fitting (exact solver).
+    solver : {"auto", "exact", "linear", "nystroem"}, default="auto"
+        "exact": SMO on the dual (18).  "linear" (kernel="linear" only): the
+        primal problem on difference vectors, for millions of pairs.
+        "nystroem": the linear solver on a Nystroem approximation of the
+        kernel with ``n_components`` landmarks.  "auto": "linear" for the
+        linear kernel, "exact" up to 50,000 pairs, "nystroem" beyond.
+    n_components : int, default=100
+        Landmarks of the Nystroem approximation.
+    random_state : int, RandomState or None
+        Seed of the Nystroem landmarks (the other solvers are deterministic).
 
     Attributes
     ----------
@@ -72,13 +82,22 @@ class SVMCompare(PairwiseKernelModel):
     margin_ : float
         -1 / beta, the margin of Lemma 1 in units of rank.
     dual_objective_ : float
-        Objective of the dual (18) at the solution.
+        Objective of the dual (18) at the solution (exact solver).
     kkt_violation_ : float
-        Maximal KKT violation at the solution (< tol).
+        Maximal KKT violation at the solution, < tol (exact solver).
+    primal_objective_ : float
+        Objective of the primal (15) (linear and Nystroem solvers).
     n_iter_ : int
-        SMO steps taken.
+        SMO steps (exact) or Newton steps (linear, Nystroem).
+    solver_ : str
+        The solver used.
+    coef_ : ndarray of shape (n_features_in_,)
+        Ranking weights w = -u / beta of Lemma 1 (linear kernel only).
     expansion_items_, expansion_coef_ : ndarray
-        Standardized items e_j and coefficients c_j with r(z) = sum_j c_j k(e_j, z).
+        Standardized items e_j and coefficients c_j with r(z) = sum_j c_j k(e_j, z)
+        (exact solver; None otherwise).
+    weights_ : ndarray or None
+        w with r(z) = w^T phi(z) on standardized items (linear, Nystroem).
 
     Examples
     --------
@@ -97,7 +116,8 @@ class SVMCompare(PairwiseKernelModel):
     _uses_bias = True
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-                 class_weight=None, tol=1e-3, max_iter=None, cache_size=200.0):
+                 class_weight=None, tol=1e-3, max_iter=None, cache_size=200.0, solver="auto",
+                 n_components=100, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -107,6 +127,9 @@ class SVMCompare(PairwiseKernelModel):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
+        self.solver = solver
+        self.n_components = n_components
+        self.random_state = random_state
 
     def _check_label_set(self, y):
         n_eq = int(np.count_nonzero(y == 0))
@@ -126,8 +149,8 @@ class SVMCompare(PairwiseKernelModel):
         # Flipped data, eq. (8).
         return flip_compare(Xs, y, float(self.C), self.class_weight)
 
-    def _row_coefficients(self, problem, result):
-        beta = result.bias
+    def _rank_scale(self, beta):
+        beta = float(beta)
         if not beta < 0:
             raise NoRankingError(
                 f"SVMCompare found beta = {beta:.4g} >= 0 (C={self.C}), so Lemma 1 gives no "
@@ -135,9 +158,9 @@ class SVMCompare(PairwiseKernelModel):
                 "pair. This typically means too few equality pairs for this C. "
                 "class_weight='balanced' is the usual cure; a different C or kernel may also help."
             )
-        # Eq. (19): r(x) = sum_t y~_t v_t [k(x~_t, x) - k(x~'_t, x)] / beta; the
+        # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
         # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
-        return problem.y * result.alpha / (-beta)
+        return 1.0 / (-beta)
 
     def _finish_fit(self, Xs, y):
         self.margin_ = -1.0 / self.intercept_

@@ -105,3 +105,47 @@ def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
         if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
             raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
     return KernelSpec(kernel, code, float(gamma), int(degree), float(coef0))
+
+
+class NystroemMap:
+    """Explicit features whose inner products approximate a kernel (Nystroem).
+
+    With landmarks L (a random subset of the training items) and
+    K_LL = U diag(s) U^T, the map phi(z) = k(z, L) U diag(s)^(-1/2) U^T gives
+    phi(x)^T phi(z) = k(x, L) K_LL^+ k(L, z), exact on the landmarks.  Works
+    for every kernel of this module, callables included.
+
+    Parameters
+    ----------
+    kernel : KernelSpec
+    n_components : int
+        Number of landmarks (at most the number of distinct items).
+    random_state : int, RandomState or None
+    """
+
+    def __init__(self, kernel, n_components, random_state=None):
+        self.kernel = kernel
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, items):
+        from sklearn.utils import check_random_state
+
+        rng = check_random_state(self.random_state)
+        unique = np.unique(items, axis=0)
+        size = min(self.n_components, unique.shape[0])
+        self.landmarks_ = unique[rng.choice(unique.shape[0], size=size, replace=False)]
+        K = self.kernel.block(self.landmarks_, self.landmarks_)
+        s, U = np.linalg.eigh((K + K.T) / 2)
+        keep = s > s.max() * 1e-12
+        self.projection_ = U[:, keep] / np.sqrt(s[keep])
+        return self
+
+    def transform(self, Z):
+        """phi(Z), shape (n, n_kept_components), computed in chunks."""
+        out = np.empty((Z.shape[0], self.projection_.shape[1]))
+        step = max(1, (1 << 22) // max(1, self.landmarks_.shape[0]))
+        for start in range(0, Z.shape[0], step):
+            block = self.kernel.block(Z[start:start + step], self.landmarks_)
+            out[start:start + step] = block @ self.projection_
+        return out

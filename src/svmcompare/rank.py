@@ -87,7 +87,8 @@ class _RankSVMBase(PairwiseKernelModel):
     _uses_bias = False
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
-                 max_iter=None, cache_size=200.0):
+                 max_iter=None, cache_size=200.0, solver="auto", n_components=100,
+                 random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -96,10 +97,13 @@ class _RankSVMBase(PairwiseKernelModel):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
+        self.solver = solver
+        self.n_components = n_components
+        self.random_state = random_state
 
-    def _row_coefficients(self, problem, result):
-        # r(z) = w^T Phi(z) with w = sum_t v_t y_t (Phi(b_t) - Phi(a_t)).
-        return problem.y * result.alpha
+    def _rank_scale(self, beta):
+        # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
+        return 1.0
 
     def _finish_fit(self, Xs, y):
         self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
@@ -126,7 +130,8 @@ class SVMRank(_RankSVMBase):
     max_iter : int or None, default=None
         Maximum coordinate steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
-        Megabytes for kernel rows during fitting.
+        Megabytes for kernel rows during fitting (exact solver).
+    solver, n_components, random_state : see :class:`svmcompare.SVMCompare`.
 
     Attributes
     ----------

@@ -1,5 +1,6 @@
 """Pure numerical solvers: no estimator state, each testable alone."""
 
+from .linear import LinearResult, solve_linear
 from .smo import DualResult, solve_dual
 
-__all__ = ["DualResult", "solve_dual"]
+__all__ = ["DualResult", "LinearResult", "solve_dual", "solve_linear"]

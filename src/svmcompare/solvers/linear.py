@@ -1,0 +1,398 @@
+"""Linear hinge-loss SVM with an unregularized bias, for millions of difference vectors.
+
+The primal solved is (15) with a linear kernel (or any explicit feature map),
+written on the rows d_t = x~'_t - x~_t of the flipped data (eq. 8):
+
+    minimize_{u, beta}  F(u, beta) = 1/2 ||u||^2 + sum_t C_t max(0, 1 - y_t (beta + u^T d_t))
+
+with beta free (not regularized), as the paper's problem (9)/(15) requires;
+``bias=False`` drops beta (SVMrank, eq. 3).
+
+There are only p + 1 unknowns while m may be in the millions, so the solver
+works in the primal.  The hinge is replaced by its Huber smoothing
+
+    L_delta(z) = 0                      if z >= 1
+               = (1 - z)^2 / (2 delta)  if 1 - delta < z < 1
+               = 1 - z - delta / 2      if z <= 1 - delta
+
+which is within delta / 2 of the hinge everywhere, so F_delta is within
+(delta / 2) sum_t C_t of F.  F_delta is convex and piecewise quadratic:
+Newton's method with an exact line search minimizes it, and a continuation
+delta = 1, 1/10, ..., ``delta_min`` warm-starts each level from the last.
+Each Newton step costs two passes over D (O(m p)) plus a (p + 1) x (p + 1)
+system built from the rows in the quadratic zone only; memory is O(m p).
+
+The dual variables of the smoothed problem, alpha_t = -C_t L'_delta(z_t),
+lie in [0, C_t] and give the support vectors.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+from sklearn.exceptions import ConvergenceWarning
+
+
+@dataclass(frozen=True)
+class LinearResult:
+    """Solution of the linear problem.
+
+    Attributes
+    ----------
+    u : ndarray of shape (p,)
+    bias : float
+        beta (0 without a bias).
+    alpha : ndarray of shape (m,)
+        Dual variables alpha_t = -C_t L'_delta(z_t) in [0, C_t].
+    primal_objective : float
+        F(u, beta) with the exact hinge.
+    smoothing : float
+        The final delta; F is within (delta / 2) sum C of its minimum plus
+        the Newton tolerance.
+    n_newton : int
+        Newton steps over all smoothing levels.
+    converged : bool
+    """
+
+    u: np.ndarray
+    bias: float
+    alpha: np.ndarray
+    primal_objective: float
+    smoothing: float
+    n_newton: int
+    converged: bool
+
+
+@njit(cache=True, parallel=True)
+def _loss_sum(z, C, delta):
+    """sum_t C_t L_delta(z_t)."""
+    total = 0.0
+    for t in prange(z.shape[0]):
+        zt = z[t]
+        if zt >= 1.0:
+            total += 0.0
+        elif zt > 1.0 - delta:
+            total += C[t] * (1.0 - zt) * (1.0 - zt) / (2.0 * delta)
+        else:
+            total += C[t] * (1.0 - zt - 0.5 * delta)
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _line_terms(z, q, C, s, delta):
+    """sum_t C_t L'(z_t + s q_t) q_t and sum_t C_t L''(z_t + s q_t) q_t^2."""
+    d1 = 0.0
+    d2 = 0.0
+    for t in prange(z.shape[0]):
+        zt = z[t] + s * q[t]
+        if zt >= 1.0:
+            d1 += 0.0
+        elif zt > 1.0 - delta:
+            d1 += -C[t] * (1.0 - zt) / delta * q[t]
+            d2 += C[t] / delta * q[t] * q[t]
+        else:
+            d1 += -C[t] * q[t]
+    return d1, d2
+
+
+@njit(cache=True)
+def _gradient_weights(z, y, C, delta, coef, zone):
+    """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask."""
+    for t in range(z.shape[0]):
+        zt = z[t]
+        if zt >= 1.0:
+            coef[t] = 0.0
+            zone[t] = False
+        elif zt > 1.0 - delta:
+            coef[t] = -C[t] * (1.0 - zt) / delta * y[t]
+            zone[t] = True
+        else:
+            coef[t] = -C[t] * y[t]
+            zone[t] = False
+
+
+@njit(cache=True)
+def _zone_hessian(D, zone, C, delta, bias):
+    """sum over zone rows of (C_t / delta) [d_t; 1][d_t; 1]^T, without copying rows."""
+    m, p = D.shape
+    n = p + 1 if bias else p
+    H = np.zeros((n, n))
+    for t in range(m):
+        if not zone[t]:
+            continue
+        w = C[t] / delta
+        for i in range(p):
+            wi = w * D[t, i]
+            for j in range(i, p):
+                H[i, j] += wi * D[t, j]
+            if bias:
+                H[i, p] += wi
+        if bias:
+            H[p, p] += w
+    for i in range(n):
+        for j in range(i):
+            H[i, j] = H[j, i]
+    return H
+
+
+@njit(cache=True, parallel=True)
+def differences(items, a, b):
+    """Rows items[b_t] - items[a_t] (the d_t of eq. 8), in one pass."""
+    m = a.shape[0]
+    p = items.shape[1]
+    D = np.empty((m, p))
+    for t in prange(m):
+        for k in range(p):
+            D[t, k] = items[b[t], k] - items[a[t], k]
+    return D
+
+
+class _Smoothed:
+    """F_delta and its derivatives for fixed data; v = (u, beta) or u."""
+
+    def __init__(self, D, y, C, bias):
+        self.D, self.y, self.C, self.bias = D, y, C, bias
+        self.p = D.shape[1]
+
+    def margins(self, v):
+        """z_t = y_t (u^T d_t + beta)."""
+        f = self.D @ v[: self.p]
+        if self.bias:
+            f += v[self.p]
+        return self.y * f
+
+    def direction_margins(self, step):
+        """dz_t/ds along a step: y_t (step_u^T d_t + step_beta)."""
+        return self.margins(step)
+
+    def value(self, v, z, delta):
+        u = v[: self.p]
+        return 0.5 * u @ u + _loss_sum(z, self.C, delta)
+
+    def gradient_hessian(self, v, z, delta):
+        coef = np.empty_like(z)
+        zone = np.empty(z.shape, dtype=np.bool_)
+        _gradient_weights(z, self.y, self.C, delta, coef, zone)
+        n = self.p + self.bias
+        g = np.zeros(n)
+        g[: self.p] = v[: self.p] + self.D.T @ coef
+        if self.bias:
+            g[self.p] = coef.sum()
+        H = _zone_hessian(self.D, zone, self.C, delta, self.bias)
+        H[np.arange(self.p), np.arange(self.p)] += 1.0
+        return g, H
+
+    def line_derivatives(self, v, step, z, q, s, delta):
+        """phi'(s) and phi''(s) for phi(s) = F_delta(v + s step)."""
+        t1, t2 = _line_terms(z, q, self.C, s, delta)
+        u, su = v[: self.p], step[: self.p]
+        return u @ su + s * (su @ su) + t1, su @ su + t2
+
+
+@njit(cache=True)
+def _region(w, delta):
+    """0: w >= 1 (no loss); 1: quadratic zone; 2: linear part of L_delta."""
+    if w >= 1.0:
+        return 0
+    if w > 1.0 - delta:
+        return 1
+    return 2
+
+
+@njit(cache=True)
+def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_hi):
+    """Root of phi'(s) = base1 + s base2 + sum_t C_t L'(z_t + s q_t) q_t on [0, s_hi].
+
+    phi'(0) < 0 <= phi'(s_hi) = d_hi.  phi' is piecewise linear: along the
+    line each row stays in one region of L_delta between kinks, and a row
+    whose region is the same at both ends of the bracket contributes a fixed
+    linear term A + B s.  Such rows are folded into (A, B) once; later
+    evaluations scan only the rows still crossing a kink inside the bracket,
+    and once none are left the root is exact: s = -(base1 + A) / (base2 + B).
+    """
+    m = z.shape[0]
+    idx = np.arange(m)
+    n_open = m
+    A = 0.0
+    B = 0.0
+    lo, hi = 0.0, s_hi
+    d_lo = np.nan
+    side = 0
+    for _ in range(200):
+        # Fold the rows whose region no longer changes on [lo, hi].
+        k = 0
+        for j in range(n_open):
+            t = idx[j]
+            r_lo = _region(z[t] + lo * q[t], delta)
+            r_hi = _region(z[t] + hi * q[t], delta)
+            if r_lo == r_hi:
+                if r_lo == 1:
+                    A += -C[t] * (1.0 - z[t]) * q[t] / delta
+                    B += C[t] * q[t] * q[t] / delta
+                elif r_lo == 2:
+                    A += -C[t] * q[t]
+            else:
+                idx[k] = t
+                k += 1
+        n_open = k
+        if n_open == 0:
+            slope = base2 + B
+            if slope > 0.0:
+                s = -(base1 + A) / slope
+                return min(max(s, lo), hi)
+            return hi
+        if np.isnan(d_lo):
+            d_lo = base1 + A  # phi'(0) from the folded rows and the open ones
+            for j in range(n_open):
+                t = idx[j]
+                r = _region(z[t], delta)
+                if r == 1:
+                    d_lo += -C[t] * (1.0 - z[t]) * q[t] / delta
+                elif r == 2:
+                    d_lo += -C[t] * q[t]
+        # Illinois regula falsi inside the bracket.
+        s = hi - d_hi * (hi - lo) / (d_hi - d_lo)
+        if not lo < s < hi:
+            s = 0.5 * (lo + hi)
+        d = base1 + s * base2 + A + B * s
+        for j in range(n_open):
+            t = idx[j]
+            w = z[t] + s * q[t]
+            r = _region(w, delta)
+            if r == 1:
+                d += -C[t] * (1.0 - w) * q[t] / delta
+            elif r == 2:
+                d += -C[t] * q[t]
+        if d < 0.0:
+            lo, d_lo = s, d
+            if side == -1:
+                d_hi *= 0.5
+            side = -1
+        else:
+            hi, d_hi = s, d
+            if side == 1:
+                d_lo *= 0.5
+            side = 1
+        if hi - lo <= 1e-15 * hi:
+            break
+    return 0.5 * (lo + hi)
+
+
+def _exact_line_search(obj, v, step, z, delta):
+    """Minimize the convex piecewise quadratic phi(s) = F_delta(v + s step), s > 0.
+
+    The step is rescaled so that no margin moves by more than 1 per unit of
+    s: a near-singular Newton system (no row in the quadratic zone) gives
+    enormous steps, and a search in raw units would lose precision.  If the
+    full Newton step still descends, the step length doubles until phi'
+    turns non-negative; the root inside that bracket is then found exactly by
+    :func:`_piecewise_line_search`.  Returns the step taken and the margin
+    changes along it.
+    """
+    q = obj.direction_margins(step)
+    scale = np.abs(q).max()
+    if not scale > 0:
+        return 0.0 * step, q
+    step, q = step / scale, q / scale
+    d1, _ = obj.line_derivatives(v, step, z, q, 0.0, delta)
+    if not d1 < 0:
+        return 0.0 * step, q
+    hi = min(scale, 1e15)  # the full Newton step, in the rescaled units
+    d_hi, _ = obj.line_derivatives(v, step, z, q, hi, delta)
+    if abs(d_hi) <= 1e-12 * abs(d1):
+        return hi * step, hi * q
+    while d_hi < 0 and hi < 1e15:
+        hi *= 2.0
+        d_hi, _ = obj.line_derivatives(v, step, z, q, hi, delta)
+    su = step[: obj.p]
+    u = v[: obj.p]
+    s = _piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d_hi)
+    return s * step, s * q
+
+
+def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
+                 v0=None):
+    """Minimize F(u, beta) over u (and beta when ``bias``) on difference vectors.
+
+    Parameters
+    ----------
+    D : ndarray of shape (m, p)
+        Rows d_t = x~'_t - x~_t (in any explicit feature space).
+    y : ndarray of shape (m,)
+        Labels in {-1, 1}.
+    C : ndarray of shape (m,)
+        Per-row costs.
+    bias : bool, default=True
+    tol : float, default=1e-3
+        A smoothing level ends when the Newton decrement is below
+        ``tol * 1e-6`` times (1 + F_delta), or the quadratic zone stops changing.
+    delta_min : float, default=1e-6
+        Final smoothing: the objective is within (delta_min / 2) sum C of F.
+    max_newton : int, default=50
+        Newton steps per smoothing level.
+    v0 : ndarray, optional
+        Starting point (u, beta), e.g. from a neighbouring C.
+
+    Returns
+    -------
+    LinearResult
+    """
+    D = np.ascontiguousarray(D)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    C = np.ascontiguousarray(C, dtype=np.float64)
+    obj = _Smoothed(D, y, C, bool(bias))
+    n = D.shape[1] + bool(bias)
+    v = np.zeros(n) if v0 is None else np.array(v0, dtype=np.float64)
+    deltas = [1.0]
+    while deltas[-1] > delta_min * 1.0001:
+        deltas.append(max(deltas[-1] / 10, delta_min))
+    total = 0
+    converged = True
+    z = obj.margins(v)
+    for delta in deltas:
+        level_done = False
+        previous_zone = None
+        for _ in range(max_newton):
+            g, H = obj.gradient_hessian(v, z, delta)
+            # A tiny ridge keeps H definite when no row is in the quadratic zone
+            # (beta then enters F_delta linearly); the line search is exact anyway.
+            H[np.diag_indices_from(H)] += 1e-12 * (1.0 + np.abs(np.diag(H)))
+            step = -np.linalg.solve(H, g)
+            decrement = -(g @ step)
+            fval = obj.value(v, z, delta)
+            if decrement <= tol * 1e-6 * (1.0 + abs(fval)):
+                level_done = True
+                break
+            taken, dz = _exact_line_search(obj, v, step, z, delta)
+            total += 1
+            if obj.value(v + taken, z + dz, delta) >= fval:
+                # No decrease left at machine precision.
+                level_done = True
+                break
+            full = np.allclose(taken, step, rtol=1e-12, atol=0.0)
+            v = v + taken
+            z = z + dz
+            zone = (z > 1 - delta) & (z < 1)
+            if full and previous_zone is not None and np.array_equal(zone, previous_zone):
+                # A full Newton step that kept the zone: the exact minimizer of
+                # this quadratic piece, hence of F_delta.
+                level_done = True
+                break
+            previous_zone = zone
+        converged &= level_done
+    if not converged:
+        warnings.warn(
+            f"The linear solver reached max_newton={max_newton} steps at some smoothing "
+            "level; the solution may be inaccurate.",
+            ConvergenceWarning, stacklevel=3,
+        )
+    delta = deltas[-1]
+    alpha = -C * np.where(z >= 1, 0.0, np.where(z > 1 - delta, -(1 - z) / delta, -1.0))
+    u = v[: D.shape[1]].copy()
+    beta = float(v[-1]) if bias else 0.0
+    hinge = np.maximum(0.0, 1.0 - z)
+    objective = float(0.5 * u @ u + C @ hinge)
+    return LinearResult(u, beta, alpha, objective, delta, total, bool(converged))

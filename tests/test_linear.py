@@ -1,0 +1,135 @@
+"""The primal linear solver and the solver choice of the estimators."""
+
+import numpy as np
+import pytest
+
+from svmcompare import NoRankingError, SVMCompare, SVMRank, SVMRank2
+from svmcompare._pairs import Standardizer, flip_compare, flip_rank
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.kernels import resolve_kernel
+from svmcompare.solvers import solve_dual, solve_linear
+from svmcompare.solvers.linear import differences
+
+
+def _primal(D, y, C, u, beta):
+    return 0.5 * u @ u + C @ np.maximum(0.0, 1.0 - y * (D @ u + beta))
+
+
+def _raw_linear_pairs(seed, n=400, p=4):
+    """Pairs whose labels come from a noisy linear latent rank."""
+    rng = np.random.default_rng(seed)
+    Xi = rng.normal(size=(n, p))
+    Xip = Xi + rng.normal(scale=0.5, size=(n, p))
+    d = (Xip - Xi) @ rng.normal(size=p) * 2 + rng.normal(scale=0.5, size=n)
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    return np.stack([Xi, Xip], axis=1), y
+
+
+def _linear_pairs(seed, n=400, p=4):
+    X, y = _raw_linear_pairs(seed, n, p)
+    return Standardizer.fit(X).transform_pairs(X), y
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+@pytest.mark.parametrize("bias", [True, False])
+def test_primal_objective_matches_exact_dual_solver(seed, C, bias):
+    """Strong duality: the exact SMO solution's primal value is the optimum."""
+    Xs, y = _linear_pairs(seed)
+    problem = flip_compare(Xs, y, C) if bias else flip_rank(Xs, y, C)
+    D = differences(problem.items, problem.a, problem.b)
+    exact = solve_dual(problem, resolve_kernel("linear"), bias=bias, tol=1e-8)
+    u_exact = D.T @ (exact.alpha * problem.y)
+    optimum = _primal(D, problem.y, problem.C, u_exact, exact.bias)
+    ours = solve_linear(D, problem.y, problem.C, bias=bias)
+    assert ours.converged
+    assert ours.primal_objective == pytest.approx(_primal(D, problem.y, problem.C, ours.u,
+                                                          ours.bias))
+    assert ours.primal_objective == pytest.approx(optimum, rel=1e-6)
+    assert ours.primal_objective >= optimum * (1 - 1e-9)  # never below the true optimum
+    assert np.all((ours.alpha >= 0) & (ours.alpha <= problem.C))
+    if not bias:
+        assert ours.bias == 0.0
+
+
+def test_differences_are_item_differences():
+    items = np.arange(12.0).reshape(6, 2)
+    a, b = np.array([0, 3, 5]), np.array([1, 1, 2])
+    np.testing.assert_array_equal(differences(items, a, b), items[b] - items[a])
+
+
+def test_zero_difference_rows_are_handled():
+    D = np.array([[0.0, 0.0], [1.0, 0.5], [-1.0, 0.2], [0.1, 0.1]])
+    y = np.array([-1.0, 1.0, 1.0, -1.0])
+    result = solve_linear(D, y, np.ones(4))
+    assert np.isfinite(result.primal_objective) and result.converged
+
+
+@pytest.mark.parametrize("cls", [SVMCompare, SVMRank, SVMRank2])
+def test_linear_solver_equals_exact_solver_in_the_estimators(cls):
+    X, y = _raw_linear_pairs(5, n=300)
+    Xtest, _ = _raw_linear_pairs(6, n=500)
+    exact = cls(kernel="linear", solver="exact", C=1.0, tol=1e-6).fit(X, y)
+    linear = cls(kernel="linear", solver="auto", C=1.0).fit(X, y)
+    assert linear.solver_ == "linear" and exact.solver_ == "exact"
+    np.testing.assert_allclose(linear.coef_, exact.coef_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(linear.decision_function(Xtest), exact.decision_function(Xtest),
+                               atol=1e-3 * np.abs(exact.decision_function(Xtest)).max())
+    assert np.mean(linear.predict(Xtest) == exact.predict(Xtest)) >= 0.99
+
+
+def test_coef_is_lemma1_weights_in_input_units():
+    X, y = make_norm_pairs(300, "l1", random_state=1)
+    X = X * np.array([10.0, 0.1]) + np.array([5.0, -3.0])
+    model = SVMCompare(kernel="linear", C=1.0).fit(X, y)
+    Z = np.random.default_rng(0).normal(size=(7, 2))
+    diff = model.rank(Z) - model.rank(np.zeros((1, 2)))
+    np.testing.assert_allclose(diff, Z @ model.coef_, atol=1e-9)
+    assert model.intercept_ < 0
+
+
+def test_coef_only_for_linear_kernels():
+    X, y = make_norm_pairs(100, "l1", random_state=1)
+    assert not hasattr(SVMCompare().fit(X, y), "coef_")
+
+
+def test_linear_solver_refuses_nonlinear_kernels():
+    X, y = make_norm_pairs(50, "l1", random_state=1)
+    with pytest.raises(ValueError, match="solver='linear' needs kernel='linear'"):
+        SVMCompare(solver="linear").fit(X, y)
+    with pytest.raises(ValueError, match="solver must be one of"):
+        SVMCompare(solver="newton").fit(X, y)
+
+
+def test_linear_solver_reports_beta_nonnegative():
+    X, y = make_norm_pairs(400, "l2", equality_fraction=0.05, noise=2.0, random_state=0)
+    with pytest.raises(NoRankingError):
+        SVMCompare(kernel="linear", C=1.0).fit(X, y)
+
+
+def test_nystroem_approximates_the_exact_rbf_model():
+    X, y = make_norm_pairs(800, "l1", random_state=3)
+    Xtest, ytest = make_norm_pairs(2000, "l1", random_state=4)
+    exact = SVMCompare(C=1.0, gamma=0.5, solver="exact").fit(X, y)
+    approx = SVMCompare(C=1.0, gamma=0.5, solver="nystroem", n_components=200,
+                        random_state=0).fit(X, y)
+    assert approx.solver_ == "nystroem"
+    err_exact = np.mean(exact.predict(Xtest) != ytest)
+    err_approx = np.mean(approx.predict(Xtest) != ytest)
+    assert abs(err_approx - err_exact) < 0.02
+    assert np.mean(exact.predict(Xtest) == approx.predict(Xtest)) > 0.95
+    # Deterministic given random_state.
+    again = SVMCompare(C=1.0, gamma=0.5, solver="nystroem", n_components=200,
+                       random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.decision_function(Xtest),
+                                  approx.decision_function(Xtest))
+
+
+def test_auto_solver_choice(monkeypatch):
+    import svmcompare._base as base
+
+    X, y = make_norm_pairs(120, "l1", random_state=2)
+    assert SVMCompare().fit(X, y).solver_ == "exact"
+    assert SVMCompare(kernel="linear").fit(X, y).solver_ == "linear"
+    monkeypatch.setattr(base, "AUTO_NYSTROEM_PAIRS", 100)
+    assert SVMCompare().fit(X, y).solver_ == "nystroem"
