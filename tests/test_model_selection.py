@@ -36,3 +36,55 @@ def test_failed_points_are_recorded():
     assert best.class_weight == "balanced"
     with pytest.raises(NoRankingError, match="Every grid point failed"):
         validation_search(SVMCompare(), {"class_weight": [None]}, X, y, Xv, yv)
+
+
+@pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
+def test_warm_started_path_equals_cold_fits(norm_data, cls):
+    from svmcompare.model_selection import fit_C_path
+
+    (X, y), (Xtest, _) = norm_data
+    Cs = [10.0, 0.01, 1.0, 0.1]  # unsorted on purpose: results follow this order
+    path = fit_C_path(cls(gamma=0.5, tol=1e-5), X, y, Cs)
+    for C, warm in zip(Cs, path, strict=True):
+        cold = cls(C=C, gamma=0.5, tol=1e-5).fit(X, y)
+        assert warm.C == C
+        assert warm.dual_objective_ == pytest.approx(cold.dual_objective_, rel=1e-5)
+        np.testing.assert_allclose(warm.decision_function(Xtest), cold.decision_function(Xtest),
+                                   atol=1e-2 * (1 + np.abs(cold.decision_function(Xtest)).max()))
+
+
+def test_path_marks_failed_fits_as_none():
+    from svmcompare.model_selection import fit_C_path
+
+    X, y = make_norm_pairs(200, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
+    path = fit_C_path(SVMCompare(), X, y, [1.0])
+    assert path == [None]
+
+
+def test_svmcomparecv_matches_an_exhaustive_search(norm_data):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from svmcompare import SVMCompareCV
+
+    (X, y), (Xtest, _) = norm_data
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    Cs, gammas = [0.1, 1.0, 10.0], [0.25, 1.0]
+    ours = SVMCompareCV(Cs=Cs, gammas=gammas, cv=cv).fit(X, y)
+    reference = GridSearchCV(SVMCompare(), {"gamma": gammas, "C": Cs}, cv=cv).fit(X, y)
+    assert ours.best_params_ == pytest.approx(reference.best_params_)
+    assert 1 - ours.best_score_ == pytest.approx(reference.best_score_, abs=1e-9)
+    np.testing.assert_array_equal(ours.predict(Xtest), reference.predict(Xtest))
+    assert len(ours.cv_results_) == 6
+    assert ours.score(Xtest, ours.predict(Xtest)) == 1.0
+
+
+def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
+    from svmcompare import SVMCompareCV
+
+    (X, y), _ = norm_data
+    model = SVMCompareCV(SVMRank(), Cs=[0.1, 10.0], gammas=[0.5], scoring="auc", cv=3).fit(X, y)
+    assert model.best_params_["C"] in (0.1, 10.0)
+    assert 0.5 < model.best_score_ <= 1.0
+    assert isinstance(model.best_estimator_, SVMRank)
+    with pytest.raises(ValueError, match="scoring"):
+        SVMCompareCV(scoring="f1").fit(X, y)

@@ -2,8 +2,17 @@
 
 from ._pairs import make_pairs
 from .compare import NoRankingError, SVMCompare
+from .model_selection import SVMCompareCV
 from .rank import SVMRank, SVMRank2
 
 __version__ = "0.1.0"
 
-__all__ = ["NoRankingError", "SVMCompare", "SVMRank", "SVMRank2", "make_pairs", "__version__"]
+__all__ = [
+    "NoRankingError",
+    "SVMCompare",
+    "SVMCompareCV",
+    "SVMRank",
+    "SVMRank2",
+    "make_pairs",
+    "__version__",
+]

@@ -11,6 +11,7 @@ threshold tau.
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -58,6 +59,18 @@ def row_expansion(a, b, row_coef, n_items):
     np.subtract.at(c, a, row_coef)
     nonzero = np.flatnonzero(c)
     return nonzero, c[nonzero]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything a solver needs, computed once per data set (see ``_prepare``)."""
+
+    kernel: object
+    y: np.ndarray
+    scaler: Standardizer
+    Xs: np.ndarray
+    problem: object
+    solver: str
 
 
 class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
@@ -120,33 +133,48 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        prepared = self._prepare(X, y)
+        result, feature_map = self._solve(prepared)
+        return self._store(prepared, result, feature_map)
+
+    def _prepare(self, X, y):
+        """Validate, standardize and build the binary problem (no solving)."""
         kernel = self._validate_params()
         X, y = check_pairs_labels(X, y)
         self._check_label_set(y)
         scaler = Standardizer.fit(X)
         Xs = scaler.transform_pairs(X)
-        problem = self._binary_problem(Xs, y)
-        solver = self._resolve_solver(kernel, X.shape[0])
-        feature_map = None
-        if solver == "exact":
+        return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs,
+                        problem=self._binary_problem(Xs, y),
+                        solver=self._resolve_solver(kernel, X.shape[0]))
+
+    def _solve(self, prepared, gram=None, alpha0=None):
+        """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""
+        problem, kernel = prepared.problem, prepared.kernel
+        if prepared.solver == "exact":
             result = solve_dual(
-                problem, kernel, bias=self._uses_bias, tol=self.tol,
-                max_iter=self.max_iter, cache_size=self.cache_size,
+                problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
+                cache_size=self.cache_size, alpha0=alpha0, gram=gram,
             )
+            return result, None
+        feature_map = None
+        if prepared.solver == "nystroem":
+            feature_map = NystroemMap(kernel, self.n_components, self.random_state)
+            features = feature_map.fit(problem.items).transform(problem.items)
         else:
-            if solver == "nystroem":
-                feature_map = NystroemMap(kernel, self.n_components, self.random_state)
-                features = feature_map.fit(problem.items).transform(problem.items)
-            else:
-                features = problem.items
-            D = differences(features, problem.a, problem.b)
-            del features
-            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol)
-            del D
+            features = problem.items
+        D = differences(features, problem.a, problem.b)
+        del features
+        return solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol), \
+            feature_map
+
+    def _store(self, prepared, result, feature_map):
+        """Set the fitted attributes from a solver result."""
+        problem = prepared.problem
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
         scale = self._rank_scale(result.bias)
         sv = np.flatnonzero(result.alpha > 0)
-        if solver == "exact":
+        if prepared.solver == "exact":
             # u = sum_t alpha_t y_t (Phi(b_t) - Phi(a_t)) (eq. 17).
             row_coef = scale * problem.y[sv] * result.alpha[sv]
             keep, coef = row_expansion(problem.a[sv], problem.b[sv], row_coef,
@@ -163,19 +191,19 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             self.expansion_items_ = self.expansion_coef_ = None
             self.primal_objective_ = result.primal_objective
             self.n_iter_ = result.n_newton
-        self.solver_ = solver
+        self.solver_ = prepared.solver
         self.feature_map_ = feature_map
-        self.n_features_in_ = X.shape[2]
+        self.n_features_in_ = prepared.scaler.keep.size
         self.classes_ = np.array(LABELS)
-        self.scaler_ = scaler
-        self.kernel_ = kernel
+        self.scaler_ = prepared.scaler
+        self.kernel_ = prepared.kernel
         self.support_ = sv
         self.dual_coef_ = problem.y[sv] * result.alpha[sv]
         self.n_support_ = np.array(
             [np.count_nonzero(problem.y[sv] < 0), np.count_nonzero(problem.y[sv] > 0)]
         )
         self.intercept_ = float(result.bias)
-        self._finish_fit(Xs, y)
+        self._finish_fit(prepared.Xs, prepared.y)
         return self
 
     # -- the ranking function and what derives from it ---------------------

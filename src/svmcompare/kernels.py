@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics.pairwise import euclidean_distances
 
 # Codes shared with the numba solver (see solvers/smo.py).
 PRECOMPUTED = 0
@@ -55,12 +54,23 @@ class KernelSpec:
         if self.code == POLY:
             return (self.gamma * (A @ B.T) + self.coef0) ** self.degree
         if self.code == RBF:
-            sq = euclidean_distances(A, B, squared=True)
-            return np.exp(-self.gamma * sq)
+            out = _squared_distances(A, B)
+            out *= -self.gamma
+            return np.exp(out, out=out)
         if self.code == LAPLACIAN:
-            d = euclidean_distances(A, B, squared=False)
-            return np.exp(-self.gamma * d)
+            out = np.sqrt(_squared_distances(A, B))
+            out *= -self.gamma
+            return np.exp(out, out=out)
         raise AssertionError(f"unknown kernel code {self.code}")  # pragma: no cover
+
+
+def _squared_distances(A, B):
+    """||a - b||^2 for all rows, by one matrix product and in-place updates."""
+    out = A @ B.T
+    out *= -2.0
+    out += np.einsum("ij,ij->i", A, A)[:, None]
+    out += np.einsum("ij,ij->i", B, B)[None, :]
+    return np.maximum(out, 0.0, out=out)
 
 
 def _call_user_kernel(func, A, B):

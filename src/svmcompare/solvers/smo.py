@@ -359,7 +359,7 @@ def _bias_from_kkt(alpha, G, y, C):
 
 
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
-               cache_size=200.0, alpha0=None):
+               cache_size=200.0, alpha0=None, gram=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -379,6 +379,9 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         of a callable kernel).
     alpha0 : ndarray of shape (m,), optional
         Feasible starting point (warm start).
+    gram : ndarray of shape (n_items, n_items), optional
+        The item kernel matrix k(items, items), when the caller has it (a
+        path of fits over C shares it); rows of K~ are then gathered from it.
 
     Returns
     -------
@@ -392,7 +395,12 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     m = a.shape[0]
     budget = float(cache_size) * 2**20
 
-    if kernel.code == PRECOMPUTED:
+    code = kernel.code
+    if gram is not None:
+        gram = np.ascontiguousarray(gram, dtype=np.float64)
+        code = PRECOMPUTED
+        budget = max(0.0, budget - gram.nbytes)
+    elif kernel.code == PRECOMPUTED:
         # A Python callable cannot run inside the compiled loop: evaluate it
         # once on all items (n_items^2 memory, documented on the estimators).
         gram = np.ascontiguousarray(kernel.block(items, items))
@@ -410,7 +418,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         max_iter = max(10_000_000, 100 * m)
     sqnorm = np.einsum("ij,ij->i", items, items)
     alpha, G, n_iter, violation, objective = _smo(
-        kernel.code, items, sqnorm, kernel.gamma, kernel.coef0, int(kernel.degree), gram,
+        code, items, sqnorm, kernel.gamma, kernel.coef0, int(kernel.degree), gram,
         a, b, y, C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
     )
     converged = bool(violation < tol)
