@@ -161,6 +161,16 @@ def _cached_row(s, cache, slot_of, owner, stamp, clock, code, items, sqnorm, gam
 
 
 @njit(cache=True)
+def _projected_gradient(g, alpha_t, C_t):
+    """The gradient component that can still decrease the objective in the box [0, C_t]."""
+    if alpha_t <= 0.0:
+        return min(g, 0.0)
+    if alpha_t >= C_t:
+        return max(g, 0.0)
+    return g
+
+
+@njit(cache=True)
 def _smo(code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, C, alpha, use_bias,
          tol, max_iter, n_slots):
     m = a.shape[0]
@@ -288,13 +298,7 @@ def _smo(code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, C, alpha, use
             best = -1.0
             violation = 0.0
             for t in range(m):
-                g = G[t]
-                if alpha[t] <= 0.0:
-                    pg = min(g, 0.0)
-                elif alpha[t] >= C[t]:
-                    pg = max(g, 0.0)
-                else:
-                    pg = g
+                pg = _projected_gradient(G[t], alpha[t], C[t])
                 apg = abs(pg)
                 if apg > violation:
                     violation = apg
@@ -321,14 +325,7 @@ def _smo(code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, C, alpha, use
     if not use_bias:
         violation = 0.0
         for t in range(m):
-            g = G[t]
-            if alpha[t] <= 0.0:
-                pg = min(g, 0.0)
-            elif alpha[t] >= C[t]:
-                pg = max(g, 0.0)
-            else:
-                pg = g
-            violation = max(violation, abs(pg))
+            violation = max(violation, abs(_projected_gradient(G[t], alpha[t], C[t])))
     objective = 0.0
     for t in range(m):
         objective += 0.5 * alpha[t] * (G[t] - 1.0)
