@@ -164,10 +164,6 @@ class _Smoothed:
             f += v[self.p]
         return self.y * f
 
-    def direction_margins(self, step):
-        """dz_t/ds along a step: y_t (step_u^T d_t + step_beta)."""
-        return self.margins(step)
-
     def value(self, v, z, delta):
         u = v[: self.p]
         return 0.5 * u @ u + _loss_sum(z, self.C, delta)
@@ -292,7 +288,7 @@ def _exact_line_search(obj, v, step, z, delta):
     :func:`_piecewise_line_search`.  Returns the step taken and the margin
     changes along it.
     """
-    q = obj.direction_margins(step)
+    q = obj.margins(step)  # dz_t/ds along the step (z is linear in v)
     scale = np.abs(q).max()
     if not scale > 0:
         return 0.0 * step, q
