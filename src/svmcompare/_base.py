@@ -17,7 +17,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._pairs import LABELS, Standardizer, check_labels, check_pairs, check_pairs_labels
+from ._pairs import (
+    LABELS,
+    Standardizer,
+    check_labels,
+    check_pairs,
+    check_pairs_labels,
+    threshold_compare,
+)
 from .kernels import LINEAR, NystroemMap, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
@@ -37,14 +44,6 @@ def check_positive(value, name, *, integer=False, allow_none=False):
         raise TypeError(f"{name} must be {what}; got {value!r}.")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be positive and finite; got {value}.")
-
-
-def threshold_compare(diff, tau):
-    """t_tau of eq. (4) applied to rank differences r(x') - r(x)."""
-    out = np.zeros(diff.shape, dtype=np.int64)
-    out[diff > tau] = 1
-    out[diff < -tau] = -1
-    return out
 
 
 def row_expansion(a, b, row_coef, n_items):

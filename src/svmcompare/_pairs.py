@@ -23,6 +23,14 @@ import numpy as np
 LABELS = (-1, 0, 1)
 
 
+def threshold_compare(diff, tau):
+    """t_tau of eq. (4) applied to rank differences r(x') - r(x)."""
+    out = np.zeros(diff.shape, dtype=np.int64)
+    out[diff > tau] = 1
+    out[diff < -tau] = -1
+    return out
+
+
 def make_pairs(Xi, Xip):
     """Stack two ``(n, p)`` arrays of items into a pair array.
 

@@ -29,8 +29,8 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._base import check_positive, threshold_compare
-from ._pairs import check_pairs_labels
+from ._base import check_positive
+from ._pairs import check_pairs_labels, threshold_compare
 from .compare import NoRankingError, SVMCompare
 from .metrics import comparison_auc, comparison_errors
 

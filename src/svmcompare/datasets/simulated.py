@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._pairs import make_pairs
+from .._pairs import make_pairs, threshold_compare
 
 # Half-widths of the uniform step x' - x, per coordinate, as in the paper's scripts.
 _DELTA_RANGE = {"l2": (-1.0, 0.5), "l1": (-0.5, 0.5), "linf": (-1.0, 1.0)}
@@ -84,7 +84,7 @@ def make_norm_pairs(n_pairs, norm="l1", equality_fraction=0.5, noise=0.25, rando
         xp = x + rng.uniform(lo, hi, size=(batch, 2))
         eps = rng.normal(0.0, noise, size=batch) if noise > 0 else np.zeros(batch)
         d = latent_rank(xp, norm) - latent_rank(x, norm) + eps
-        y = np.where(d > 1, 1, np.where(d < -1, -1, 0))  # t_1, eq. (4)
+        y = threshold_compare(d, 1.0)  # t_1, eq. (4)
         pairs = make_pairs(x, xp)
         eq_parts.append((pairs[y == 0], y[y == 0]))
         ineq_parts.append((pairs[y != 0], y[y != 0]))
