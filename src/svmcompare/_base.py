@@ -29,7 +29,6 @@ from .kernels import LINEAR, NystroemMap, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
 
-_CHUNK_ELEMENTS = 1 << 22  # kernel block entries per chunk when evaluating r(z)
 SOLVERS = ("auto", "exact", "linear", "nystroem")
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 
@@ -212,15 +211,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         if self.weights_ is not None:
             features = Zs if self.feature_map_ is None else self.feature_map_.transform(Zs)
             return features @ self.weights_
-        E, c = self.expansion_items_, self.expansion_coef_
-        out = np.zeros(Zs.shape[0])
-        if c.size == 0:
-            return out
-        step = max(1, _CHUNK_ELEMENTS // c.size)
-        for start in range(0, Zs.shape[0], step):
-            block = self.kernel_.block(Zs[start:start + step], E)
-            out[start:start + step] = block @ c
-        return out
+        return self.kernel_.block_dot(Zs, self.expansion_items_, self.expansion_coef_)
 
     @property
     def coef_(self):

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 # Codes shared with the numba solver (see solvers/smo.py).
 PRECOMPUTED = 0
@@ -32,6 +33,7 @@ RBF = 3
 LAPLACIAN = 4
 
 _CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "laplacian": LAPLACIAN}
+_CHUNK_ELEMENTS = 1 << 22  # kernel entries held at once by KernelSpec.block_dot
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,23 @@ class KernelSpec:
             out *= -self.gamma
             return np.exp(out, out=out)
         raise AssertionError(f"unknown kernel code {self.code}")  # pragma: no cover
+
+    def block_dot(self, A, B, M):
+        """k(A, B) @ M, holding at most about 4M kernel entries at a time.
+
+        Parameters
+        ----------
+        A : ndarray of shape (n_a, p)
+        B : ndarray of shape (n_b, p)
+        M : ndarray of shape (n_b,) or (n_b, k)
+        """
+        out = np.zeros((A.shape[0],) + M.shape[1:])
+        if B.shape[0] == 0:
+            return out
+        step = max(1, _CHUNK_ELEMENTS // B.shape[0])
+        for start in range(0, A.shape[0], step):
+            out[start:start + step] = self.block(A[start:start + step], B) @ M
+        return out
 
 
 def _squared_distances(A, B):
@@ -139,8 +158,6 @@ class NystroemMap:
         self.random_state = random_state
 
     def fit(self, items):
-        from sklearn.utils import check_random_state
-
         rng = check_random_state(self.random_state)
         unique = np.unique(items, axis=0)
         size = min(self.n_components, unique.shape[0])
@@ -152,10 +169,5 @@ class NystroemMap:
         return self
 
     def transform(self, Z):
-        """phi(Z), shape (n, n_kept_components), computed in chunks."""
-        out = np.empty((Z.shape[0], self.projection_.shape[1]))
-        step = max(1, (1 << 22) // max(1, self.landmarks_.shape[0]))
-        for start in range(0, Z.shape[0], step):
-            block = self.kernel.block(Z[start:start + step], self.landmarks_)
-            out[start:start + step] = block @ self.projection_
-        return out
+        """phi(Z), shape (n, n_kept_components)."""
+        return self.kernel.block_dot(Z, self.landmarks_, self.projection_)
