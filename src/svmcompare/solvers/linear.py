@@ -66,6 +66,27 @@ class LinearResult:
     converged: bool
 
 
+@njit(cache=True)
+def _region(w, delta):
+    """0: w >= 1 (no loss); 1: quadratic zone; 2: linear part of L_delta."""
+    if w >= 1.0:
+        return 0
+    if w > 1.0 - delta:
+        return 1
+    return 2
+
+
+@njit(cache=True)
+def _dloss(w, delta):
+    """L'_delta(w): 0, -(1 - w) / delta or -1 by region."""
+    r = _region(w, delta)
+    if r == 0:
+        return 0.0
+    if r == 1:
+        return -(1.0 - w) / delta
+    return -1.0
+
+
 @njit(cache=True, parallel=True)
 def _loss_sum(z, C, delta):
     """sum_t C_t L_delta(z_t)."""
@@ -87,14 +108,9 @@ def _line_terms(z, q, C, s, delta):
     d1 = 0.0
     d2 = 0.0
     for t in prange(z.shape[0]):
-        zt = z[t] + s * q[t]
-        if zt >= 1.0:
-            d1 += 0.0
-        elif zt > 1.0 - delta:
-            d1 += -C[t] * (1.0 - zt) / delta * q[t]
-            d2 += C[t] / delta * q[t] * q[t]
-        else:
-            d1 += -C[t] * q[t]
+        w = z[t] + s * q[t]
+        d1 += C[t] * _dloss(w, delta) * q[t]
+        d2 += C[t] / delta * q[t] * q[t] if _region(w, delta) == 1 else 0.0
     return d1, d2
 
 
@@ -102,16 +118,8 @@ def _line_terms(z, q, C, s, delta):
 def _gradient_weights(z, y, C, delta, coef, zone):
     """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask."""
     for t in range(z.shape[0]):
-        zt = z[t]
-        if zt >= 1.0:
-            coef[t] = 0.0
-            zone[t] = False
-        elif zt > 1.0 - delta:
-            coef[t] = -C[t] * (1.0 - zt) / delta * y[t]
-            zone[t] = True
-        else:
-            coef[t] = -C[t] * y[t]
-            zone[t] = False
+        coef[t] = C[t] * _dloss(z[t], delta) * y[t]
+        zone[t] = _region(z[t], delta) == 1
 
 
 @njit(cache=True)
@@ -189,20 +197,10 @@ class _Smoothed:
 
 
 @njit(cache=True)
-def _region(w, delta):
-    """0: w >= 1 (no loss); 1: quadratic zone; 2: linear part of L_delta."""
-    if w >= 1.0:
-        return 0
-    if w > 1.0 - delta:
-        return 1
-    return 2
-
-
-@njit(cache=True)
-def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_hi):
+def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_lo, d_hi):
     """Root of phi'(s) = base1 + s base2 + sum_t C_t L'(z_t + s q_t) q_t on [0, s_hi].
 
-    phi'(0) < 0 <= phi'(s_hi) = d_hi.  phi' is piecewise linear: along the
+    d_lo = phi'(0) < 0 <= phi'(s_hi) = d_hi.  phi' is piecewise linear: along the
     line each row stays in one region of L_delta between kinks, and a row
     whose region is the same at both ends of the bracket contributes a fixed
     linear term A + B s.  Such rows are folded into (A, B) once; later
@@ -215,7 +213,6 @@ def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_hi):
     A = 0.0
     B = 0.0
     lo, hi = 0.0, s_hi
-    d_lo = np.nan
     side = 0
     for _ in range(200):
         # Fold the rows whose region no longer changes on [lo, hi].
@@ -240,15 +237,6 @@ def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_hi):
                 s = -(base1 + A) / slope
                 return min(max(s, lo), hi)
             return hi
-        if np.isnan(d_lo):
-            d_lo = base1 + A  # phi'(0) from the folded rows and the open ones
-            for j in range(n_open):
-                t = idx[j]
-                r = _region(z[t], delta)
-                if r == 1:
-                    d_lo += -C[t] * (1.0 - z[t]) * q[t] / delta
-                elif r == 2:
-                    d_lo += -C[t] * q[t]
         # Illinois regula falsi inside the bracket.
         s = hi - d_hi * (hi - lo) / (d_hi - d_lo)
         if not lo < s < hi:
@@ -256,12 +244,7 @@ def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_hi):
         d = base1 + s * base2 + A + B * s
         for j in range(n_open):
             t = idx[j]
-            w = z[t] + s * q[t]
-            r = _region(w, delta)
-            if r == 1:
-                d += -C[t] * (1.0 - w) * q[t] / delta
-            elif r == 2:
-                d += -C[t] * q[t]
+            d += C[t] * _dloss(z[t] + s * q[t], delta) * q[t]
         if d < 0.0:
             lo, d_lo = s, d
             if side == -1:
@@ -305,7 +288,7 @@ def _exact_line_search(obj, v, step, z, delta):
         d_hi, _ = obj.line_derivatives(v, step, z, q, hi, delta)
     su = step[: obj.p]
     u = v[: obj.p]
-    s = _piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d_hi)
+    s = _piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d1, d_hi)
     return s * step, s * q
 
 
@@ -351,6 +334,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
     for delta in deltas:
         level_done = False
         previous_zone = None
+        fval = obj.value(v, z, delta)
         for _ in range(max_newton):
             g, H = obj.gradient_hessian(v, z, delta)
             # A tiny ridge keeps H definite when no row is in the quadratic zone
@@ -358,16 +342,17 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
             H[np.diag_indices_from(H)] += 1e-12 * (1.0 + np.abs(np.diag(H)))
             step = -np.linalg.solve(H, g)
             decrement = -(g @ step)
-            fval = obj.value(v, z, delta)
             if decrement <= tol * 1e-6 * (1.0 + abs(fval)):
                 level_done = True
                 break
             taken, dz = _exact_line_search(obj, v, step, z, delta)
             total += 1
-            if obj.value(v + taken, z + dz, delta) >= fval:
+            new_fval = obj.value(v + taken, z + dz, delta)
+            if new_fval >= fval:
                 # No decrease left at machine precision.
                 level_done = True
                 break
+            fval = new_fval
             full = np.allclose(taken, step, rtol=1e-12, atol=0.0)
             v = v + taken
             z = z + dz
@@ -386,7 +371,9 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
             ConvergenceWarning, stacklevel=3,
         )
     delta = deltas[-1]
-    alpha = -C * np.where(z >= 1, 0.0, np.where(z > 1 - delta, -(1 - z) / delta, -1.0))
+    coef = np.empty_like(z)
+    _gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
+    alpha = -coef * y  # alpha_t = -C_t L'_delta(z_t)
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0
     hinge = np.maximum(0.0, 1.0 - z)
