@@ -172,10 +172,10 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
         scale = self._rank_scale(result.bias)
         sv = np.flatnonzero(result.alpha > 0)
+        dual_coef = problem.y[sv] * result.alpha[sv]
         if prepared.solver == "exact":
             # u = sum_t alpha_t y_t (Phi(b_t) - Phi(a_t)) (eq. 17).
-            row_coef = scale * problem.y[sv] * result.alpha[sv]
-            keep, coef = row_expansion(problem.a[sv], problem.b[sv], row_coef,
+            keep, coef = row_expansion(problem.a[sv], problem.b[sv], scale * dual_coef,
                                        problem.items.shape[0])
             self.expansion_items_ = problem.items[keep]
             self.expansion_coef_ = coef
@@ -196,7 +196,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self.scaler_ = prepared.scaler
         self.kernel_ = prepared.kernel
         self.support_ = sv
-        self.dual_coef_ = problem.y[sv] * result.alpha[sv]
+        self.dual_coef_ = dual_coef
         self.n_support_ = np.array(
             [np.count_nonzero(problem.y[sv] < 0), np.count_nonzero(problem.y[sv] > 0)]
         )
