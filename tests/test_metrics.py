@@ -61,6 +61,27 @@ def test_perfect_scores_have_auc_one_and_inversions_lower_it():
     assert comparison_auc(y, inverted) == pytest.approx(2 / 3)
 
 
+def test_scripts_convention_counts_inversions_as_true_positives():
+    y = np.array([0, 0, 1, -1, 1])
+    inverted = np.array([0.1, -0.2, -2.0, -3.0, 1.0])
+    fpr, tpr, _ = comparison_roc_curve(y, inverted, inversions="true_positive")
+    assert tpr[-1] == pytest.approx(1.0)
+    assert comparison_auc(y, inverted, inversions="true_positive") == pytest.approx(1.0)
+    rng = np.random.default_rng(3)
+    y = rng.choice([-1, 0, 1], size=80)
+    score = y + rng.normal(scale=1.5, size=80)
+    # Brute force: a pair is a true positive when |score| > tau, whatever its sign.
+    sweep = np.concatenate([[np.inf], np.sort(np.unique(np.abs(score)))[::-1], [0.0]])
+    eq = y == 0
+    pts = np.array([[np.mean(np.abs(score[eq]) > t), np.mean(np.abs(score[~eq]) > t)]
+                    for t in sweep])
+    area = np.sum(np.diff(pts[:, 0]) * (pts[1:, 1] + pts[:-1, 1]) / 2)
+    assert comparison_auc(y, score, inversions="true_positive") == pytest.approx(area)
+    assert comparison_auc(y, score) < area
+    with pytest.raises(ValueError, match="inversions must be one of"):
+        comparison_auc(y, score, inversions="ignore")
+
+
 def test_trivial_predictor_auc():
     # A constant score: one step from (0, 0) to (1, share of +1 among inequalities).
     y = np.array([0, 0, 1, 1, 1, -1])

@@ -48,6 +48,21 @@ def _demo(args):
     return 0
 
 
+def _reproduce(args):
+    from .experiments.reproduce import FIGURES, reproduce
+
+    figures = FIGURES if args.figure == "all" else (args.figure,)
+    start = time.perf_counter()
+    print(f"Reproducing {', '.join(figures)}{' (quick settings)' if args.quick else ''} "
+          f"into {args.out}/ ...")
+    reproduce(figures, args.out, quick=args.quick, sushi_path=args.sushi_path,
+              n_jobs=args.n_jobs, progress=not args.no_progress,
+              log=lambda message: print("\n" + message, flush=True))
+    print(f"\nDone in {time.perf_counter() - start:.0f} s. Tables (CSV) and plots (PNG, SVG) "
+          f"are in {args.out}/.")
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="svmcompare",
@@ -74,6 +89,30 @@ def build_parser():
     demo.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     demo.set_defaults(func=_demo)
+
+    rep = sub.add_parser(
+        "reproduce",
+        help="regenerate the paper's Figures 3, 4 and 5 (tables, plots, paper side by side)",
+        description=(
+            "Run the paper's experiments (section 4): Figure 3 (level curves), Figure 4 (test "
+            "error vs training pairs, models chosen by validation error) and Figure 5 (test "
+            "AUC vs the fraction of ties, models chosen by validation AUC) on the simulated "
+            "patterns and the sushi data, and write CSV tables with the paper's numbers beside "
+            "ours, and plots. The full run takes about 15 minutes on 2 cores."
+        ),
+    )
+    rep.add_argument("figure", choices=["figure3", "figure4", "figure5", "all"])
+    rep.add_argument("--out", default="svmcompare-reproduction",
+                     help="output folder (default: %(default)s)")
+    rep.add_argument("--quick", action="store_true",
+                     help="5 x 5 grid, n <= 200, 2 seeds, 3 tie fractions: a few minutes")
+    rep.add_argument("--sushi-path", default=None,
+                     help="folder of Kamishima's sushi3 data (not shipped: its license forbids "
+                          "redistribution); default $SVMCOMPARE_SUSHI_PATH, else the sushi "
+                          "panel is skipped")
+    rep.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rep.set_defaults(func=_reproduce)
     return parser
 
 

@@ -14,7 +14,7 @@ curve here does the same (so it need not reach (1, 1)), while
 :func:`comparison_errors` reports inversions separately.  Note that the
 reference R code (``calc.roc``) counts only y^ = 0 as a false negative and
 so counts inversions as true positives; our AUC is lower than or equal to
-that one.
+that one, which ``inversions="true_positive"`` reproduces.
 """
 
 from __future__ import annotations
@@ -79,7 +79,10 @@ def pairwise_accuracy(y_true, y_pred):
     return 1.0 - zero_one_loss(y_true, y_pred)
 
 
-def comparison_roc_curve(y_true, score):
+INVERSIONS = ("false_negative", "true_positive")
+
+
+def comparison_roc_curve(y_true, score, inversions="false_negative"):
     """ROC curve of t_tau(score) as tau sweeps from infinity down to 0.
 
     For each tau, pairs are predicted by t_tau (eq. 4).  The false positive
@@ -94,6 +97,11 @@ def comparison_roc_curve(y_true, score):
         Must hold at least one equality and one inequality pair.
     score : array-like of shape (n_pairs,)
         Rank differences r(x') - r(x).
+    inversions : {"false_negative", "true_positive"}, default="false_negative"
+        Table 3 counts an inversion as a false negative.  The paper's own
+        scripts (``calc.roc``) count every inequality pair predicted as a
+        difference, of either sign, as a true positive: pass
+        ``"true_positive"`` to compare with the paper's plotted AUCs.
 
     Returns
     -------
@@ -103,6 +111,8 @@ def comparison_roc_curve(y_true, score):
     thresholds : ndarray
         The tau of each point, decreasing from ``inf`` to 0.
     """
+    if inversions not in INVERSIONS:
+        raise ValueError(f"inversions must be one of {INVERSIONS}; got {inversions!r}.")
     y_true = check_labels(y_true)
     score = _check_scores(score, y_true.shape[0])
     eq = y_true == 0
@@ -115,21 +125,23 @@ def comparison_roc_curve(y_true, score):
         )
     absd = np.abs(score)
     eq_abs = np.sort(absd[eq])
-    right_abs = np.sort(absd[~eq & (np.sign(score) == y_true)])
+    positive = ~eq if inversions == "true_positive" else ~eq & (np.sign(score) == y_true)
+    right_abs = np.sort(absd[positive])
     tau = np.concatenate([[np.inf], np.unique(np.concatenate([[0.0], absd]))[::-1]])
     fp = eq_abs.size - np.searchsorted(eq_abs, tau, side="right")
     tp = right_abs.size - np.searchsorted(right_abs, tau, side="right")
     return fp / n_eq, tp / n_ineq, tau
 
 
-def comparison_auc(y_true, score):
+def comparison_auc(y_true, score, inversions="false_negative"):
     """Area under :func:`comparison_roc_curve` (trapezoidal rule).
 
     Without ties among |score| the curve moves only horizontally or
     vertically, and the area equals that of the step function used in the
     paper's scripts; tied |score| values join their points by a straight line.
     The curve ends at tau = 0, not at (1, 1), so the area is at most the
-    product of the false and true positive rates at tau = 0.
+    product of the false and true positive rates at tau = 0.  ``inversions``
+    as in :func:`comparison_roc_curve`.
     """
-    fpr, tpr, _ = comparison_roc_curve(y_true, score)
+    fpr, tpr, _ = comparison_roc_curve(y_true, score, inversions)
     return float(np.trapezoid(tpr, fpr))

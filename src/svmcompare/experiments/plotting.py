@@ -62,3 +62,48 @@ def plot_level_curves(result, path, test_errors=True):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+# The paper's colours (its colors.R): rank skyblue, rank2 blue, compare black, truth grey.
+MODEL_COLORS = {"rank": "skyblue", "rank2": "blue", "compare": "black", "truth": "0.6"}
+
+
+def plot_figure_panels(summary, path, xlabel, ylabel, mean="mean", sd="sd"):
+    """Figures 4 and 5: one panel per data set, mean +- sd over seeds per model.
+
+    Our means are solid lines over a shaded +- sd band; the paper's means
+    (``paper_mean``) are dashed lines of the same colour.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        From :func:`svmcompare.experiments.protocol.summarize`.
+    path : str or Path
+        Output file (PNG or SVG, from the extension).
+    xlabel, ylabel : str
+    mean, sd : str
+        Columns of ``summary`` to draw as ours.
+    """
+    panels = list(dict.fromkeys(summary["panel"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6),
+                             sharey=True, squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        rows = summary[summary["panel"] == panel]
+        for model, color in MODEL_COLORS.items():
+            m = rows[rows["model"] == model].sort_values("x")
+            if m.empty:
+                continue
+            x, y, s = m["x"].to_numpy(), m[mean].to_numpy(), m[sd].fillna(0).to_numpy()
+            ax.plot(x, y, color=color, lw=2, label=model)
+            ax.fill_between(x, y - s, y + s, color=color, alpha=0.2, lw=0)
+            if m["paper_mean"].notna().any():
+                ax.plot(x, m["paper_mean"], color=color, lw=1.2, ls="--")
+        ax.set_title(panel)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(ylabel)
+    axes[0][0].plot([], [], color="0.4", ls="--", label="paper (mean)")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,144 @@
+"""Regenerate the paper's Figures 3, 4 and 5 into a folder: CSV tables and plots.
+
+``svmcompare reproduce`` calls :func:`reproduce`.  The full settings are the
+paper's; ``quick=True`` shrinks the grid, sizes and seeds so that everything
+runs in a few minutes (what CI runs).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from ..model_selection import paper_grid
+from .figure3 import run_figure3
+from .figure4 import N_PAIRS, SEEDS, run_figure4
+from .figure5 import EQUALITY_FRACTIONS, run_figure5
+from .plotting import plot_figure_panels, plot_level_curves
+from .protocol import PANELS, SIMULATED
+
+FIGURES = ("figure3", "figure4", "figure5")
+SUSHI_ENV = "SVMCOMPARE_SUSHI_PATH"
+
+FULL = {"grid": (10, 10), "figure3_test": 10_000, "n_pairs": N_PAIRS, "seeds": SEEDS,
+        "equality_fractions": EQUALITY_FRACTIONS, "figure5_pairs": 400}
+QUICK = {"grid": (5, 5), "figure3_test": 2_000, "n_pairs": (50, 100, 200), "seeds": (1, 2),
+         "equality_fractions": (0.2, 0.5, 0.8), "figure5_pairs": 200}
+
+
+def sushi_folder(sushi_path=None):
+    """The sushi folder: the argument, else the ``SVMCOMPARE_SUSHI_PATH`` variable, else None."""
+    if sushi_path is not None:
+        return Path(sushi_path)
+    from_env = os.environ.get(SUSHI_ENV)
+    return Path(from_env) if from_env else None
+
+
+def _figure3(out, config, n_jobs, progress, log):
+    result = run_figure3(n_test=config["figure3_test"], grid=paper_grid(*config["grid"]),
+                         n_jobs=n_jobs, progress=progress)
+    folder = out / "figure3"
+    folder.mkdir(exist_ok=True)
+    result.errors.to_csv(folder / "errors.csv", index=False)
+    result.levels.to_csv(folder / "level_curves.csv", index=False)
+    result.grid.to_csv(folder / "validation_grid.csv", index=False)
+    plot_level_curves(result, folder / "figure3.png")
+    test = result.errors[result.errors["set"] == "test"]
+    log("Figure 3 (l1, n = 100, seed 1) test error %: " + ", ".join(
+        f"{r.model} {r.error_percent:.1f}" for r in test.itertuples()))
+
+
+def _write_tables(result, out, name):
+    result.results.to_csv(out / f"{name}_results.csv", index=False)
+    result.summary.to_csv(out / f"{name}_summary.csv", index=False)
+
+
+def _plot(summary, out, name, xlabel, ylabel, **columns):
+    for ext in ("png", "svg"):
+        plot_figure_panels(summary, out / f"{name}.{ext}", xlabel, ylabel, **columns)
+
+
+def _side_by_side(summary, x, columns=("mean", "sd", "paper_mean", "paper_sd")):
+    rows = summary[summary["x"] == x].set_index(["panel", "model"])[list(columns)]
+    return rows.round(3).to_string()
+
+
+def _figure4(out, config, panels, sushi, n_jobs, progress, log):
+    result = run_figure4(config["n_pairs"], panels, config["seeds"],
+                         grid=paper_grid(*config["grid"]), sushi_path=sushi, n_jobs=n_jobs,
+                         progress=progress)
+    _write_tables(result, out, "figure4")
+    _plot(result.summary, out, "figure4", "training pairs n", "test error (%)")
+    largest = max(config["n_pairs"])
+    log(f"Figure 4 ({result.seconds:.0f} s): test error % at n = {largest}, "
+        f"mean and sd over {len(config['seeds'])} seeds, beside the paper's:\n"
+        + _side_by_side(result.summary, largest))
+    return result
+
+
+def _figure5(out, config, panels, sushi, n_jobs, progress, log):
+    result = run_figure5(config["equality_fractions"], panels, config["seeds"],
+                         config["figure5_pairs"], grid=paper_grid(*config["grid"]),
+                         sushi_path=sushi, n_jobs=n_jobs, progress=progress)
+    _write_tables(result, out, "figure5")
+    _plot(result.summary, out, "figure5", "fraction of equality pairs", "test AUC")
+    _plot(result.summary, out, "figure5_scripts_auc", "fraction of equality pairs",
+          "test AUC, inversions as true positives", mean="scripts_mean", sd="scripts_sd")
+    log(f"Figure 5 ({result.seconds:.0f} s): test AUC at rho = 0.5 (Table 3; and as the "
+        "paper's scripts count it), beside the paper's:\n"
+        + _side_by_side(result.summary, 0.5, ("mean", "scripts_mean", "paper_mean", "paper_sd")))
+    return result
+
+
+def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progress=False,
+              log=print):
+    """Run the chosen figures and write their tables and plots into ``out``.
+
+    Parameters
+    ----------
+    figures : sequence of {"figure3", "figure4", "figure5"}
+    out : str or Path
+        Output folder (created).
+    quick : bool
+        A 5 x 5 grid, n up to 200, 2 seeds, 3 equality fractions.
+    sushi_path : str or Path, optional
+        Folder of the sushi data (else ``$SVMCOMPARE_SUSHI_PATH``); without
+        it the sushi panel is skipped, and ``log`` says so.
+    n_jobs : int, optional
+    progress : bool
+    log : callable
+        Receives one message per figure.
+
+    Returns
+    -------
+    dict
+        Figure name -> FigureResult (Figures 4 and 5).
+    """
+    unknown = set(figures) - set(FIGURES)
+    if unknown:
+        raise ValueError(f"Unknown figure(s) {sorted(unknown)}; choose from {FIGURES}.")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    config = QUICK if quick else FULL
+    sushi = sushi_folder(sushi_path)
+    panels = PANELS if sushi is not None else SIMULATED
+    if sushi is None and {"figure4", "figure5"} & set(figures):
+        log(f"No sushi data given (--sushi-path or ${SUSHI_ENV}): the sushi panel is skipped.")
+    results, timings = {}, []
+    for figure in FIGURES:
+        if figure not in figures:
+            continue
+        start = time.perf_counter()
+        if figure == "figure3":
+            _figure3(out, config, n_jobs, progress, log)
+        elif figure == "figure4":
+            results[figure] = _figure4(out, config, panels, sushi, n_jobs, progress, log)
+        else:
+            results[figure] = _figure5(out, config, panels, sushi, n_jobs, progress, log)
+        timings.append({"figure": figure, "quick": quick, "n_jobs": n_jobs,
+                        "seconds": time.perf_counter() - start})
+    pd.DataFrame(timings).to_csv(out / "timings.csv", index=False)
+    return results

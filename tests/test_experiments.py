@@ -1,0 +1,117 @@
+"""The paper's protocol (Figures 4 and 5): data draws, selection, tables, and the
+quick end-to-end `svmcompare reproduce all --quick` that CI runs."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare.cli import main
+from svmcompare.datasets import latent_rank
+from svmcompare.experiments.protocol import (
+    Setting,
+    _sample_pool,
+    draw_sets,
+    paper_numbers,
+    run_settings,
+    summarize,
+)
+from svmcompare.model_selection import paper_grid
+
+SUSHI = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
+
+
+def test_simulated_sets_have_the_requested_sizes_and_ties():
+    sets = draw_sets(Setting("linf", 40, 0.25, 7))
+    for X, y in sets.values():
+        assert X.shape == (40, 2, 2) and np.sum(y == 0) == 10
+    again = draw_sets(Setting("linf", 40, 0.25, 7))
+    np.testing.assert_array_equal(again["test"][0], sets["test"][0])
+    assert not np.array_equal(sets["train"][0], sets["test"][0])
+
+
+def test_pool_sets_are_disjoint_with_exact_tie_counts():
+    rng = np.random.RandomState(0)
+    y = rng.choice([-1, 0, 1], size=600)
+    X = np.arange(600, dtype=float).reshape(600, 1, 1).repeat(2, axis=1)  # row id as feature
+    sets = _sample_pool(X, y, 50, 0.3, np.random.RandomState(1))
+    ids = np.concatenate([Xs[:, 0, 0] for Xs, _ in sets.values()])
+    assert ids.size == 150 and np.unique(ids).size == 150
+    for Xs, ys in sets.values():
+        assert np.sum(ys == 0) == 15
+        np.testing.assert_array_equal(y[Xs[:, 0, 0].astype(int)], ys)
+    with pytest.raises(ValueError, match="three sets of 300 pairs"):
+        _sample_pool(X, y, 300, 0.5, np.random.RandomState(1))
+
+
+def test_sushi_panel_needs_its_data():
+    with pytest.raises(ValueError, match="sushi"):
+        draw_sets(Setting("sushi", 40, 0.5, 1))
+    with pytest.raises(ValueError, match="sushi_path"):
+        run_settings([Setting("sushi", 40, 0.5, 1)])
+    with pytest.raises(ValueError, match="panel must be one of"):
+        draw_sets(Setting("l3", 40, 0.5, 1))
+
+
+def test_run_settings_rows_match_direct_recomputation():
+    setting = Setting("l1", 60, 0.5, 2)
+    grid = paper_grid(3, 3)
+    results = run_settings([setting], grid=grid, n_jobs=1)
+    assert list(results["model"]) == ["compare", "rank", "rank2", "truth"]
+    assert not results["failed"].any()
+    X, y = draw_sets(setting)["test"]
+    diff = latent_rank(X[:, 1], "l1") - latent_rank(X[:, 0], "l1")
+    truth = results.set_index("model").loc["truth"]
+    pred = np.where(diff > 1, 1, np.where(diff < -1, -1, 0))
+    assert truth["test_error"] == pytest.approx(100 * np.mean(pred != y))
+    for row in results.itertuples():
+        assert row.test_error == pytest.approx(
+            100 * (row.false_positive + row.false_negative + row.inversion) / 60)
+        assert 0 <= row.test_auc <= row.test_auc_scripts <= 1
+    chosen = results[results["model"] != "truth"]
+    assert set(chosen["C"]) <= set(grid["C"]) and set(chosen["gamma"]) <= set(grid["gamma"])
+
+
+def test_paper_numbers_and_summary():
+    fig4, fig5 = paper_numbers("fig4"), paper_numbers("fig5")
+    assert len(fig4) == 75 and len(fig5) == 108
+    assert (fig4["paper_sd"] >= 0).all()
+    row = fig4[(fig4.panel == "l1") & (fig4.model == "compare") & (fig4.x == 800)].iloc[0]
+    assert row.paper_mean == pytest.approx(10.755) and row.paper_sd == pytest.approx(1.063)
+    results = pd.DataFrame({"panel": "l1", "model": "compare", "n_pairs": 800,
+                            "test_error": [10.0, 12.0, 14.0], "failed": [False] * 3})
+    results.loc[3] = ["l1", "compare", 800, 99.0, True]  # failed fits are left out
+    table = summarize(results, "n_pairs", "test_error", "fig4").iloc[0]
+    assert table["mean"] == pytest.approx(12.0) and table["sd"] == pytest.approx(2.0)
+    assert table["seeds"] == 3
+    assert table["difference"] == pytest.approx(12.0 - 10.755)
+
+
+@pytest.mark.skipif(not SUSHI.is_dir(), reason="the sushi data is not beside the repository")
+def test_reproduce_all_quick(tmp_path, capsys):
+    """What CI runs: every figure, sushi included, with the quick settings."""
+    code = main(["reproduce", "all", "--quick", "--out", str(tmp_path), "--sushi-path",
+                 str(SUSHI), "--n-jobs", "2", "--no-progress"])
+    assert code == 0
+    for name in ("figure3/figure3.png", "figure4.png", "figure4.svg", "figure5.png",
+                 "figure5_scripts_auc.png", "figure4_results.csv", "figure5_summary.csv"):
+        assert (tmp_path / name).stat().st_size > 1000, name
+    timings = pd.read_csv(tmp_path / "timings.csv")
+    assert list(timings["figure"]) == ["figure3", "figure4", "figure5"]
+    fig4 = pd.read_csv(tmp_path / "figure4_summary.csv")
+    assert set(fig4["panel"]) == {"l1", "l2", "linf", "sushi"}
+    at = fig4[fig4["x"] == 200].set_index(["panel", "model"])["mean"]
+    assert at["l1", "compare"] < at["l1", "rank"]
+    assert at["l1", "truth"] < at["l1", "compare"]
+    assert 20 < at["sushi", "compare"] < 45  # well below the trivial 50 %
+    fig5 = pd.read_csv(tmp_path / "figure5_summary.csv")
+    assert fig5["mean"].between(0.5, 1.0).all()
+    assert "Figure 5" in capsys.readouterr().out
+
+
+def test_reproduce_rejects_a_missing_sushi_folder(tmp_path, capsys):
+    code = main(["reproduce", "figure4", "--quick", "--out", str(tmp_path), "--sushi-path",
+                 str(tmp_path / "nowhere"), "--no-progress"])
+    assert code == 2
+    assert "kamishima.net" in capsys.readouterr().err
