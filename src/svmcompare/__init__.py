@@ -2,15 +2,21 @@
 
 from ._pairs import make_pairs
 from .compare import NoRankingError, SVMCompare
+from .compare_lp import SVMCompareLP
+from .hard_margin import HardMarginLP, HardMarginQP, NotSeparableError
 from .model_selection import SVMCompareCV
 from .rank import SVMRank, SVMRank2
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "HardMarginLP",
+    "HardMarginQP",
+    "NotSeparableError",
     "NoRankingError",
     "SVMCompare",
     "SVMCompareCV",
+    "SVMCompareLP",
     "SVMRank",
     "SVMRank2",
     "make_pairs",

@@ -1,0 +1,108 @@
+"""SVMCompareLP: the kernelized comparison LP with slack (the paper's future work)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import check_positive
+from .compare import SVMCompare
+from .solvers.lp import solve_l1_svm
+
+
+class SVMCompareLP(SVMCompare):
+    """Kernel comparison machine by linear programming (an L1-regularized SVM).
+
+    Section 6 of the paper proposes "a kernelized version of the LP (7) with
+    slack variables".  This estimator solves one: on the flipped data of
+    eq. (8) (m rows (x~_i, x~'_i, y~_i)), with the ranking function expanded
+    over the N standardized training items z_j (every x and x'),
+
+        r_a(x) = sum_j a_j k(z_j, x),
+
+    it solves the linear program
+
+        minimize    ||a||_1 + sum_i C_i xi_i                         (LP-1)
+        subject to  y~_i (beta + r_a(x~'_i) - r_a(x~_i)) >= 1 - xi_i,
+                    xi_i >= 0,
+
+    with C_i = C times the class weight of y~_i, by HiGHS.  This is the
+    soft-margin QP (15) with the squared norm of u replaced by the L1 norm of
+    the expansion coefficients, so the solution is sparse in a.  Lemma 1's
+    argument applies unchanged: the margin constraints read like those of
+    (12) with u^T Phi replaced by r_a, so r(x) = r_a(x) / (-beta) with the
+    comparison function c_1 (eq. 5); for a linear kernel and data separable
+    without slack, (mu, w) = (-1/beta, -u/beta) with u = sum_j a_j z_j is
+    feasible for the LP (7).  As for :class:`SVMCompare`, beta >= 0 means no
+    ranking function exists, and :class:`NoRankingError` is raised.
+
+    The LP has 2N + 1 + m variables and m constraints with m x N dense
+    kernel entries; it suits a few thousand pairs (n = 800 pairs: about a
+    second per fit).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Cost of the slack variables in (LP-1).
+    kernel : {"rbf", "linear", "poly", "laplacian"} or callable, default="rbf"
+    gamma, degree, coef0 : kernel parameters, as :class:`SVMCompare`.
+    class_weight : None, "balanced" or dict, default=None
+        As :class:`SVMCompare`.
+
+    Attributes
+    ----------
+    intercept_ : float
+        beta of (LP-1); negative.
+    margin_ : float
+        -1 / beta.
+    expansion_items_, expansion_coef_ : ndarray
+        The items z_j with a_j != 0 and their coefficients a_j / (-beta).
+    n_nonzero_ : int
+        Number of nonzero a_j (the sparsity of the solution).
+    objective_ : float
+        Optimal value of (LP-1).
+    coef_ : ndarray
+        Ranking weights (linear kernel only).
+    """
+
+    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
+                 class_weight=None):
+        self.C = C
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.class_weight = class_weight
+
+    def _validate_params(self):
+        from .kernels import resolve_kernel
+
+        check_positive(self.C, "C")
+        return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
+
+    def _resolve_solver(self, kernel, n_pairs):
+        return "lp"
+
+    def fit(self, X, y):
+        """Solve (LP-1) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
+        prepared = self._prepare(X, y)
+        problem, kernel = prepared.problem, prepared.kernel
+        K = kernel.block(problem.items, problem.items)
+        G = K[problem.b] - K[problem.a]  # G_ij = k(z_j, x~'_i) - k(z_j, x~_i)
+        del K
+        result = solve_l1_svm(G, problem.y, problem.C)
+        scale = self._rank_scale(result.beta)  # raises NoRankingError when beta >= 0
+        nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
+        self.expansion_items_ = problem.items[nonzero]
+        self.expansion_coef_ = scale * result.a[nonzero]
+        self.weights_ = None
+        self.feature_map_ = None
+        self.kernel_ = kernel
+        self.scaler_ = prepared.scaler
+        self.n_features_in_ = prepared.scaler.keep.size
+        self.classes_ = np.array([-1, 0, 1])
+        self.intercept_ = result.beta
+        self.n_nonzero_ = int(nonzero.size)
+        self.objective_ = result.objective
+        self.solver_ = "lp"
+        self._finish_fit(prepared.Xs, prepared.y)
+        return self

@@ -1,0 +1,169 @@
+"""The hard-margin comparison problems of section 3.1: the LP (7) and the QP (9)/(12).
+
+Both learn a linear ranking function r(x) = w^T x from separable pairs and
+compare by c_1 (eq. 5).  The LP maximizes the margin mu measured in rank
+units; the QP is a hard-margin binary SVM on the flipped data (8), whose
+solution (u, beta) Lemma 1 turns into w = -u / beta and mu = -1 / beta,
+feasible for the LP.  The LP is invariant to rescaling the features (w
+rescales with them); the QP is not, which is why the two agree on
+standardized data but not on raw data (the paper's Figure 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import PairwiseKernelModel
+from ._pairs import LABELS, Standardizer, check_pairs_labels, flip_compare
+from .compare import SVMCompare
+from .kernels import resolve_kernel
+from .solvers import solve_dual
+from .solvers.lp import solve_margin_lp
+
+SEPARABLE_TOL = 1e-9  # mu above this counts as a positive margin
+
+
+class NotSeparableError(ValueError):
+    """The pairs admit no linear ranking function with a positive margin."""
+
+
+def _scaler(X, standardize):
+    if standardize:
+        return Standardizer.fit(X)
+    p = X.shape[2]
+    return Standardizer(mean=np.zeros(p), scale=np.ones(p), keep=np.ones(p, dtype=bool))
+
+
+class _LinearComparison(PairwiseKernelModel):
+    """Shared fitted state: r(z) = w^T z on (optionally) standardized items, c_1."""
+
+    def _prepare_linear(self, X, y):
+        if not isinstance(self.standardize, bool):
+            raise TypeError(f"standardize must be True or False; got {self.standardize!r}.")
+        X, y = check_pairs_labels(X, y)
+        scaler = _scaler(X, self.standardize)
+        return y, scaler, scaler.transform_pairs(X)
+
+    def _set_weights(self, scaler, w_std):
+        self.weights_ = np.asarray(w_std, dtype=float)
+        self.feature_map_ = None
+        self.expansion_items_ = self.expansion_coef_ = None
+        self.kernel_ = resolve_kernel("linear")
+        self.scaler_ = scaler
+        self.n_features_in_ = scaler.keep.size
+        self.classes_ = np.array(LABELS)
+
+    def _threshold(self):
+        # c_1 of eq. (5).
+        return 1.0
+
+
+class HardMarginLP(_LinearComparison):
+    """The max-margin comparison LP (7), solved by HiGHS.
+
+    maximize mu over (mu, w) subject to mu <= 1 - |w^T(x'_i - x_i)| for
+    equality pairs and mu <= -1 + y_i w^T(x'_i - x_i) for inequality pairs.
+    mu is left free (the paper writes mu >= 0): the LP then always has a
+    solution, and ``is_separable_`` says whether its margin is positive.
+
+    Parameters
+    ----------
+    standardize : bool, default=True
+        Center and scale the features first (the optimal margin and the
+        predictions do not change; ``coef_`` is always in input units).
+    max_coef : float or None, default=None
+        Bound |w_j| <= max_coef on standardized features.  Needed only
+        without equality pairs, where the LP is unbounded for separable data.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features_in_,)
+        w, in the units of the input features.
+    margin_ : float
+        The optimal mu (negative when the pairs are not separable).
+    is_separable_ : bool
+        mu > 1e-9: a linear r(x) compares every training pair correctly by c_1
+        with a positive margin.
+    """
+
+    def __init__(self, standardize=True, max_coef=None):
+        self.standardize = standardize
+        self.max_coef = max_coef
+
+    def fit(self, X, y):
+        """Solve the LP (7) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
+        if self.max_coef is not None and not (np.isfinite(self.max_coef) and self.max_coef > 0):
+            raise ValueError(f"max_coef must be a positive number or None; got {self.max_coef}.")
+        y, scaler, Xs = self._prepare_linear(X, y)
+        result = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y, self.max_coef)
+        self._set_weights(scaler, result.w)
+        self.margin_ = result.mu
+        self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
+        return self
+
+
+class HardMarginQP(_LinearComparison):
+    """The hard-margin comparison QP (9)/(12) on the flipped data (8), with Lemma 1.
+
+    minimize u^T u over (u, beta) subject to
+    y~_i (beta + u^T (x~'_i - x~_i)) >= 1 for every flipped pair (eq. 9),
+    solved through its dual by the same SMO solver as SVMCompare (no upper
+    bound on the dual variables).  Lemma 1 then gives the ranking weights
+    w = -u / beta and the margin mu = -1 / beta, feasible for the LP (7).
+
+    The QP has a solution only for separable pairs; this is checked first with
+    the LP (7) (the QP is feasible exactly when the LP's margin is positive),
+    and non-separable data raise :class:`NotSeparableError`.
+
+    Parameters
+    ----------
+    standardize : bool, default=True
+        Center and scale the features first.  Unlike the LP, the QP's
+        solution depends on the feature scales (Figure 2 of the paper).
+    tol : float, default=1e-9
+        Stopping tolerance of the dual solver (maximal KKT violation).
+
+    Attributes
+    ----------
+    u_ : ndarray
+        u of eq. (9), on the (standardized) features used in the fit.
+    intercept_ : float
+        beta of eq. (9); negative.
+    coef_ : ndarray of shape (n_features_in_,)
+        Lemma 1's w = -u / beta, in input units.
+    margin_ : float
+        Lemma 1's mu = -1 / beta.
+    n_iter_ : int
+        Dual solver steps.
+    """
+
+    def __init__(self, standardize=True, tol=1e-9):
+        self.standardize = standardize
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Solve the QP (9) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
+        if not (np.isfinite(self.tol) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number; got {self.tol}.")
+        y, scaler, Xs = self._prepare_linear(X, y)
+        SVMCompare()._check_label_set(y)  # the flipped data need both kinds of pairs
+        lp = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y)
+        if not lp.mu > SEPARABLE_TOL:
+            raise NotSeparableError(
+                f"The pairs are not linearly separable (the LP (7) margin is {lp.mu:.3g} <= 0), "
+                "so the hard-margin QP (9) has no solution. Use SVMCompare(kernel='linear', C=...) "
+                "with a finite C, which allows margin violations (eq. 15)."
+            )
+        problem = flip_compare(Xs, y, np.inf)  # hard margin: no upper bound on the duals
+        result = solve_dual(problem, resolve_kernel("linear"), bias=True, tol=self.tol,
+                            max_iter=None)
+        # u = sum_t alpha_t y~_t (x~'_t - x~_t) (eq. 17 with a linear kernel).
+        coef = result.alpha * problem.y
+        u = problem.items[problem.b].T @ coef - problem.items[problem.a].T @ coef
+        beta = float(result.bias)
+        self.u_ = u
+        self.intercept_ = beta
+        self.n_iter_ = result.n_iter
+        self._set_weights(scaler, -u / beta)  # Lemma 1
+        self.margin_ = -1.0 / beta
+        return self

@@ -1,0 +1,125 @@
+"""Section 3.1: the hard-margin LP (7), the QP (9) and Lemma 1, against
+independent references (a generic SLSQP solve of the primal QP, a grid search
+of the LP's piecewise-linear objective)."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from svmcompare import HardMarginLP, HardMarginQP, make_pairs
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.hard_margin import NotSeparableError
+
+from .reference.dense import flipped_from_definition
+
+
+def separable_pairs(n=300, seed=0, w=(2.0, -1.0), scales=(1.0, 1.0), gap=0.2):
+    """Pairs labeled by t_1 of a linear rank w^T x, without pairs near |d| = 1."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 2)) * 2 * np.asarray(scales)
+    xp = x + rng.uniform(-1.5, 1.5, size=(n, 2)) * np.asarray(scales)
+    d = (xp - x) @ (np.asarray(w) / np.asarray(scales))
+    keep = np.abs(np.abs(d) - 1) > gap
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))[keep]
+    return make_pairs(x[keep], xp[keep]), y
+
+
+def lp_objective(w, D, y):
+    """min over the constraints of (7) of their right-hand sides: the margin of w."""
+    r = D @ w
+    eq = y == 0
+    return min(np.min(1 - np.abs(r[eq])), np.min(-1 + y[~eq] * r[~eq]))
+
+
+def lemma1_violation(mu, w, D, y):
+    """How much (mu, w) violates the constraints of (7) (<= 0 when feasible)."""
+    return mu - lp_objective(w, D, y)
+
+
+def test_lp_is_optimal_against_a_grid_search():
+    X, y = separable_pairs(120, seed=1)
+    D = X[:, 1] - X[:, 0]
+    lp = HardMarginLP().fit(X, y)
+    assert lp.is_separable_
+    assert lp_objective(lp.coef_, D, y) == pytest.approx(lp.margin_, abs=1e-9)
+    grid = np.linspace(-0.3, 0.3, 61)
+    best = max(lp_objective(lp.coef_ + np.array([a, b]), D, y) for a in grid for b in grid)
+    assert best <= lp.margin_ + 1e-9
+
+
+def test_qp_matches_a_generic_solver_and_lemma1_holds():
+    X, y = separable_pairs(80, seed=2)
+    qp = HardMarginQP(standardize=False).fit(X, y)
+    Xt, Xtp, yt = flipped_from_definition(X[:, 0], X[:, 1], y)
+    Dt = Xtp - Xt
+    start = HardMarginLP(standardize=False).fit(X, y)  # a feasible start: w / mu, -1 / mu
+    v0 = np.append(start.coef_, -1.0) / start.margin_
+    res = minimize(lambda v: v[:2] @ v[:2], v0,
+                   jac=lambda v: np.array([2 * v[0], 2 * v[1], 0.0]),
+                   constraints=[{"type": "ineq", "fun": lambda v: yt * (v[2] + Dt @ v[:2]) - 1}],
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success
+    np.testing.assert_allclose(qp.u_, res.x[:2], rtol=1e-5, atol=1e-7)
+    assert qp.intercept_ == pytest.approx(res.x[2], rel=1e-5)
+    # Lemma 1: (mu, w) = (-1/beta, -u/beta) is feasible for the LP (7).
+    assert qp.margin_ == pytest.approx(-1 / qp.intercept_)
+    np.testing.assert_allclose(qp.coef_, -qp.u_ / qp.intercept_)
+    assert lemma1_violation(qp.margin_, qp.coef_, X[:, 1] - X[:, 0], y) <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lemma1_on_standardized_and_raw_inputs(seed):
+    X, y = separable_pairs(200, seed=seed, scales=(1.0, 20.0))
+    D = X[:, 1] - X[:, 0]
+    lp = HardMarginLP().fit(X, y)
+    assert HardMarginLP(standardize=False).fit(X, y).margin_ == pytest.approx(lp.margin_)
+    for standardize in (True, False):
+        qp = HardMarginQP(standardize=standardize).fit(X, y)
+        assert lemma1_violation(qp.margin_, qp.coef_, D, y) <= 1e-6
+        assert 0 < qp.margin_ <= lp.margin_ + 1e-7  # the LP's margin is the largest
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_qp_margin_depends_on_scaling_the_lp_does_not(seed):
+    """Figure 2: on raw features of very different scales the QP's margin is far
+    below the LP's; standardizing brings it back close."""
+    X, y = separable_pairs(20, seed=seed, scales=(1.0, 0.02), gap=0.4)
+    lp = HardMarginLP().fit(X, y).margin_
+    scaled = HardMarginQP(standardize=True).fit(X, y).margin_
+    raw = HardMarginQP(standardize=False).fit(X, y).margin_
+    assert raw < 0.3 * lp
+    assert lp - scaled < 0.5 * (lp - raw)
+
+
+def test_separability_flag_and_errors():
+    X, y = separable_pairs(150, seed=3)
+    assert HardMarginLP().fit(X, y).is_separable_
+    Xn, yn = make_norm_pairs(150, "l1", random_state=0)  # quadratic truth + noise
+    lp = HardMarginLP().fit(Xn, yn)
+    assert not lp.is_separable_ and lp.margin_ < 0
+    assert lp.predict(Xn).shape == (150,)
+    with pytest.raises(NotSeparableError, match="SVMCompare"):
+        HardMarginQP().fit(Xn, yn)
+
+
+def test_lp_without_equality_pairs_is_unbounded_unless_bounded():
+    X, y = separable_pairs(150, seed=4)
+    X, y = X[y != 0], y[y != 0]
+    with pytest.raises(ValueError, match="unbounded.*max_coef"):
+        HardMarginLP().fit(X, y)
+    lp = HardMarginLP(max_coef=10.0).fit(X, y)
+    assert lp.is_separable_ and np.all(lp.predict(X) == y)
+    with pytest.raises(ValueError, match="equality pairs"):
+        HardMarginQP().fit(X, y)
+    with pytest.raises(ValueError, match="max_coef"):
+        HardMarginLP(max_coef=-1.0).fit(X, y)
+
+
+def test_predictions_use_c1():
+    X, y = separable_pairs(150, seed=5)
+    for model in (HardMarginLP(), HardMarginQP()):
+        model.fit(X, y)
+        assert np.all(model.predict(X) == y)  # separable: every training pair right
+        diff = model.decision_function(X)
+        np.testing.assert_allclose(diff, model.rank(X[:, 1]) - model.rank(X[:, 0]))
+        assert model.get_params()["standardize"] is True
