@@ -43,3 +43,14 @@ def test_deterministic_given_random_state():
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         make_norm_pairs(**kwargs)
+
+
+def test_linear_pairs_are_labeled_by_the_scaled_rank_away_from_the_threshold():
+    from svmcompare.datasets import make_linear_pairs
+
+    X, y = make_linear_pairs(500, weights=(1.0, 3.0), scales=(2.0, 0.1), gap=0.25,
+                             random_state=0)
+    d = (X[:, 1] - X[:, 0]) @ np.array([1.0 / 2.0, 3.0 / 0.1])
+    assert np.all(np.abs(np.abs(d) - 1) > 0.25)
+    np.testing.assert_array_equal(y, np.where(d > 1, 1, np.where(d < -1, -1, 0)))
+    assert set(np.unique(y)) == {-1, 0, 1} and 0 < len(y) < 500

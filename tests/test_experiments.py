@@ -94,11 +94,16 @@ def test_reproduce_all_quick(tmp_path, capsys):
     code = main(["reproduce", "all", "--quick", "--out", str(tmp_path), "--sushi-path",
                  str(SUSHI), "--n-jobs", "2", "--no-progress"])
     assert code == 0
-    for name in ("figure3/figure3.png", "figure4.png", "figure4.svg", "figure5.png",
-                 "figure5_scripts_auc.png", "figure4_results.csv", "figure5_summary.csv"):
+    for name in ("figure1.png", "figure2.png", "figure3/figure3.png", "figure4.png",
+                 "figure4.svg", "figure5.png", "figure5_scripts_auc.png", "figure4_results.csv",
+                 "figure5_summary.csv"):
         assert (tmp_path / name).stat().st_size > 1000, name
     timings = pd.read_csv(tmp_path / "timings.csv")
-    assert list(timings["figure"]) == ["figure3", "figure4", "figure5"]
+    assert list(timings["figure"]) == ["figure1", "figure2", "figure3", "figure4", "figure5"]
+    margins = pd.read_csv(tmp_path / "figure2_margins.csv").set_index("problem")["margin"]
+    # Figure 2: the raw QP's margin is far below the LP's; standardized, they agree.
+    assert margins["QP (9) raw"] < 0.5 * margins["LP (7)"]
+    assert margins["QP (9) standardized"] == pytest.approx(margins["LP (7)"], rel=1e-4)
     fig4 = pd.read_csv(tmp_path / "figure4_summary.csv")
     assert set(fig4["panel"]) == {"l1", "l2", "linf", "sushi"}
     at = fig4[fig4["x"] == 200].set_index(["panel", "model"])["mean"]

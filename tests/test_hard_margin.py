@@ -6,22 +6,15 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from svmcompare import HardMarginLP, HardMarginQP, make_pairs
-from svmcompare.datasets import make_norm_pairs
+from svmcompare import HardMarginLP, HardMarginQP
+from svmcompare.datasets import make_linear_pairs, make_norm_pairs
 from svmcompare.hard_margin import NotSeparableError
 
 from .reference.dense import flipped_from_definition
 
 
-def separable_pairs(n=300, seed=0, w=(2.0, -1.0), scales=(1.0, 1.0), gap=0.2):
-    """Pairs labeled by t_1 of a linear rank w^T x, without pairs near |d| = 1."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(n, 2)) * 2 * np.asarray(scales)
-    xp = x + rng.uniform(-1.5, 1.5, size=(n, 2)) * np.asarray(scales)
-    d = (xp - x) @ (np.asarray(w) / np.asarray(scales))
-    keep = np.abs(np.abs(d) - 1) > gap
-    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))[keep]
-    return make_pairs(x[keep], xp[keep]), y
+def separable_pairs(n=300, seed=0, scales=(1.0, 1.0), gap=0.2):
+    return make_linear_pairs(n, (2.0, -1.0), scales, gap, random_state=seed)
 
 
 def lp_objective(w, D, y):

@@ -92,16 +92,18 @@ def build_parser():
 
     rep = sub.add_parser(
         "reproduce",
-        help="regenerate the paper's Figures 3, 4 and 5 (tables, plots, paper side by side)",
+        help="regenerate the paper's Figures 1-5 (tables, plots, paper side by side)",
         description=(
-            "Run the paper's experiments (section 4): Figure 3 (level curves), Figure 4 (test "
+            "Draw the paper's Figures 1 (geometry of pairs) and 2 (hard-margin LP vs QP), and "
+            "run its experiments (section 4): Figure 3 (level curves), Figure 4 (test "
             "error vs training pairs, models chosen by validation error) and Figure 5 (test "
             "AUC vs the fraction of ties, models chosen by validation AUC) on the simulated "
             "patterns and the sushi data, and write CSV tables with the paper's numbers beside "
             "ours, and plots. The full run takes about 15 minutes on 2 cores."
         ),
     )
-    rep.add_argument("figure", choices=["figure3", "figure4", "figure5", "all"])
+    rep.add_argument("figure", choices=["figure1", "figure2", "figure3", "figure4", "figure5",
+                                        "all"])
     rep.add_argument("--out", default="svmcompare-reproduction",
                      help="output folder (default: %(default)s)")
     rep.add_argument("--quick", action="store_true",

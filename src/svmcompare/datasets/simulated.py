@@ -101,3 +101,41 @@ def make_norm_pairs(n_pairs, norm="l1", equality_fraction=0.5, noise=0.25, rando
     y = np.concatenate([np.zeros(n_eq, dtype=np.int64), y_ineq.astype(np.int64)])
     order = rng.permutation(n_pairs)
     return X[order], y[order]
+
+
+def make_linear_pairs(n_pairs, weights=(2.0, -1.0), scales=(1.0, 1.0), gap=0.2,
+                      random_state=None):
+    """Noiseless pairs labeled by a linear rank, separable with a positive margin.
+
+    x ~ N(0, 4 I) and x' = x + delta with delta uniform on (-1.5, 1.5)^p, both
+    then multiplied feature-wise by ``scales``; the latent rank is
+    r(x) = sum_j weights_j x_j / scales_j (so the labels do not depend on
+    the scales) and y = t_1(r(x') - r(x)) (eq. 4).  Pairs whose |r(x') - r(x)|
+    is within ``gap`` of the threshold 1 are dropped, which makes the pairs
+    separable by the LP (7) with a positive margin (about the paper's
+    Figure 2 setting); fewer than ``n_pairs`` pairs are returned.
+
+    Parameters
+    ----------
+    n_pairs : int
+        Candidate pairs before dropping those near the threshold.
+    weights, scales : sequence of float, same length p
+    gap : float >= 0
+    random_state : int, RandomState, Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_kept, 2, p)
+    y : ndarray of shape (n_kept,)
+    """
+    weights = np.asarray(weights, dtype=float)
+    scales = np.asarray(scales, dtype=float)
+    if weights.shape != scales.shape or weights.ndim != 1:
+        raise ValueError("weights and scales must be 1-D sequences of the same length.")
+    rng = np.random.default_rng(random_state)
+    x = rng.normal(size=(n_pairs, weights.size)) * 2 * scales
+    xp = x + rng.uniform(-1.5, 1.5, size=(n_pairs, weights.size)) * scales
+    d = (xp - x) @ (weights / scales)
+    keep = np.abs(np.abs(d) - 1) > gap
+    y = threshold_compare(d[keep], 1.0)
+    return make_pairs(x[keep], xp[keep]), y

@@ -1,4 +1,4 @@
-"""Regenerate the paper's Figures 3, 4 and 5 into a folder: CSV tables and plots.
+"""Regenerate the paper's Figures 1 to 5 into a folder: CSV tables and plots.
 
 ``svmcompare reproduce`` calls :func:`reproduce`.  The full settings are the
 paper's; ``quick=True`` shrinks the grid, sizes and seeds so that everything
@@ -17,10 +17,11 @@ from ..model_selection import paper_grid
 from .figure3 import run_figure3
 from .figure4 import N_PAIRS, SEEDS, run_figure4
 from .figure5 import EQUALITY_FRACTIONS, run_figure5
+from .figures12 import plot_figure1, plot_figure2
 from .plotting import plot_figure_panels, plot_level_curves
 from .protocol import PANELS, SIMULATED
 
-FIGURES = ("figure3", "figure4", "figure5")
+FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5")
 SUSHI_ENV = "SVMCOMPARE_SUSHI_PATH"
 
 FULL = {"grid": (10, 10), "figure3_test": 10_000, "n_pairs": N_PAIRS, "seeds": SEEDS,
@@ -35,6 +36,18 @@ def sushi_folder(sushi_path=None):
         return Path(sushi_path)
     from_env = os.environ.get(SUSHI_ENV)
     return Path(from_env) if from_env else None
+
+
+def _figure1(out, log):
+    plot_figure1(out / "figure1.png").to_csv(out / "figure1_pairs.csv", index=False)
+    log("Figure 1: noiseless ||x||_2^2 pairs in the input, feature and difference spaces.")
+
+
+def _figure2(out, log):
+    margins = plot_figure2(out / "figure2.png")
+    margins.to_csv(out / "figure2_margins.csv", index=False)
+    log("Figure 2: margins of the LP (7) and of the QP (9) by Lemma 1:\n"
+        + margins.round(4).to_string(index=False))
 
 
 def _figure3(out, config, n_jobs, progress, log):
@@ -99,7 +112,7 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
 
     Parameters
     ----------
-    figures : sequence of {"figure3", "figure4", "figure5"}
+    figures : sequence of {"figure1", ..., "figure5"}
     out : str or Path
         Output folder (created).
     quick : bool
@@ -132,7 +145,11 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
         if figure not in figures:
             continue
         start = time.perf_counter()
-        if figure == "figure3":
+        if figure == "figure1":
+            _figure1(out, log)
+        elif figure == "figure2":
+            _figure2(out, log)
+        elif figure == "figure3":
             _figure3(out, config, n_jobs, progress, log)
         elif figure == "figure4":
             results[figure] = _figure4(out, config, panels, sushi, n_jobs, progress, log)
