@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import check_positive
+from ._pairs import LABELS
 from .compare import SVMCompare
+from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
 
 
@@ -74,32 +76,31 @@ class SVMCompareLP(SVMCompare):
         self.class_weight = class_weight
 
     def _validate_params(self):
-        from .kernels import resolve_kernel
-
         check_positive(self.C, "C")
         return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 
     def _resolve_solver(self, kernel, n_pairs):
         return "lp"
 
-    def fit(self, X, y):
-        """Solve (LP-1) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
-        prepared = self._prepare(X, y)
-        problem, kernel = prepared.problem, prepared.kernel
-        K = kernel.block(problem.items, problem.items)
+    def _solve(self, prepared, gram=None, alpha0=None):
+        """Solve (LP-1); ``gram`` (the item kernel matrix) is shared along C paths."""
+        problem = prepared.problem
+        K = prepared.kernel.block(problem.items, problem.items) if gram is None else gram
         G = K[problem.b] - K[problem.a]  # G_ij = k(z_j, x~'_i) - k(z_j, x~_i)
-        del K
-        result = solve_l1_svm(G, problem.y, problem.C)
+        return solve_l1_svm(G, problem.y, problem.C), None
+
+    def _store(self, prepared, result, feature_map):
+        problem = prepared.problem
         scale = self._rank_scale(result.beta)  # raises NoRankingError when beta >= 0
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
         self.expansion_items_ = problem.items[nonzero]
         self.expansion_coef_ = scale * result.a[nonzero]
         self.weights_ = None
         self.feature_map_ = None
-        self.kernel_ = kernel
+        self.kernel_ = prepared.kernel
         self.scaler_ = prepared.scaler
         self.n_features_in_ = prepared.scaler.keep.size
-        self.classes_ = np.array([-1, 0, 1])
+        self.classes_ = np.array(LABELS)
         self.intercept_ = result.beta
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective

@@ -60,7 +60,7 @@ def fit_C_path(estimator, X, y, Cs):
 
     Parameters
     ----------
-    estimator : SVMCompare, SVMRank or SVMRank2
+    estimator : SVMCompare, SVMRank, SVMRank2 or SVMCompareLP
         Its other hyper-parameters (kernel, gamma, class_weight...) are used.
     X, y : pair array and labels
     Cs : sequence of float > 0
@@ -77,9 +77,11 @@ def fit_C_path(estimator, X, y, Cs):
     prepared = clone(estimator).set_params(C=1.0)._prepare(X, y)
     unit_cost = prepared.problem.C
     gram = None
-    if prepared.solver == "exact":
+    if prepared.solver in ("exact", "lp"):
         items = prepared.problem.items
-        if 8.0 * items.shape[0] ** 2 <= estimator.cache_size * 2**20 / 2:
+        # SVMCompareLP has no cache_size: it builds the whole item kernel anyway.
+        budget = getattr(estimator, "cache_size", np.inf) * 2**20 / 2
+        if 8.0 * items.shape[0] ** 2 <= budget:
             gram = prepared.kernel.block(items, items)
     models = [None] * len(Cs)
     alpha, previous = None, None
