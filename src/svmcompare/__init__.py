@@ -5,7 +5,9 @@ from .compare import NoRankingError, SVMCompare
 from .compare_lp import SVMCompareLP
 from .hard_margin import HardMarginLP, HardMarginQP, NotSeparableError
 from .model_selection import SVMCompareCV
+from .pairwise import pairwise_transform
 from .rank import SVMRank, SVMRank2
+from .ranking import OrdinalSVM, RankSVM
 
 __version__ = "0.1.0"
 
@@ -13,6 +15,8 @@ __all__ = [
     "HardMarginLP",
     "HardMarginQP",
     "NotSeparableError",
+    "OrdinalSVM",
+    "RankSVM",
     "NoRankingError",
     "SVMCompare",
     "SVMCompareCV",
@@ -20,5 +24,6 @@ __all__ = [
     "SVMRank",
     "SVMRank2",
     "make_pairs",
+    "pairwise_transform",
     "__version__",
 ]

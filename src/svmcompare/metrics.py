@@ -145,3 +145,89 @@ def comparison_auc(y_true, score, inversions="false_negative"):
     """
     fpr, tpr, _ = comparison_roc_curve(y_true, score, inversions)
     return float(np.trapezoid(tpr, fpr))
+
+
+# -- metrics of graded items (learning to rank, ordinal regression) ---------
+
+
+def _per_group(y_true, score, groups):
+    from .pairwise import check_items
+
+    score = np.asarray(score, dtype=np.float64).ravel()
+    _, y_true, groups = check_items(score[:, None], y_true, groups)
+    _, codes = np.unique(groups, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return [(y_true[m], score[m]) for m in np.split(order, bounds)]
+
+
+def kendall_tau_per_group(y_true, score, groups=None):
+    """Kendall's tau between grades and scores in each group, and their mean.
+
+    As in the RankSVM tutorial: tau-b (ties in either ranking are handled as
+    :func:`scipy.stats.kendalltau` does), computed per query group; groups
+    where tau is undefined (a single item, or all grades or scores equal)
+    are left out of the mean.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_items,)
+        Grades.
+    score : array-like of shape (n_items,)
+        Predicted scores r(x).
+    groups : array-like of shape (n_items,), optional
+
+    Returns
+    -------
+    mean_tau : float
+        NaN if no group has a defined tau.
+    taus : ndarray
+        One tau per group (NaN where undefined), groups in sorted order.
+    """
+    from scipy.stats import kendalltau
+
+    taus = []
+    for yt, s in _per_group(y_true, score, groups):
+        if yt.size < 2 or np.all(yt == yt[0]) or np.all(s == s[0]):
+            taus.append(np.nan)
+        else:
+            taus.append(kendalltau(yt, s).statistic)
+    taus = np.asarray(taus, dtype=float)
+    mean = float(np.nanmean(taus)) if np.any(np.isfinite(taus)) else np.nan
+    return mean, taus
+
+
+def ndcg_at_k(y_true, score, groups=None, k=10):
+    """Mean NDCG@k over groups (gains = grades, scikit-learn's ``ndcg_score``).
+
+    Groups with a single item or no positive grade are left out.  Grades
+    must be non-negative.
+    """
+    from sklearn.metrics import ndcg_score
+
+    values = []
+    for yt, s in _per_group(y_true, score, groups):
+        if np.any(yt < 0):
+            raise ValueError("NDCG needs non-negative grades (gains).")
+        if yt.size > 1 and np.any(yt > 0):
+            values.append(ndcg_score(yt[None, :], s[None, :], k=k))
+    return float(np.mean(values)) if values else np.nan
+
+
+def ordinal_mae(y_true, y_pred):
+    """Mean absolute error between ordinal labels, counted in rank steps.
+
+    Both label vectors are mapped to positions in the sorted set of the
+    labels of ``y_true`` (so grades {1, 3, 7} are steps 0, 1, 2); a
+    predicted label outside that set raises ValueError.
+    """
+    y_true = np.asarray(y_true).ravel()
+    y_pred = np.asarray(y_pred).ravel()
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"y_true has {y_true.size} labels but y_pred has {y_pred.size}.")
+    levels = np.unique(y_true)
+    unknown = np.setdiff1d(y_pred, levels)
+    if unknown.size:
+        raise ValueError(f"y_pred has labels {unknown.tolist()} that y_true does not have.")
+    return float(np.mean(np.abs(np.searchsorted(levels, y_true)
+                                - np.searchsorted(levels, y_pred))))

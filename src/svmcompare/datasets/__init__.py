@@ -2,5 +2,7 @@
 
 from .simulated import latent_rank, make_linear_pairs, make_norm_pairs
 from .sushi import load_sushi
+from .svmlight import dump_letor, load_letor
 
-__all__ = ["latent_rank", "load_sushi", "make_linear_pairs", "make_norm_pairs"]
+__all__ = ["dump_letor", "latent_rank", "load_letor", "load_sushi", "make_linear_pairs",
+           "make_norm_pairs"]

@@ -1,0 +1,115 @@
+"""From graded items to labeled pairs: the pairwise transform of RankSVM.
+
+Learning to rank starts from items with grades (relevance, ratings) inside
+query groups.  The pairwise transform (the RankSVM tutorial, Herbrich et al.
+1999) turns every two items of the same group into a pair labeled by the
+sign of their grade difference.  The usual transform drops pairs with equal
+grades; ``ties="keep"`` keeps them as y = 0 pairs, the information SVMCompare
+learns from.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+TIES = ("keep", "drop")
+
+
+def check_items(X, y, groups=None):
+    """Validate items (n, p), grades (n,) and optional groups (n,)."""
+    X = np.asarray(X)
+    if X.dtype == object or X.dtype.kind not in "biuf":
+        raise TypeError(f"X must be a numeric array; got dtype {X.dtype}.")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_items, n_features); got shape {X.shape}.")
+    X = X.astype(np.float64)
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinity.")
+    y = np.asarray(y)
+    if y.dtype == object or y.dtype.kind not in "biuf":
+        raise TypeError(f"y (grades) must be numeric; got dtype {y.dtype}.")
+    y = y.astype(np.float64).ravel()
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} grades but X has {X.shape[0]} items.")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y (grades) contains NaN or infinity.")
+    if groups is None:
+        groups = np.zeros(X.shape[0], dtype=np.int64)
+    else:
+        groups = np.asarray(groups).ravel()
+        if groups.shape[0] != X.shape[0]:
+            raise ValueError(f"groups has {groups.shape[0]} entries but X has {X.shape[0]} items.")
+    return X, y, groups
+
+
+def pair_indices(y, groups, ties="keep", max_pairs_per_group=None, random_state=None):
+    """Index pairs (i, j), i before j, of items in the same group, and their labels.
+
+    Labels are sign(y_j - y_i): 1 when the second item has the higher grade.
+
+    Returns
+    -------
+    first, second : ndarray of int
+    labels : ndarray of int in {-1, 0, 1}
+    """
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}; got {ties!r}.")
+    if max_pairs_per_group is not None and (
+            not isinstance(max_pairs_per_group, numbers.Integral) or max_pairs_per_group < 1):
+        raise ValueError(
+            f"max_pairs_per_group must be a positive integer or None; got {max_pairs_per_group!r}."
+        )
+    rng = check_random_state(random_state)
+    _, codes = np.unique(groups, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    firsts, seconds = [], []
+    for members in np.split(order, bounds):
+        i, j = np.triu_indices(members.size, k=1)
+        i, j = members[i], members[j]
+        if ties == "drop":
+            keep = y[i] != y[j]
+            i, j = i[keep], j[keep]
+        if max_pairs_per_group is not None and i.size > max_pairs_per_group:
+            pick = np.sort(rng.choice(i.size, size=max_pairs_per_group, replace=False))
+            i, j = i[pick], j[pick]
+        firsts.append(i)
+        seconds.append(j)
+    first = np.concatenate(firsts) if firsts else np.zeros(0, dtype=np.int64)
+    second = np.concatenate(seconds) if seconds else np.zeros(0, dtype=np.int64)
+    labels = np.sign(y[second] - y[first]).astype(np.int64)
+    return first, second, labels
+
+
+def pairwise_transform(X, y, groups=None, ties="keep", max_pairs_per_group=None,
+                       random_state=None):
+    """All pairs of items within each group, labeled by their grade order.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_items, n_features)
+    y : array-like of shape (n_items,)
+        Grades (any ordered numbers: relevance levels, ratings).
+    groups : array-like of shape (n_items,), optional
+        Query ids; pairs are formed only inside a group.  None: one group.
+    ties : {"keep", "drop"}, default="keep"
+        Keep pairs with equal grades as y = 0 (for SVMCompare) or drop them
+        (the tutorial's RankSVM transform).
+    max_pairs_per_group : int, optional
+        Keep at most this many pairs of each group, drawn at random.
+    random_state : int, RandomState or None
+        Seed of that subsampling.
+
+    Returns
+    -------
+    X_pairs : ndarray of shape (n_pairs, 2, n_features)
+        ``X_pairs[k] = (X[i], X[j])`` with i before j in the input order.
+    y_pairs : ndarray of shape (n_pairs,)
+        sign(y_j - y_i) in {-1, 0, 1} (eq. 1: 1 when the second item is better).
+    """
+    X, y, groups = check_items(X, y, groups)
+    first, second, labels = pair_indices(y, groups, ties, max_pairs_per_group, random_state)
+    return np.stack([X[first], X[second]], axis=1), labels

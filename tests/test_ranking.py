@@ -1,0 +1,150 @@
+"""Graded items: the pairwise transform against brute force, per-group metrics
+against scipy/sklearn, RankSVM within groups, ordinal regression, LETOR I/O."""
+
+import itertools
+
+import numpy as np
+import pytest
+import sklearn
+from scipy.stats import kendalltau
+from sklearn.linear_model import Ridge
+from sklearn.metrics import ndcg_score
+from sklearn.model_selection import GridSearchCV, GroupKFold
+
+from svmcompare import OrdinalSVM, RankSVM, pairwise_transform
+from svmcompare.datasets import dump_letor, load_letor
+from svmcompare.metrics import kendall_tau_per_group, ndcg_at_k, ordinal_mae
+
+
+def graded_blocks(n_per_grade=20, seed=0):
+    """Two blocks (groups) of 2-D items graded 0, 1, 2 along one direction, the
+    second block shifted (the RankSVM tutorial's construction)."""
+    rng = np.random.default_rng(seed)
+    w = np.array([np.sin(np.pi / 3), np.cos(np.pi / 3)])
+    X = np.concatenate([rng.normal(size=(n_per_grade, 2)) + g * 4 * w for g in range(3)])
+    y = np.repeat([0, 1, 2], n_per_grade)
+    X[::2] -= np.array([3.0, 7.0])
+    groups = np.tile([0, 1], X.shape[0] // 2)
+    return X, y, groups, w
+
+
+@pytest.mark.parametrize("ties", ["keep", "drop"])
+def test_pairwise_transform_matches_brute_force(ties):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(17, 3))
+    y = rng.integers(0, 3, size=17)
+    groups = rng.choice(["a", "b", "c"], size=17)
+    Xp, yp = pairwise_transform(X, y, groups, ties=ties)
+    expected = []
+    for i, j in itertools.combinations(range(17), 2):
+        if groups[i] == groups[j] and (ties == "keep" or y[i] != y[j]):
+            expected.append((tuple(X[i]), tuple(X[j]), int(np.sign(y[j] - y[i]))))
+    got = [(tuple(a), tuple(b), int(label)) for (a, b), label in zip(Xp, yp, strict=True)]
+    assert sorted(got) == sorted(expected)
+    assert (0 in yp) == (ties == "keep")
+
+
+def test_pairwise_transform_subsamples_and_validates():
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(30, 2)), rng.integers(0, 4, size=30)
+    groups = np.repeat([0, 1], 15)
+    Xp, _ = pairwise_transform(X, y, groups, max_pairs_per_group=10, random_state=0)
+    assert Xp.shape == (20, 2, 2)
+    again, _ = pairwise_transform(X, y, groups, max_pairs_per_group=10, random_state=0)
+    np.testing.assert_array_equal(Xp, again)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        pairwise_transform(X, y, ties="maybe")
+    with pytest.raises(ValueError, match="groups has 3 entries"):
+        pairwise_transform(X, y, groups=[0, 1, 2])
+    with pytest.raises(ValueError, match="NaN"):
+        pairwise_transform(X, np.where(y > 2, np.nan, y))
+
+
+def test_group_metrics_against_references():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=40)
+    score = y + rng.normal(size=40)
+    groups = np.repeat([5, 2, 9, 7], 10)
+    mean, taus = kendall_tau_per_group(y, score, groups)
+    for tau, g in zip(taus, sorted(set(groups)), strict=True):
+        assert tau == pytest.approx(kendalltau(y[groups == g], score[groups == g]).statistic)
+    assert mean == pytest.approx(np.mean(taus))
+    assert ndcg_at_k(y, score, None, k=5) == pytest.approx(ndcg_score([y], [score], k=5))
+    assert ordinal_mae([1, 3, 7, 7], [3, 3, 1, 7]) == pytest.approx((1 + 0 + 2 + 0) / 4)
+    with pytest.raises(ValueError, match="labels \\[5\\]"):
+        ordinal_mae([1, 3], [5, 3])
+
+
+def test_ranksvm_beats_ridge_on_the_tutorial_blocks():
+    X, y, groups, w = graded_blocks()
+    train = np.arange(X.shape[0]) % 4 < 2
+    test = ~train
+    ridge = Ridge(1.0).fit(X[train], y[train])
+    rank = RankSVM().fit(X[train], y[train], groups[train])
+    tau_ridge = kendall_tau_per_group(y[test], ridge.predict(X[test]), groups[test])[0]
+    tau_rank = kendall_tau_per_group(y[test], rank.rank(X[test]), groups[test])[0]
+    assert tau_rank > tau_ridge
+    direction = rank.coef_ / np.linalg.norm(rank.coef_)
+    assert direction @ w > 0.95  # the common direction of both blocks
+    pairs, labels = pairwise_transform(X[test], y[test], groups[test], ties="drop")
+    assert np.mean(rank.predict(pairs) == labels) > 0.9
+    with pytest.raises(ValueError, match="use rank"):
+        rank.predict(X[test])
+    keep = RankSVM(ties="keep", C=10.0).fit(X[train], y[train], groups[train])
+    assert kendall_tau_per_group(y[test], keep.rank(X[test]), groups[test])[0] > tau_ridge
+
+
+def test_ranksvm_in_grid_search_with_routed_groups():
+    X, y, groups, _ = graded_blocks(12)
+    groups = groups + 2 * (np.arange(X.shape[0]) % 3)  # six groups for GroupKFold(3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = RankSVM().set_fit_request(groups=True).set_score_request(groups=True)
+        search = GridSearchCV(model, {"C": [0.01, 1.0]}, cv=GroupKFold(3))
+        search.fit(X, y, groups=groups)
+    assert search.best_params_["C"] in (0.01, 1.0)
+    assert search.best_score_ > 0.5
+
+
+@pytest.mark.parametrize("ties", ["drop", "keep"])
+@pytest.mark.parametrize("rule", ["midpoint", "error"])
+def test_ordinal_svm_recovers_ranks(ties, rule):
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-3, 3, size=(150, 2))
+    u = X @ np.array([1.0, 0.5])
+    y = np.digitize(u, [-1.5, 0.0, 1.5]) * 10  # ranks 0, 10, 20, 30
+    X_test = rng.uniform(-3, 3, size=(300, 2))
+    y_test = np.digitize(X_test @ np.array([1.0, 0.5]), [-1.5, 0.0, 1.5]) * 10
+    model = OrdinalSVM(C=100.0, ties=ties, thresholds=rule, class_weight="balanced").fit(X, y)
+    assert list(model.classes_) == [0, 10, 20, 30]
+    assert np.all(np.diff(model.thresholds_) >= 0)
+    assert np.mean(model.predict(X_test) == y_test) > 0.85
+    assert ordinal_mae(y_test, model.predict(X_test)) < 0.2
+
+
+def test_midpoint_thresholds_are_herbrichs_rule():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-3, 3, size=(80, 1))
+    y = np.digitize(X[:, 0], [-1.0, 1.0])
+    model = OrdinalSVM(C=1000.0).fit(X, y)
+    u = model.decision_function(X)
+    for k, theta in enumerate(model.thresholds_):
+        assert theta == pytest.approx((u[y == k].max() + u[y == k + 1].min()) / 2)
+    with pytest.raises(ValueError, match="two distinct ranks"):
+        OrdinalSVM().fit(X, np.zeros(80))
+
+
+def test_letor_round_trip(tmp_path):
+    rng = np.random.default_rng(6)
+    X = np.round(rng.normal(size=(12, 4)), 3)
+    y = rng.integers(0, 3, size=12).astype(float)
+    qid = np.repeat([3, 1, 2], 4)
+    dump_letor(X, y, qid, tmp_path / "train.txt")
+    assert "qid:1" in (tmp_path / "train.txt").read_text()
+    X2, y2, q2 = load_letor(tmp_path / "train.txt", n_features=4)
+    order = np.argsort(qid, kind="stable")
+    np.testing.assert_allclose(X2, X[order])
+    np.testing.assert_array_equal(y2, y[order])
+    np.testing.assert_array_equal(q2, qid[order])
+    (tmp_path / "bad.txt").write_text("1 qid:1 1:abc\n")
+    with pytest.raises(ValueError, match="bad.txt"):
+        load_letor(tmp_path / "bad.txt")
