@@ -17,7 +17,7 @@ def _positive_int(text):
 
 def _demo(args):
     from .experiments import run_figure3
-    from .experiments.plotting import plot_level_curves
+    from .experiments.reproduce import write_figure3
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -39,10 +39,7 @@ def _demo(args):
         )
     print("(FP: equality pair predicted different; FN: difference predicted equal; "
           "inv: difference predicted the wrong way; truth: the latent r with threshold 1)")
-    result.errors.to_csv(out / "errors.csv", index=False)
-    result.levels.to_csv(out / "level_curves.csv", index=False)
-    result.grid.to_csv(out / "validation_grid.csv", index=False)
-    plot_level_curves(result, out / "figure3.png")
+    write_figure3(result, out)
     print(f"\nWrote {out / 'figure3.png'}, errors.csv, level_curves.csv and "
           f"validation_grid.csv in {out}/ ({time.perf_counter() - start:.1f} s).")
     return 0

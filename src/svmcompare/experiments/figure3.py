@@ -17,13 +17,10 @@ import numpy as np
 import pandas as pd
 
 from .._pairs import threshold_compare
-from ..compare import SVMCompare
 from ..datasets import latent_rank, make_norm_pairs
 from ..metrics import comparison_errors
 from ..model_selection import paper_grid, validation_search
-from ..rank import SVMRank, SVMRank2
-
-MODELS = {"rank": SVMRank, "rank2": SVMRank2, "compare": SVMCompare}
+from .protocol import MODELS
 
 
 @dataclass

@@ -7,31 +7,18 @@ PNG; see :func:`plot_figure1` and :func:`plot_figure2`.
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from .._pairs import Standardizer, flip_compare  # noqa: E402
-from ..datasets import latent_rank, make_linear_pairs, make_norm_pairs  # noqa: E402
-from ..hard_margin import HardMarginLP, HardMarginQP  # noqa: E402
+from .._pairs import Standardizer, flip_compare
+from ..datasets import latent_rank, make_linear_pairs, make_norm_pairs
+from ..hard_margin import HardMarginLP, HardMarginQP
+from .plotting import draw_pairs, plt
 
 _STYLE = {-1: ("tab:red", "x'<x"), 0: ("0.3", "equal"), 1: ("tab:blue", "x'>x")}
 # A draw where the standardized QP finds the LP's margin and the raw QP does not.
 FIGURE2_DATA = {"n_pairs": 30, "weights": (2.0, -1.0), "scales": (1.0, 0.02), "gap": 0.3,
                 "random_state": 23}
-
-
-def _draw_pairs(ax, A, B, y):
-    for a, b, label in zip(A, B, y, strict=True):
-        if label == 0:
-            ax.plot([a[0], b[0]], [a[1], b[1]], color="0.3", lw=1)
-        else:
-            start, end = (a, b) if label == 1 else (b, a)
-            ax.annotate("", xy=end, xytext=start,
-                        arrowprops={"arrowstyle": "->", "color": "tab:red", "lw": 1})
 
 
 def plot_figure1(path, n_pairs=20, random_state=2):
@@ -54,12 +41,12 @@ def plot_figure1(path, n_pairs=20, random_state=2):
     g1, g2 = np.meshgrid(grid, grid)
     r = latent_rank(np.column_stack([g1.ravel(), g2.ravel()]), "l2").reshape(g1.shape)
     axes[0].contour(g1, g2, r, levels=[1, 2, 4, 6, 8, 10], colors="0.75")
-    _draw_pairs(axes[0], X[:, 0], X[:, 1], y)
+    draw_pairs(axes[0], X[:, 0], X[:, 1], y)
     axes[0].set(title="input space: level curves of $||x||_2^2$", xlabel="$x_1$", ylabel="$x_2$")
     top = phi.max() * 1.05
     for level in (1, 2, 4, 6, 8, 10):
         axes[1].plot([0, level], [level, 0], color="0.75", lw=1)
-    _draw_pairs(axes[1], phi[:, 0], phi[:, 1], y)
+    draw_pairs(axes[1], phi[:, 0], phi[:, 1], y)
     axes[1].set(title="feature space: $r = w^T \\Phi(x)$ is linear", xlabel="$x_1^2$",
                 ylabel="$x_2^2$", xlim=(0, top), ylim=(0, top))
     D = phi[:, 1] - phi[:, 0]

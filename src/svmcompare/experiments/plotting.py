@@ -11,17 +11,20 @@ import numpy as np  # noqa: E402
 _PANELS = ("latent", "rank", "rank2", "compare")
 
 
-def _draw_pairs(ax, pairs, alpha=1.0):
-    """Equality pairs as segments, inequality pairs as arrows to the better item."""
-    for row in pairs.itertuples(index=False):
-        start, end = (row.x1, row.x2), (row.x1p, row.x2p)
-        if row.y == 0:
-            ax.plot([start[0], end[0]], [start[1], end[1]], color="0.3", lw=0.8, alpha=alpha)
+def draw_pairs(ax, A, B, y, alpha=1.0):
+    """Pairs (A[i], B[i]) in 2-D: ties as segments, others as arrows to the better item."""
+    for a, b, label in zip(A, B, y, strict=True):
+        if label == 0:
+            ax.plot([a[0], b[0]], [a[1], b[1]], color="0.3", lw=0.8, alpha=alpha)
             continue
-        if row.y < 0:
-            start, end = end, start
+        start, end = (a, b) if label > 0 else (b, a)
         ax.annotate("", xy=end, xytext=start, alpha=alpha,
                     arrowprops={"arrowstyle": "->", "color": "tab:red", "lw": 0.8})
+
+
+def _draw_train_pairs(ax, pairs, alpha=1.0):
+    draw_pairs(ax, pairs[["x1", "x2"]].to_numpy(), pairs[["x1p", "x2p"]].to_numpy(),
+               pairs["y"].to_numpy(), alpha)
 
 
 def plot_level_curves(result, path, test_errors=True):
@@ -37,7 +40,7 @@ def plot_level_curves(result, path, test_errors=True):
     """
     fig, axes = plt.subplots(1, 1 + len(_PANELS), figsize=(17, 3.8), sharex=True, sharey=True)
     axes[0].set_title("training pairs")
-    _draw_pairs(axes[0], result.train_pairs)
+    _draw_train_pairs(axes[0], result.train_pairs)
     test = result.errors[result.errors["set"] == "test"].set_index("model")
     for ax, name in zip(axes[1:], _PANELS, strict=True):
         levels = result.levels[result.levels["model"] == name]
@@ -45,7 +48,7 @@ def plot_level_curves(result, path, test_errors=True):
         x1 = levels["x1"].to_numpy().reshape(size, size)
         x2 = levels["x2"].to_numpy().reshape(size, size)
         r = levels["rank"].to_numpy().reshape(size, size)
-        _draw_pairs(ax, result.train_pairs, alpha=0.25)
+        _draw_train_pairs(ax, result.train_pairs, alpha=0.25)
         contour = ax.contour(x1, x2, r, levels=10, cmap="viridis")
         ax.clabel(contour, fontsize=6, fmt="%.1f")
         title = name

@@ -50,15 +50,20 @@ def _figure2(out, log):
         + margins.round(4).to_string(index=False))
 
 
-def _figure3(out, config, n_jobs, progress, log):
-    result = run_figure3(n_test=config["figure3_test"], grid=paper_grid(*config["grid"]),
-                         n_jobs=n_jobs, progress=progress)
-    folder = out / "figure3"
-    folder.mkdir(exist_ok=True)
+def write_figure3(result, folder):
+    """Write a Figure3Result into ``folder`` (created): the three CSVs and figure3.png."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     result.errors.to_csv(folder / "errors.csv", index=False)
     result.levels.to_csv(folder / "level_curves.csv", index=False)
     result.grid.to_csv(folder / "validation_grid.csv", index=False)
     plot_level_curves(result, folder / "figure3.png")
+
+
+def _figure3(out, config, n_jobs, progress, log):
+    result = run_figure3(n_test=config["figure3_test"], grid=paper_grid(*config["grid"]),
+                         n_jobs=n_jobs, progress=progress)
+    write_figure3(result, out / "figure3")
     test = result.errors[result.errors["set"] == "test"]
     log("Figure 3 (l1, n = 100, seed 1) test error %: " + ", ".join(
         f"{r.model} {r.error_percent:.1f}" for r in test.itertuples()))
