@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._pairs import check_labels
+from .pairwise import check_grades, group_members
 
 
 def _check_scores(score, n):
@@ -151,14 +152,10 @@ def comparison_auc(y_true, score, inversions="false_negative"):
 
 
 def _per_group(y_true, score, groups):
-    from .pairwise import check_items
-
-    score = np.asarray(score, dtype=np.float64).ravel()
-    _, y_true, groups = check_items(score[:, None], y_true, groups)
-    _, codes = np.unique(groups, return_inverse=True)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return [(y_true[m], score[m]) for m in np.split(order, bounds)]
+    """(grades, scores) of each group, groups in sorted order."""
+    score = _check_scores(score, np.asarray(y_true).ravel().shape[0])
+    y_true, groups = check_grades(y_true, score.shape[0], groups)
+    return [(y_true[m], score[m]) for m in group_members(groups)]
 
 
 def kendall_tau_per_group(y_true, score, groups=None):

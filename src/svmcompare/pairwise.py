@@ -15,34 +15,42 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._pairs import _as_float_matrix, _check_finite
+
 TIES = ("keep", "drop")
 
 
-def check_items(X, y, groups=None):
-    """Validate items (n, p), grades (n,) and optional groups (n,)."""
-    X = np.asarray(X)
-    if X.dtype == object or X.dtype.kind not in "biuf":
-        raise TypeError(f"X must be a numeric array; got dtype {X.dtype}.")
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (n_items, n_features); got shape {X.shape}.")
-    X = X.astype(np.float64)
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X contains NaN or infinity.")
+def check_grades(y, n_items, groups=None):
+    """Validate grades (n_items,) and optional groups (n_items,); None groups: one group."""
     y = np.asarray(y)
     if y.dtype == object or y.dtype.kind not in "biuf":
         raise TypeError(f"y (grades) must be numeric; got dtype {y.dtype}.")
     y = y.astype(np.float64).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"y has {y.shape[0]} grades but X has {X.shape[0]} items.")
+    if y.shape[0] != n_items:
+        raise ValueError(f"y has {y.shape[0]} grades but X has {n_items} items.")
     if not np.all(np.isfinite(y)):
         raise ValueError("y (grades) contains NaN or infinity.")
     if groups is None:
-        groups = np.zeros(X.shape[0], dtype=np.int64)
-    else:
-        groups = np.asarray(groups).ravel()
-        if groups.shape[0] != X.shape[0]:
-            raise ValueError(f"groups has {groups.shape[0]} entries but X has {X.shape[0]} items.")
+        return y, np.zeros(n_items, dtype=np.int64)
+    groups = np.asarray(groups).ravel()
+    if groups.shape[0] != n_items:
+        raise ValueError(f"groups has {groups.shape[0]} entries but X has {n_items} items.")
+    return y, groups
+
+
+def check_items(X, y, groups=None):
+    """Validate items (n, p), grades (n,) and optional groups (n,)."""
+    X = _as_float_matrix(X, "X")
+    _check_finite(X, "X")
+    y, groups = check_grades(y, X.shape[0], groups)
     return X, y, groups
+
+
+def group_members(groups):
+    """Index arrays of the items of each group, groups in sorted order."""
+    _, codes = np.unique(groups, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
 
 
 def pair_indices(y, groups, ties="keep", max_pairs_per_group=None, random_state=None):
@@ -63,11 +71,8 @@ def pair_indices(y, groups, ties="keep", max_pairs_per_group=None, random_state=
             f"max_pairs_per_group must be a positive integer or None; got {max_pairs_per_group!r}."
         )
     rng = check_random_state(random_state)
-    _, codes = np.unique(groups, return_inverse=True)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
     firsts, seconds = [], []
-    for members in np.split(order, bounds):
+    for members in group_members(groups):
         i, j = np.triu_indices(members.size, k=1)
         i, j = members[i], members[j]
         if ties == "drop":
