@@ -177,24 +177,17 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             # u = sum_t alpha_t y_t (Phi(b_t) - Phi(a_t)) (eq. 17).
             keep, coef = row_expansion(problem.a[sv], problem.b[sv], scale * dual_coef,
                                        problem.items.shape[0])
-            self.expansion_items_ = problem.items[keep]
-            self.expansion_coef_ = coef
-            self.weights_ = None
+            self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
+                              expansion=(problem.items[keep], coef))
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
-            self.weights_ = scale * result.u
-            self.expansion_items_ = self.expansion_coef_ = None
+            self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
+                              weights=scale * result.u, feature_map=feature_map)
             self.primal_objective_ = result.primal_objective
             self.n_iter_ = result.n_newton
-        self.solver_ = prepared.solver
-        self.feature_map_ = feature_map
-        self.n_features_in_ = prepared.scaler.keep.size
-        self.classes_ = np.array(LABELS)
-        self.scaler_ = prepared.scaler
-        self.kernel_ = prepared.kernel
         self.support_ = sv
         self.dual_coef_ = dual_coef
         self.n_support_ = np.array(
@@ -203,6 +196,23 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self.intercept_ = float(result.bias)
         self._finish_fit(prepared.Xs, prepared.y)
         return self
+
+    def _set_ranking(self, scaler, kernel, solver, *, expansion=None, weights=None,
+                     feature_map=None):
+        """Set the fitted ranking function and the state every estimator here shares.
+
+        Either ``expansion = (items, coef)`` for r(z) = sum_j coef_j k(items_j, z), or
+        ``weights`` for r(z) = weights^T phi(z) (phi the identity or ``feature_map``),
+        on items standardized by ``scaler``.
+        """
+        self.expansion_items_, self.expansion_coef_ = expansion or (None, None)
+        self.weights_ = weights
+        self.feature_map_ = feature_map
+        self.kernel_ = kernel
+        self.scaler_ = scaler
+        self.solver_ = solver
+        self.n_features_in_ = scaler.keep.size
+        self.classes_ = np.array(LABELS)
 
     # -- the ranking function and what derives from it ---------------------
 

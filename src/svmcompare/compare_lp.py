@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import check_positive
-from ._pairs import LABELS
 from .compare import SVMCompare
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
@@ -93,17 +92,10 @@ class SVMCompareLP(SVMCompare):
         problem = prepared.problem
         scale = self._rank_scale(result.beta)  # raises NoRankingError when beta >= 0
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
-        self.expansion_items_ = problem.items[nonzero]
-        self.expansion_coef_ = scale * result.a[nonzero]
-        self.weights_ = None
-        self.feature_map_ = None
-        self.kernel_ = prepared.kernel
-        self.scaler_ = prepared.scaler
-        self.n_features_in_ = prepared.scaler.keep.size
-        self.classes_ = np.array(LABELS)
+        self._set_ranking(prepared.scaler, prepared.kernel, "lp",
+                          expansion=(problem.items[nonzero], scale * result.a[nonzero]))
         self.intercept_ = result.beta
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective
-        self.solver_ = "lp"
         self._finish_fit(prepared.Xs, prepared.y)
         return self

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import PairwiseKernelModel
-from ._pairs import LABELS, Standardizer, check_pairs_labels, flip_compare
+from ._pairs import Standardizer, check_pairs_labels, flip_compare
 from .compare import SVMCompare
 from .kernels import resolve_kernel
 from .solvers import solve_dual
@@ -43,15 +43,6 @@ class _LinearComparison(PairwiseKernelModel):
         X, y = check_pairs_labels(X, y)
         scaler = _scaler(X, self.standardize)
         return y, scaler, scaler.transform_pairs(X)
-
-    def _set_weights(self, scaler, w_std):
-        self.weights_ = np.asarray(w_std, dtype=float)
-        self.feature_map_ = None
-        self.expansion_items_ = self.expansion_coef_ = None
-        self.kernel_ = resolve_kernel("linear")
-        self.scaler_ = scaler
-        self.n_features_in_ = scaler.keep.size
-        self.classes_ = np.array(LABELS)
 
     def _threshold(self):
         # c_1 of eq. (5).
@@ -96,7 +87,7 @@ class HardMarginLP(_LinearComparison):
             raise ValueError(f"max_coef must be a positive number or None; got {self.max_coef}.")
         y, scaler, Xs = self._prepare_linear(X, y)
         result = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y, self.max_coef)
-        self._set_weights(scaler, result.w)
+        self._set_ranking(scaler, resolve_kernel("linear"), "lp", weights=result.w)
         self.margin_ = result.mu
         self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
         return self
@@ -164,6 +155,7 @@ class HardMarginQP(_LinearComparison):
         self.u_ = u
         self.intercept_ = beta
         self.n_iter_ = result.n_iter
-        self._set_weights(scaler, -u / beta)  # Lemma 1
+        # Lemma 1: w = -u / beta.
+        self._set_ranking(scaler, resolve_kernel("linear"), "exact", weights=-u / beta)
         self.margin_ = -1.0 / beta
         return self
