@@ -99,7 +99,8 @@ def test_reproduce_all_quick(tmp_path, capsys):
                  "figure5_summary.csv"):
         assert (tmp_path / name).stat().st_size > 1000, name
     timings = pd.read_csv(tmp_path / "timings.csv")
-    assert list(timings["figure"]) == ["figure1", "figure2", "figure3", "figure4", "figure5"]
+    assert list(timings["figure"]) == ["figure1", "figure2", "figure3", "figure4", "figure5",
+                                       "tutorial", "ordinal"]
     margins = pd.read_csv(tmp_path / "figure2_margins.csv").set_index("problem")["margin"]
     # Figure 2: the raw QP's margin is far below the LP's; standardized, they agree.
     assert margins["QP (9) raw"] < 0.5 * margins["LP (7)"]
@@ -112,7 +113,24 @@ def test_reproduce_all_quick(tmp_path, capsys):
     assert 20 < at["sushi", "compare"] < 45  # well below the trivial 50 %
     fig5 = pd.read_csv(tmp_path / "figure5_summary.csv")
     assert fig5["mean"].between(0.5, 1.0).all()
-    assert "Figure 5" in capsys.readouterr().out
+    tutorial = pd.read_csv(tmp_path / "tutorial_summary.csv").set_index("model")
+    for block in (0, 1):  # the tutorial's claim: RankSVM ranks each block better than Ridge
+        column = f"tau_block{block}_mean"
+        assert tutorial.loc["ranksvm", column] > tutorial.loc["ridge", column]
+    assert tutorial.loc["ranksvm", "cosine_mean"] > 0.95 > 0.8 > tutorial.loc["ridge",
+                                                                              "cosine_mean"]
+    ordinal = pd.read_csv(tmp_path / "ordinal_summary.csv").set_index("model")
+    assert set(ordinal.index) == {"ordered_logit", "svc_ovr", "svr", "ordinal_svm",
+                                  "ordinal_svm_ties", "ranksvm", "compare_ties"}
+    assert ordinal["tau_mean"].between(0.15, 0.5).all()  # real, modest signal for new people
+    # Predicting "tie" everywhere errs on about 2/3 of same-person pairs; all models do better.
+    assert (ordinal["pair_error_percent_mean"] < 62).all()
+    grades = ordinal.dropna(subset=["mae_mean"])
+    assert len(grades) == 5 and grades["mae_mean"].between(0.7, 1.4).all()
+    assert (tmp_path / "ordinal.png").stat().st_size > 1000
+    assert (tmp_path / "tutorial.png").stat().st_size > 1000
+    output = capsys.readouterr().out
+    assert "Figure 5" in output and "RankSVM tutorial" in output and "SUSHI scores" in output
 
 
 def test_reproduce_rejects_a_missing_sushi_folder(tmp_path, capsys):

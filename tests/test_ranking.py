@@ -12,20 +12,14 @@ from sklearn.metrics import ndcg_score
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from svmcompare import OrdinalSVM, RankSVM, pairwise_transform
-from svmcompare.datasets import dump_letor, load_letor
+from svmcompare.datasets import dump_letor, load_letor, make_graded_blocks
+from svmcompare.experiments.ordinal import split_people
 from svmcompare.metrics import kendall_tau_per_group, ndcg_at_k, ordinal_mae
 
 
 def graded_blocks(n_per_grade=20, seed=0):
-    """Two blocks (groups) of 2-D items graded 0, 1, 2 along one direction, the
-    second block shifted (the RankSVM tutorial's construction)."""
-    rng = np.random.default_rng(seed)
-    w = np.array([np.sin(np.pi / 3), np.cos(np.pi / 3)])
-    X = np.concatenate([rng.normal(size=(n_per_grade, 2)) + g * 4 * w for g in range(3)])
-    y = np.repeat([0, 1, 2], n_per_grade)
-    X[::2] -= np.array([3.0, 7.0])
-    groups = np.tile([0, 1], X.shape[0] // 2)
-    return X, y, groups, w
+    """Two blocks (groups) of 2-D items graded 0, 1, 2 (the RankSVM tutorial's)."""
+    return make_graded_blocks(n_per_grade, random_state=seed)
 
 
 @pytest.mark.parametrize("ties", ["keep", "drop"])
@@ -148,3 +142,28 @@ def test_letor_round_trip(tmp_path):
     (tmp_path / "bad.txt").write_text("1 qid:1 1:abc\n")
     with pytest.raises(ValueError, match="bad.txt"):
         load_letor(tmp_path / "bad.txt")
+
+
+def test_graded_blocks_are_the_tutorials_draws():
+    X, y, blocks, w = make_graded_blocks(random_state=0)
+    legacy = np.random.RandomState(0)
+    first = legacy.randn(20, 2)
+    np.testing.assert_allclose(X[0], first[0] - [3.0, 7.0])  # even rows: block 0, shifted
+    np.testing.assert_allclose(X[1], first[1])
+    np.testing.assert_allclose(X[21], legacy.randn(20, 2)[1] + 4 * w)
+    np.testing.assert_array_equal(np.bincount(y), [20, 20, 20])
+    np.testing.assert_array_equal(blocks[:4], [0, 1, 0, 1])
+    np.testing.assert_allclose(w, [np.sin(np.pi / 3), 0.5])
+    with pytest.raises(ValueError, match="n_per_grade"):
+        make_graded_blocks(0)
+
+
+def test_split_people_is_disjoint_and_sized():
+    groups = np.repeat(np.arange(30), 10)
+    masks = split_people(groups, (5, 7, 11), random_state=3)
+    assert [np.unique(groups[m]).size for m in masks] == [5, 7, 11]
+    assert not np.any(masks[0] & masks[1]) and not np.any(masks[1] & masks[2])
+    again = split_people(groups, (5, 7, 11), random_state=3)
+    assert all(np.array_equal(a, b) for a, b in zip(masks, again, strict=True))
+    with pytest.raises(ValueError, match="31 people requested"):
+        split_people(groups, (10, 10, 11), random_state=0)

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from svmcompare.datasets import load_sushi
+from svmcompare.datasets import load_sushi, load_sushi_scores
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
 
@@ -67,6 +67,21 @@ def test_pairs_follow_the_paper(tmp_path):
     assert np.any(y != data.y)
 
 
+def test_scores_as_graded_items(tmp_path):
+    rng = np.random.default_rng(5)
+    scores = _fake_scores(rng)
+    _write_fake(tmp_path, scores, rng)
+    data = load_sushi_scores(tmp_path)
+    assert data.X.shape == (40, 14)
+    np.testing.assert_array_equal(np.bincount(data.person), [10, 10, 10, 10])
+    np.testing.assert_array_equal(data.y, scores[data.person, data.item])
+    assert np.all(data.y >= 0)
+    np.testing.assert_array_equal(data.X[:, 5], 1.5 + data.item)  # the sushi's price
+    np.testing.assert_array_equal(data.X[:, 8], data.person % 6)  # the person's age group
+    X, y, groups = load_sushi_scores(tmp_path, return_X_y=True)
+    np.testing.assert_array_equal(groups, data.person)
+
+
 def test_missing_data_says_where_to_download(tmp_path):
     with pytest.raises(FileNotFoundError, match="kamishima.net/sushi"):
         load_sushi(tmp_path / "nowhere")
@@ -91,3 +106,6 @@ def test_real_data_counts():
     assert counts[0] == 17_832 and counts[-1] + counts[1] == 7_168
     assert 3_300 < counts[1] < 3_900  # random orientation
     assert np.all(np.isfinite(data.X))
+    X, y, groups = load_sushi_scores(REAL, return_X_y=True)
+    assert X.shape == (50_000, 14) and set(np.unique(y)) == {0, 1, 2, 3, 4}
+    assert np.unique(groups).size == 5_000

@@ -1,8 +1,8 @@
 """Data sets: simulations made here, real data read from paths (never shipped)."""
 
-from .simulated import latent_rank, make_linear_pairs, make_norm_pairs
-from .sushi import load_sushi
+from .simulated import latent_rank, make_graded_blocks, make_linear_pairs, make_norm_pairs
+from .sushi import load_sushi, load_sushi_scores
 from .svmlight import dump_letor, load_letor
 
-__all__ = ["dump_letor", "latent_rank", "load_letor", "load_sushi", "make_linear_pairs",
-           "make_norm_pairs"]
+__all__ = ["dump_letor", "latent_rank", "load_letor", "load_sushi", "load_sushi_scores",
+           "make_graded_blocks", "make_linear_pairs", "make_norm_pairs"]

@@ -139,3 +139,35 @@ def make_linear_pairs(n_pairs, weights=(2.0, -1.0), scales=(1.0, 1.0), gap=0.2,
     keep = np.abs(np.abs(d) - 1) > gap
     y = threshold_compare(d[keep], 1.0)
     return make_pairs(x[keep], xp[keep]), y
+
+
+def make_graded_blocks(n_per_grade=20, angle=60.0, shift=(3.0, 7.0), random_state=0):
+    """The RankSVM tutorial's graded items: two query blocks sharing one direction.
+
+    Items of grade g in {0, 1, 2} are N(g * 4 w, I) in 2-D, ``n_per_grade``
+    of each, with w = (sin a, cos a) for the ``angle`` a in degrees; every
+    second item is moved by ``-shift`` and forms block 0, the others block 1.
+    Within each block the grades increase along w, but pooled together they
+    do not, which is why a regression on all items misses w.  With
+    ``random_state=0`` the draws are the tutorial's (a legacy RandomState).
+
+    Returns
+    -------
+    X : ndarray of shape (3 * n_per_grade, 2)
+    y : ndarray of shape (3 * n_per_grade,)
+        Grades 0, 1, 2.
+    blocks : ndarray of shape (3 * n_per_grade,)
+        Query group 0 or 1.
+    w : ndarray of shape (2,)
+        The common direction.
+    """
+    if not isinstance(n_per_grade, numbers.Integral) or n_per_grade < 1:
+        raise ValueError(f"n_per_grade must be a positive integer; got {n_per_grade!r}.")
+    rng = check_random_state(random_state)
+    theta = np.deg2rad(angle)
+    w = np.array([np.sin(theta), np.cos(theta)])
+    X = np.concatenate([rng.randn(n_per_grade, 2) + grade * 4 * w for grade in range(3)])
+    y = np.repeat([0, 1, 2], n_per_grade)
+    X[::2] -= np.asarray(shift, dtype=float)
+    blocks = np.arange(X.shape[0]) % 2
+    return X, y, blocks, w

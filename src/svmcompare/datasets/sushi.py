@@ -95,6 +95,55 @@ def _score_pairs(scores):
     return person, lower, upper
 
 
+def _read_folder(path):
+    """Scores (people x sushis), sushi features and person features of the folder."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"SUSHI data folder {folder} does not exist. Download the data from {DOWNLOAD} "
+            "(it may not be redistributed, so svmcompare does not ship it) and pass its folder."
+        )
+    scores = np.loadtxt(_require(folder, SCORE_FILE), dtype=np.int64, ndmin=2)
+    sushi = _item_features(folder)
+    people = _person_features(folder)
+    if scores.shape != (people.shape[0], sushi.shape[0]):
+        raise ValueError(f"{SCORE_FILE} has shape {scores.shape}; expected "
+                         f"({people.shape[0]} people, {sushi.shape[0]} sushis).")
+    return scores, sushi, people
+
+
+def load_sushi_scores(path, return_X_y=False):
+    """The SUSHI scores as graded items: one row per (person, rated sushi).
+
+    For ordinal regression and ranking within query groups: 50,000 items
+    (10 per person), the same 14 features as :func:`load_sushi` (7 of the
+    sushi, 7 of the person), the score 0..4 as the grade and the person as
+    the group.
+
+    Parameters
+    ----------
+    path : str or Path
+        The SUSHI folder (see :func:`load_sushi`).
+    return_X_y : bool, default=False
+        Return ``(X, y, groups)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : Bunch
+        ``X`` (n_items, 14), ``y`` (scores 0..4), ``person`` (the group),
+        ``item`` (sushi id), ``feature_names``.
+    """
+    scores, sushi, people = _read_folder(path)
+    person, item = np.nonzero(scores >= 0)
+    _score_pairs(scores)  # validates: exactly 10 rated items per person
+    X = np.hstack([sushi[item], people[person]])
+    y = scores[person, item]
+    if return_X_y:
+        return X, y, person
+    return Bunch(X=X, y=y, person=person, item=item,
+                 feature_names=list(SUSHI_FEATURES + PERSON_FEATURES))
+
+
 def load_sushi(path, random_state=0, return_X_y=False):
     """Labeled pairs of sushis from Kamishima's SUSHI data (paper, section 4.2).
 
@@ -120,18 +169,7 @@ def load_sushi(path, random_state=0, return_X_y=False):
         ``person``, ``item_a``, ``item_b``: the person (row of the user file)
         and the sushi ids of x and x'.  ``feature_names``.
     """
-    folder = Path(path)
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"SUSHI data folder {folder} does not exist. Download the data from {DOWNLOAD} "
-            "(it may not be redistributed, so svmcompare does not ship it) and pass its folder."
-        )
-    scores = np.loadtxt(_require(folder, SCORE_FILE), dtype=np.int64, ndmin=2)
-    sushi = _item_features(folder)
-    people = _person_features(folder)
-    if scores.shape != (people.shape[0], sushi.shape[0]):
-        raise ValueError(f"{SCORE_FILE} has shape {scores.shape}; expected "
-                         f"({people.shape[0]} people, {sushi.shape[0]} sushis).")
+    scores, sushi, people = _read_folder(path)
     person, a, b = _score_pairs(scores)
     y = np.sign(scores[person, b] - scores[person, a]).astype(np.int64)
     swap = check_random_state(random_state).rand(y.shape[0]) < 0.5

@@ -1,7 +1,8 @@
-"""Regenerate the paper's Figures 1 to 5 into a folder: CSV tables and plots.
+"""Regenerate the paper's Figures 1 to 5, the RankSVM tutorial's experiment and
+the ordinal comparison on the SUSHI scores into a folder: CSV tables and plots.
 
 ``svmcompare reproduce`` calls :func:`reproduce`.  The full settings are the
-paper's; ``quick=True`` shrinks the grid, sizes and seeds so that everything
+papers'; ``quick=True`` shrinks the grid, sizes and seeds so that everything
 runs in a few minutes (what CI runs).
 """
 
@@ -18,16 +19,22 @@ from .figure3 import run_figure3
 from .figure4 import N_PAIRS, SEEDS, run_figure4
 from .figure5 import EQUALITY_FRACTIONS, run_figure5
 from .figures12 import plot_figure1, plot_figure2
+from .ordinal import KERNEL_GRID, QUICK_KERNEL_GRID, plot_ordinal, run_ordinal
 from .plotting import plot_figure_panels, plot_level_curves
 from .protocol import PANELS, SIMULATED
+from .tutorial import plot_tutorial, run_tutorial
 
-FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5")
+FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "tutorial", "ordinal")
 SUSHI_ENV = "SVMCOMPARE_SUSHI_PATH"
 
 FULL = {"grid": (10, 10), "figure3_test": 10_000, "n_pairs": N_PAIRS, "seeds": SEEDS,
-        "equality_fractions": EQUALITY_FRACTIONS, "figure5_pairs": 400}
+        "equality_fractions": EQUALITY_FRACTIONS, "figure5_pairs": 400,
+        "tutorial_seeds": range(20), "ordinal_people": (200, 200, 1000),
+        "ordinal_seeds": (1, 2, 3), "ordinal_grid": KERNEL_GRID}
 QUICK = {"grid": (5, 5), "figure3_test": 2_000, "n_pairs": (50, 100, 200), "seeds": (1, 2),
-         "equality_fractions": (0.2, 0.5, 0.8), "figure5_pairs": 200}
+         "equality_fractions": (0.2, 0.5, 0.8), "figure5_pairs": 200,
+         "tutorial_seeds": range(5), "ordinal_people": (40, 40, 100), "ordinal_seeds": (1,),
+         "ordinal_grid": QUICK_KERNEL_GRID}
 
 
 def sushi_folder(sushi_path=None):
@@ -111,20 +118,55 @@ def _figure5(out, config, panels, sushi, n_jobs, progress, log):
     return result
 
 
+def _tutorial(out, config, log):
+    result = run_tutorial(config["tutorial_seeds"])
+    result.taus.to_csv(out / "tutorial_taus.csv", index=False)
+    result.directions.to_csv(out / "tutorial_directions.csv", index=False)
+    result.summary.to_csv(out / "tutorial_summary.csv", index=False)
+    for ext in ("png", "svg"):
+        plot_tutorial(result, out / f"tutorial.{ext}")
+    seed0 = result.taus[result.taus["seed"] == 0].pivot(index="model", columns="block",
+                                                         values="tau")
+    log("RankSVM tutorial: Kendall tau per block on the test half, seed 0 (the tutorial's "
+        "data):\n" + seed0.round(4).to_string()
+        + f"\nmean over {len(result.directions) // 3} seeds, with the cosine of each "
+        "direction to the true w:\n" + result.summary.round(4).to_string(index=False))
+    return result
+
+
+def _ordinal(out, config, sushi, n_jobs, progress, log):
+    if sushi is None:
+        log(f"Ordinal comparison skipped: it needs the SUSHI data (--sushi-path or "
+            f"${SUSHI_ENV}).")
+        return None
+    result = run_ordinal(sushi, people=config["ordinal_people"], seeds=config["ordinal_seeds"],
+                         kernel_grid=config["ordinal_grid"], n_jobs=n_jobs, progress=progress)
+    result.results.to_csv(out / "ordinal_results.csv", index=False)
+    result.summary.to_csv(out / "ordinal_summary.csv", index=False)
+    for ext in ("png", "svg"):
+        plot_ordinal(result.summary, out / f"ordinal.{ext}")
+    log(f"Ordinal comparison on the SUSHI scores ({result.seconds:.0f} s; people train / "
+        f"validation / test {config['ordinal_people']}, seeds {config['ordinal_seeds']}): "
+        "test metrics of the models chosen on validation:\n"
+        + result.summary.round(3).to_string(index=False))
+    return result
+
+
 def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progress=False,
               log=print):
     """Run the chosen figures and write their tables and plots into ``out``.
 
     Parameters
     ----------
-    figures : sequence of {"figure1", ..., "figure5"}
+    figures : sequence of {"figure1", ..., "figure5", "tutorial", "ordinal"}
     out : str or Path
         Output folder (created).
     quick : bool
         A 5 x 5 grid, n up to 200, 2 seeds, 3 equality fractions.
     sushi_path : str or Path, optional
         Folder of the sushi data (else ``$SVMCOMPARE_SUSHI_PATH``); without
-        it the sushi panel is skipped, and ``log`` says so.
+        it the sushi panel and the ordinal comparison are skipped, and ``log``
+        says so.
     n_jobs : int, optional
     progress : bool
     log : callable
@@ -133,7 +175,7 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
     Returns
     -------
     dict
-        Figure name -> FigureResult (Figures 4 and 5).
+        Figure name -> result (Figures 4 and 5, tutorial, ordinal).
     """
     unknown = set(figures) - set(FIGURES)
     if unknown:
@@ -158,8 +200,12 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
             _figure3(out, config, n_jobs, progress, log)
         elif figure == "figure4":
             results[figure] = _figure4(out, config, panels, sushi, n_jobs, progress, log)
-        else:
+        elif figure == "figure5":
             results[figure] = _figure5(out, config, panels, sushi, n_jobs, progress, log)
+        elif figure == "tutorial":
+            results[figure] = _tutorial(out, config, log)
+        else:
+            results[figure] = _ordinal(out, config, sushi, n_jobs, progress, log)
         timings.append({"figure": figure, "quick": quick, "n_jobs": n_jobs,
                         "seconds": time.perf_counter() - start})
     pd.DataFrame(timings).to_csv(out / "timings.csv", index=False)

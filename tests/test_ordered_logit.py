@@ -1,0 +1,67 @@
+"""Ordered logit against closed forms and scikit-learn's logistic regression."""
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+from sklearn.linear_model import LogisticRegression
+
+from svmcompare.ordered_logit import OrderedLogit, _objective
+
+
+def test_gradient_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    k = rng.integers(0, 4, size=40)
+    weight = rng.uniform(0.5, 2.0, size=40)
+    params = rng.normal(size=3 + 3)
+
+    def f(v):
+        return _objective(v, X, k, 4, 0.7, weight)[0]
+
+    def g(v):
+        return _objective(v, X, k, 4, 0.7, weight)[1]
+
+    assert check_grad(f, g, params) < 1e-5 * (1 + np.linalg.norm(g(params)))
+
+
+def test_without_features_the_cut_points_are_the_cumulative_logits():
+    y = np.repeat([0, 1, 2, 3], [10, 25, 5, 60])
+    model = OrderedLogit().fit(np.zeros((100, 0)), y)
+    share = np.cumsum([10, 25, 5])[:3] / 100
+    np.testing.assert_allclose(model.thresholds_, np.log(share / (1 - share)), atol=1e-5)
+    np.testing.assert_allclose(model.predict_proba(np.zeros((1, 0)))[0],
+                               [0.10, 0.25, 0.05, 0.60], atol=1e-6)
+
+
+def test_two_labels_is_logistic_regression():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2))
+    y = (X @ [1.5, -1.0] + rng.logistic(size=200) > 0.3).astype(int)
+    ours = OrderedLogit(alpha=0.5).fit(X, y)
+    ref = LogisticRegression(C=1 / 0.5, tol=1e-10, max_iter=10_000).fit(X, y)
+    # P(y = 1) = sigma(w^T x - theta): sklearn's intercept is -theta.
+    np.testing.assert_allclose(ours.coef_, ref.coef_.ravel(), atol=1e-4)
+    np.testing.assert_allclose(ours.thresholds_, -ref.intercept_, atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-5)
+
+
+def test_recovers_a_proportional_odds_model_and_validates():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(4000, 2))
+    eta = X @ [2.0, -1.0]
+    y = np.digitize(eta + rng.logistic(size=4000), [-1.0, 0.5, 2.0]) * 10
+    model = OrderedLogit(alpha=0.0).fit(X, y)
+    np.testing.assert_array_equal(model.classes_, [0, 10, 20, 30])
+    np.testing.assert_allclose(model.coef_, [2.0, -1.0], atol=0.15)
+    np.testing.assert_allclose(model.thresholds_, [-1.0, 0.5, 2.0], atol=0.15)
+    proba = model.predict_proba(X[:5])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(model.predict(X)) <= {0, 10, 20, 30}
+    with pytest.raises(ValueError, match="two distinct labels"):
+        OrderedLogit().fit(X, np.ones(4000))
+    with pytest.raises(ValueError, match="alpha"):
+        OrderedLogit(alpha=-1).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        OrderedLogit().fit(np.where(X > 3, np.nan, X), y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :1])
