@@ -1,8 +1,10 @@
 """Data sets: simulations made here, real data read from paths (never shipped)."""
 
+from .chess import chess_features, load_chess_games
 from .simulated import latent_rank, make_graded_blocks, make_linear_pairs, make_norm_pairs
 from .sushi import load_sushi, load_sushi_scores
 from .svmlight import dump_letor, load_letor
 
-__all__ = ["dump_letor", "latent_rank", "load_letor", "load_sushi", "load_sushi_scores",
-           "make_graded_blocks", "make_linear_pairs", "make_norm_pairs"]
+__all__ = ["chess_features", "dump_letor", "latent_rank", "load_chess_games", "load_letor",
+           "load_sushi", "load_sushi_scores", "make_graded_blocks", "make_linear_pairs",
+           "make_norm_pairs"]

@@ -1,0 +1,126 @@
+"""Elo and Glicko against worked examples and a per-game reference loop."""
+
+import numpy as np
+import pytest
+
+from svmcompare.ratings import Elo, Glicko, elo_expected, glicko_period
+
+
+def test_glickman_worked_example():
+    # Glickman (1999): a 1500 / RD 200 player beats 1400 / 30, loses to 1550 / 100
+    # and to 1700 / 300 in one period -> about 1464 with RD about 151.4.
+    rating = np.array([1500.0, 1400.0, 1550.0, 1700.0])
+    rd = np.array([200.0, 30.0, 100.0, 300.0])
+    new_r, new_rd = glicko_period(rating, rd, np.array([0, 0, 0]), np.array([1, 2, 3]),
+                                  np.array([1.0, 0.0, 0.0]))
+    assert new_r[0] == pytest.approx(1464, abs=0.5)
+    assert new_rd[0] == pytest.approx(151.4, abs=0.05)
+    # The same through the Glicko object: opponents' order and sides do not matter.
+    glicko = Glicko(c=0.0)
+    glicko.update(["me", "b", "c", "d"], ["x", "y", "z", "w"], [0.5] * 4, period=[0] * 4)
+    glicko.rating_[:] = [1500, 1500, 1500, 1500, 1500, 1500, 1500, 1500]
+    index = glicko.players_
+    for player, (r, d) in {"me": (1500, 200), "b": (1400, 30), "c": (1550, 100),
+                           "d": (1700, 300)}.items():
+        glicko.rating_[index[player]], glicko.rd_[index[player]] = r, d
+    glicko.update(["me", "c", "me"], ["b", "me", "d"], [1.0, 1.0, 0.0], period=[1, 1, 1])
+    assert glicko.ratings(["me"])[0] == pytest.approx(1464, abs=0.5)
+    assert glicko.deviations(["me"])[0] == pytest.approx(151.4, abs=0.05)
+
+
+def test_elo_hand_checked_updates():
+    elo = Elo()
+    before = elo.update(["a"], ["b"], [1.0], period=[0])
+    assert before.loc[0, "rating1"] == before.loc[0, "rating2"] == 1200
+    # E = 0.5 and K = 40 for new players: +-20.
+    np.testing.assert_allclose(elo.ratings(["a", "b", "new"]), [1220, 1180, 1200])
+    # Next period: a (1220) draws c (1200): E_a = 1 / (1 + 10^(-20/400)).
+    e = 1 / (1 + 10 ** (-20 / 400))
+    elo.update(["a"], ["c"], [0.5], period=[1])
+    assert elo.ratings(["a"])[0] == pytest.approx(1220 + 40 * (0.5 - e))
+    assert elo.ratings(["c"])[0] == pytest.approx(1200 + 40 * (e - 0.5))
+    # FIDE's K: 20 after 30 games, 10 once 2400 is reached; 400-point rule.
+    assert elo_expected(2400, 1000) == pytest.approx(1 / (1 + 10 ** -1))
+    veteran = Elo(initial_rating=2390)
+    veteran.update(["v"] * 30, [f"o{k}" for k in range(30)], [0.5] * 30, period=range(30))
+    assert veteran.games_[veteran.players_["v"]] == 30
+    veteran.update(["v"], ["w"], [1.0], period=[30])  # against a new 2390 player: K = 20
+    assert veteran.ratings(["v"])[0] == pytest.approx(2390 + 20 * 0.5)
+    e_v = elo_expected(2400, veteran.ratings(["o0"])[0])
+    veteran.update(["v"], ["o0"], [0.0], period=[31])  # v reached 2400: K = 10
+    assert veteran.ratings(["v"])[0] == pytest.approx(2400 - 10 * e_v)
+
+
+def _reference_glicko(games, c=15.0):
+    """Period by period, one player at a time, with Python loops (no vectorization)."""
+    state = {}
+    q = np.log(10) / 400
+
+    def g(rd):
+        return 1 / np.sqrt(1 + 3 * q ** 2 * rd ** 2 / np.pi ** 2)
+
+    for period in sorted({p for *_, p in games}):
+        now = [x for x in games if x[3] == period]
+        start = {}
+        for a, b, _, _ in now:
+            for p in (a, b):
+                r, rd, last = state.get(p, (1500.0, 350.0, period))
+                start[p] = (r, min(np.sqrt(rd ** 2 + c ** 2 * (period - last)), 350.0))
+        for p in start:
+            r, rd = start[p]
+            info = surprise = 0.0
+            for a, b, s, _ in now:
+                if p not in (a, b):
+                    continue
+                opp, score = (b, s) if p == a else (a, 1 - s)
+                ro, rdo = start[opp]
+                e = 1 / (1 + 10 ** (-g(rdo) * (r - ro) / 400))
+                info += g(rdo) ** 2 * e * (1 - e)
+                surprise += g(rdo) * (score - e)
+            precision = 1 / rd ** 2 + q ** 2 * info
+            state[p] = (r + q / precision * surprise, np.sqrt(1 / precision), period)
+    return state
+
+
+def test_glicko_matches_a_per_player_loop_and_records_pregame_state():
+    rng = np.random.default_rng(0)
+    players = [f"p{k}" for k in range(12)]
+    games = [(a, b, s, p) for a, b, s, p in zip(
+        rng.choice(players, 80), rng.choice(players, 80), rng.choice([0, 0.5, 1], 80),
+        np.sort(rng.integers(0, 15, 80)), strict=True) if a != b]
+    a, b, s, p = map(np.array, zip(*games, strict=True))
+    glicko = Glicko()
+    before = glicko.update(a, b, s, p)
+    reference = _reference_glicko(games)
+    last = max(p)
+    for player, (r, rd, seen) in reference.items():
+        assert glicko.ratings([player])[0] == pytest.approx(r, rel=1e-10)
+        grown = min(np.sqrt(rd ** 2 + 15.0 ** 2 * (last - seen)), 350.0)
+        assert glicko.deviations([player])[0] == pytest.approx(grown, rel=1e-10)
+    # The state a game was played at never depends on its own period's results.
+    first_period = p == p.min()
+    assert np.all(before["rating1"][first_period] == 1500)
+    assert np.all(before["rd1"][first_period] == 350)
+
+
+def test_online_updates_equal_one_batch_and_validate():
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 50, 2000), rng.integers(50, 100, 2000)
+    s, p = rng.choice([0, 0.5, 1], 2000), np.sort(rng.integers(0, 40, 2000))
+    for system in (Elo, Glicko):
+        batch, online = system(), system()
+        batch.update(a, b, s, p)
+        for half in (p < 20, p >= 20):
+            online.update(a[half], b[half], s[half], p[half])
+        players = list(range(100))
+        np.testing.assert_allclose(batch.ratings(players), online.ratings(players))
+    with pytest.raises(ValueError, match="score must be 1"):
+        Elo().update(["a"], ["b"], [2])
+    with pytest.raises(ValueError, match="one entry per game"):
+        Glicko().update(["a", "b"], ["b"], [1, 0])
+    with pytest.raises(ValueError, match="before the last processed period"):
+        g = Glicko()
+        g.update(["a"], ["b"], [1], [5])
+        g.update(["a"], ["b"], [1], [4])
+    with pytest.raises(ValueError, match="k_factor"):
+        Elo(k_factor=-3)
