@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._pairs import (
@@ -25,6 +26,7 @@ from ._pairs import (
     check_pairs_labels,
     threshold_compare,
 )
+from .calibration import ScoreCalibrator, cross_validated_scores
 from .kernels import LINEAR, NystroemMap, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
@@ -133,7 +135,12 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         """
         prepared = self._prepare(X, y)
         result, feature_map = self._solve(prepared)
-        return self._store(prepared, result, feature_map)
+        self._store(prepared, result, feature_map)
+        if getattr(self, "probability", False):
+            X, y = check_pairs_labels(X, y)
+            held_out = cross_validated_scores(self, X, y, random_state=self.random_state)
+            self.calibrator_ = ScoreCalibrator().fit(held_out, y)
+        return self
 
     def _prepare(self, X, y):
         """Validate, standardize and build the binary problem (no solving)."""
@@ -296,6 +303,21 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
         return threshold_compare(self.decision_function(X), self._threshold())
+
+    @available_if(lambda self: getattr(self, "probability", False))
+    def predict_proba(self, X):
+        """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
+
+        The ordered-logit link of :mod:`svmcompare.calibration` on the rank
+        difference r(x') - r(x), fitted on held-out folds of the training
+        pairs (needs ``probability=True`` at fit time).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_pairs, 3)
+        """
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_.predict_proba(self.decision_function(X))
 
     def score(self, X, y, sample_weight=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""

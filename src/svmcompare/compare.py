@@ -64,8 +64,13 @@ class SVMCompare(PairwiseKernelModel):
         linear kernel, "exact" up to 50,000 pairs, "nystroem" beyond.
     n_components : int, default=100
         Landmarks of the Nystroem approximation.
+    probability : bool, default=False
+        Also fit the win / tie / loss probabilities of :meth:`predict_proba`:
+        an ordered-logit link on held-out rank differences from 5-fold refits
+        (:mod:`svmcompare.calibration`), at the cost of 5 more fits.
     random_state : int, RandomState or None
-        Seed of the Nystroem landmarks (the other solvers are deterministic).
+        Seed of the Nystroem landmarks and of the calibration folds (the
+        solvers are otherwise deterministic).
 
     Attributes
     ----------
@@ -98,6 +103,8 @@ class SVMCompare(PairwiseKernelModel):
         (exact solver; None otherwise).
     weights_ : ndarray or None
         w with r(z) = w^T phi(z) on standardized items (linear, Nystroem).
+    calibrator_ : ScoreCalibrator
+        The link of :meth:`predict_proba` (``probability=True`` only).
 
     Examples
     --------
@@ -117,7 +124,7 @@ class SVMCompare(PairwiseKernelModel):
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight=None, tol=1e-3, max_iter=None, cache_size=200.0, solver="auto",
-                 n_components=100, random_state=None):
+                 n_components=100, probability=False, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -129,6 +136,7 @@ class SVMCompare(PairwiseKernelModel):
         self.cache_size = cache_size
         self.solver = solver
         self.n_components = n_components
+        self.probability = probability
         self.random_state = random_state
 
     def _check_label_set(self, y):

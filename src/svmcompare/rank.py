@@ -88,7 +88,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, solver="auto", n_components=100,
-                 random_state=None):
+                 probability=False, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -99,6 +99,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.cache_size = cache_size
         self.solver = solver
         self.n_components = n_components
+        self.probability = probability
         self.random_state = random_state
 
     def _rank_scale(self, beta):
@@ -131,7 +132,7 @@ class SVMRank(_RankSVMBase):
         Maximum coordinate steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
         Megabytes for kernel rows during fitting (exact solver).
-    solver, n_components, random_state : see :class:`svmcompare.SVMCompare`.
+    solver, n_components, probability, random_state : see :class:`svmcompare.SVMCompare`.
 
     Attributes
     ----------

@@ -1,0 +1,72 @@
+"""Win / tie / loss probabilities: the ordered-logit link and predict_proba."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.metrics import log_loss
+
+from svmcompare import SVMCompare, SVMRank, SVMRank2
+from svmcompare.calibration import ScoreCalibrator, cross_validated_scores
+from svmcompare.datasets import make_norm_pairs
+
+
+def test_link_recovers_an_ordered_logit_and_its_closed_form():
+    rng = np.random.default_rng(0)
+    d = rng.normal(size=20_000) * 3
+    theta, w = np.array([-1.0, 1.5]), 2.0
+    cumulative = 1 / (1 + np.exp(-(theta[None, :] - w * d[:, None])))
+    u = rng.uniform(size=d.size)
+    y = np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
+    calibrator = ScoreCalibrator().fit(d, y)
+    grid = np.linspace(-2, 2, 9)
+    sig = 1 / (1 + np.exp(-(theta[None, :] - w * grid[:, None])))
+    expected = np.column_stack([sig[:, 0], sig[:, 1] - sig[:, 0], 1 - sig[:, 1]])
+    np.testing.assert_allclose(calibrator.predict_proba(grid), expected, atol=0.03)
+
+
+def test_an_absent_outcome_gets_probability_zero():
+    calibrator = ScoreCalibrator().fit([-2.0, -1.0, 1.0, 2.0, 0.5, -0.5], [-1, -1, 1, 1, 1, -1])
+    proba = calibrator.predict_proba([0.0, 3.0])
+    np.testing.assert_array_equal(proba[:, 1], 0.0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="two distinct outcomes"):
+        ScoreCalibrator().fit([1.0, 2.0], [0, 0])
+
+
+@pytest.mark.parametrize("model", [SVMCompare(C=1.0, gamma=0.5), SVMRank(C=1.0, gamma=0.5),
+                                   SVMRank2(C=1.0, gamma=0.5)])
+def test_predict_proba_is_calibrated_on_held_out_pairs(model):
+    X, y = make_norm_pairs(600, "l2", random_state=0)
+    X_test, y_test = make_norm_pairs(4000, "l2", random_state=1)
+    fitted = clone(model).set_params(probability=True, random_state=0).fit(X, y)
+    proba = fitted.predict_proba(X_test)
+    assert proba.shape == (4000, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(fitted.classes_, [-1, 0, 1])
+    # Calibrated: the mean probability of each outcome is its share on new pairs.
+    np.testing.assert_allclose(proba.mean(axis=0), np.bincount(y_test + 1) / 4000, atol=0.04)
+    # Far better than the label shares alone; the rank difference orders P(y = 1).
+    prior = np.tile(np.bincount(y + 1) / len(y), (4000, 1))
+    assert log_loss(y_test, proba, labels=[-1, 0, 1]) < 0.75 * log_loss(y_test, prior,
+                                                                         labels=[-1, 0, 1])
+    d = fitted.decision_function(X_test)
+    order = np.argsort(d)
+    assert np.all(np.diff(proba[order, 2]) >= -1e-12)
+    # Deterministic given random_state; the plain model's predictions are unchanged.
+    again = clone(fitted).fit(X, y).predict_proba(X_test)
+    np.testing.assert_allclose(again, proba)
+    plain = clone(model).fit(X, y)
+    np.testing.assert_array_equal(plain.predict(X_test), fitted.predict(X_test))
+    assert not hasattr(plain, "predict_proba")
+
+
+def test_cross_validated_scores_are_held_out():
+    X, y = make_norm_pairs(200, "l1", random_state=3)
+    model = SVMCompare(C=100.0, gamma=2.0)
+    in_sample = clone(model).fit(X, y).decision_function(X)
+    held_out = cross_validated_scores(model, X, y, random_state=0)
+    # An overfitted model separates its own training pairs better than held-out ones.
+    eq = y == 0
+    assert np.mean(np.abs(in_sample[eq])) < np.mean(np.abs(held_out[eq]))
+    with pytest.raises(ValueError, match="rarest label has 1"):
+        cross_validated_scores(model, X[:50], np.r_[np.zeros(49, int), 1])
