@@ -20,6 +20,7 @@ from svmcompare.experiments.protocol import (
 from svmcompare.model_selection import paper_grid
 
 SUSHI = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
+CHESS = SUSHI.parent / "chess" / "lichess_kaggle_games" / "games.csv"
 
 
 def test_simulated_sets_have_the_requested_sizes_and_ties():
@@ -88,11 +89,12 @@ def test_paper_numbers_and_summary():
     assert table["difference"] == pytest.approx(12.0 - 10.755)
 
 
-@pytest.mark.skipif(not SUSHI.is_dir(), reason="the sushi data is not beside the repository")
+@pytest.mark.skipif(not SUSHI.is_dir() or not CHESS.is_file(),
+                    reason="the sushi and chess data are not beside the repository")
 def test_reproduce_all_quick(tmp_path, capsys):
     """What CI runs: every figure, sushi included, with the quick settings."""
     code = main(["reproduce", "all", "--quick", "--out", str(tmp_path), "--sushi-path",
-                 str(SUSHI), "--n-jobs", "2", "--no-progress"])
+                 str(SUSHI), "--chess-path", str(CHESS), "--n-jobs", "2", "--no-progress"])
     assert code == 0
     for name in ("figure1.png", "figure2.png", "figure3/figure3.png", "figure4.png",
                  "figure4.svg", "figure5.png", "figure5_scripts_auc.png", "figure4_results.csv",
@@ -100,7 +102,7 @@ def test_reproduce_all_quick(tmp_path, capsys):
         assert (tmp_path / name).stat().st_size > 1000, name
     timings = pd.read_csv(tmp_path / "timings.csv")
     assert list(timings["figure"]) == ["figure1", "figure2", "figure3", "figure4", "figure5",
-                                       "tutorial", "ordinal"]
+                                       "figure6", "tutorial", "ordinal"]
     margins = pd.read_csv(tmp_path / "figure2_margins.csv").set_index("problem")["margin"]
     # Figure 2: the raw QP's margin is far below the LP's; standardized, they agree.
     assert margins["QP (9) raw"] < 0.5 * margins["LP (7)"]
@@ -113,6 +115,17 @@ def test_reproduce_all_quick(tmp_path, capsys):
     assert 20 < at["sushi", "compare"] < 45  # well below the trivial 50 %
     fig5 = pd.read_csv(tmp_path / "figure5_summary.csv")
     assert fig5["mean"].between(0.5, 1.0).all()
+    fig6 = pd.read_csv(tmp_path / "figure6_summary.csv").set_index("model")
+    assert {"compare_linear_all", "compare_rbf_ratings", "elo", "glicko", "lichess",
+            "trivial"} <= set(fig6.index) and len(fig6) == 10
+    assert fig6["auc_mean"].between(0.2, 0.6).all()
+    assert (fig6["log_loss_mean"] < np.log(3)).all()  # every model beats 1/3 each
+    assert fig6.loc["lichess", "log_loss_mean"] < fig6.loc["trivial", "log_loss_mean"]
+    predictions = pd.read_csv(tmp_path / "figure6_predictions.csv")
+    total = predictions[["p_white", "p_draw", "p_black"]].sum(axis=1)
+    np.testing.assert_allclose(total, 1.0)
+    for name in ("figure6.png", "figure6_reliability.png"):
+        assert (tmp_path / name).stat().st_size > 1000, name
     tutorial = pd.read_csv(tmp_path / "tutorial_summary.csv").set_index("model")
     for block in (0, 1):  # the tutorial's claim: RankSVM ranks each block better than Ridge
         column = f"tau_block{block}_mean"
@@ -131,6 +144,7 @@ def test_reproduce_all_quick(tmp_path, capsys):
     assert (tmp_path / "tutorial.png").stat().st_size > 1000
     output = capsys.readouterr().out
     assert "Figure 5" in output and "RankSVM tutorial" in output and "SUSHI scores" in output
+    assert "Figure 6" in output
 
 
 def test_reproduce_rejects_a_missing_sushi_folder(tmp_path, capsys):

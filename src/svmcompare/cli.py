@@ -53,7 +53,7 @@ def _reproduce(args):
     print(f"Reproducing {', '.join(figures)}{' (quick settings)' if args.quick else ''} "
           f"into {args.out}/ ...")
     reproduce(figures, args.out, quick=args.quick, sushi_path=args.sushi_path,
-              n_jobs=args.n_jobs, progress=not args.no_progress,
+              chess_path=args.chess_path, n_jobs=args.n_jobs, progress=not args.no_progress,
               log=lambda message: print("\n" + message, flush=True))
     print(f"\nDone in {time.perf_counter() - start:.0f} s. Tables (CSV) and plots (PNG, SVG) "
           f"are in {args.out}/.")
@@ -91,7 +91,7 @@ def build_parser():
 
     rep = sub.add_parser(
         "reproduce",
-        help="regenerate the paper's Figures 1-5, the RankSVM tutorial and the sushi ordinal "
+        help="regenerate the paper's Figures 1-6, the RankSVM tutorial and the sushi ordinal "
              "comparison (tables, plots, paper side by side)",
         description=(
             "Draw the paper's Figures 1 (geometry of pairs) and 2 (hard-margin LP vs QP), and "
@@ -102,7 +102,9 @@ def build_parser():
             "ours, and plots. 'tutorial': Ridge vs RankSVM on two query blocks of graded "
             "items, Kendall tau per block. 'ordinal': ordinal regression (OrdinalSVM, "
             "one-vs-rest SVC, SVR, ordered logit) and RankSVM with ties dropped vs kept on "
-            "the sushi scores of new people. 'all' takes about 25 minutes on 2 cores."
+            "the sushi scores of new people. 'figure6': SVMCompare vs Elo, Glicko and the "
+            "trivial model on chess games, with win/draw/loss probabilities. 'all' takes "
+            "about 35 minutes on 2 cores."
         ),
     )
     rep.add_argument("figure", choices=[*FIGURES, "all"])
@@ -114,6 +116,10 @@ def build_parser():
                      help="folder of Kamishima's sushi3 data (not shipped: its license forbids "
                           "redistribution); default $SVMCOMPARE_SUSHI_PATH, else the sushi "
                           "panel is skipped")
+    rep.add_argument("--chess-path", default=None,
+                     help="CSV of chess games for Figure 6 (time, white, black, result, or the "
+                          "Lichess layout); default $SVMCOMPARE_CHESS_PATH, else Figure 6 is "
+                          "skipped")
     rep.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rep.set_defaults(func=_reproduce)

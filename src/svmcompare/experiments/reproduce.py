@@ -18,31 +18,46 @@ from ..model_selection import paper_grid
 from .figure3 import run_figure3
 from .figure4 import N_PAIRS, SEEDS, run_figure4
 from .figure5 import EQUALITY_FRACTIONS, run_figure5
+from .figure6 import KERNEL_GRIDS, QUICK_KERNEL_GRIDS, plot_figure6, plot_reliability, run_figure6
 from .figures12 import plot_figure1, plot_figure2
 from .ordinal import KERNEL_GRID, QUICK_KERNEL_GRID, plot_ordinal, run_ordinal
 from .plotting import plot_figure_panels, plot_level_curves
 from .protocol import PANELS, SIMULATED
 from .tutorial import plot_tutorial, run_tutorial
 
-FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "tutorial", "ordinal")
+FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "figure6", "tutorial",
+           "ordinal")
 SUSHI_ENV = "SVMCOMPARE_SUSHI_PATH"
+CHESS_ENV = "SVMCOMPARE_CHESS_PATH"
 
 FULL = {"grid": (10, 10), "figure3_test": 10_000, "n_pairs": N_PAIRS, "seeds": SEEDS,
         "equality_fractions": EQUALITY_FRACTIONS, "figure5_pairs": 400,
         "tutorial_seeds": range(20), "ordinal_people": (200, 200, 1000),
-        "ordinal_seeds": (1, 2, 3), "ordinal_grid": KERNEL_GRID}
+        "ordinal_seeds": (1, 2, 3), "ordinal_grid": KERNEL_GRID,
+        "chess_periods": 7, "chess_grids": KERNEL_GRIDS}
 QUICK = {"grid": (5, 5), "figure3_test": 2_000, "n_pairs": (50, 100, 200), "seeds": (1, 2),
          "equality_fractions": (0.2, 0.5, 0.8), "figure5_pairs": 200,
          "tutorial_seeds": range(5), "ordinal_people": (40, 40, 100), "ordinal_seeds": (1,),
-         "ordinal_grid": QUICK_KERNEL_GRID}
+         "ordinal_grid": QUICK_KERNEL_GRID, "chess_periods": 2,
+         "chess_grids": QUICK_KERNEL_GRIDS}
+
+
+def _data_path(given, variable):
+    """The argument, else the environment variable, else None."""
+    if given is not None:
+        return Path(given)
+    from_env = os.environ.get(variable)
+    return Path(from_env) if from_env else None
 
 
 def sushi_folder(sushi_path=None):
-    """The sushi folder: the argument, else the ``SVMCOMPARE_SUSHI_PATH`` variable, else None."""
-    if sushi_path is not None:
-        return Path(sushi_path)
-    from_env = os.environ.get(SUSHI_ENV)
-    return Path(from_env) if from_env else None
+    """The sushi folder: the argument, else ``$SVMCOMPARE_SUSHI_PATH``, else None."""
+    return _data_path(sushi_path, SUSHI_ENV)
+
+
+def chess_file(chess_path=None):
+    """The games CSV: the argument, else ``$SVMCOMPARE_CHESS_PATH``, else None."""
+    return _data_path(chess_path, CHESS_ENV)
 
 
 def _figure1(out, log):
@@ -118,6 +133,26 @@ def _figure5(out, config, panels, sushi, n_jobs, progress, log):
     return result
 
 
+def _figure6(out, config, chess, n_jobs, progress, log):
+    if chess is None:
+        log(f"Figure 6 skipped: it needs a CSV of chess games (--chess-path or ${CHESS_ENV}).")
+        return None
+    result = run_figure6(chess, n_periods=config["chess_periods"], grids=config["chess_grids"],
+                         n_jobs=n_jobs, progress=progress)
+    result.results.to_csv(out / "figure6_results.csv", index=False)
+    result.summary.to_csv(out / "figure6_summary.csv", index=False)
+    result.chosen.to_csv(out / "figure6_hyperparameters.csv", index=False)
+    result.predictions.to_csv(out / "figure6_predictions.csv", index=False)
+    for ext in ("png", "svg"):
+        plot_figure6(result.results, out / f"figure6.{ext}")
+        plot_reliability(result.predictions, out / f"figure6_reliability.{ext}")
+    columns = ["model", "auc_mean", "log_loss_mean", "brier_mean", "accuracy_mean",
+               "periods_auc_above_elo", "periods_auc_above_glicko"]
+    log(f"Figure 6 ({result.seconds:.0f} s; {config['chess_periods']} test months): means "
+        "over the months:\n" + result.summary[columns].round(3).to_string(index=False))
+    return result
+
+
 def _tutorial(out, config, log):
     result = run_tutorial(config["tutorial_seeds"])
     result.taus.to_csv(out / "tutorial_taus.csv", index=False)
@@ -152,13 +187,13 @@ def _ordinal(out, config, sushi, n_jobs, progress, log):
     return result
 
 
-def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progress=False,
-              log=print):
+def reproduce(figures, out, *, quick=False, sushi_path=None, chess_path=None, n_jobs=None,
+              progress=False, log=print):
     """Run the chosen figures and write their tables and plots into ``out``.
 
     Parameters
     ----------
-    figures : sequence of {"figure1", ..., "figure5", "tutorial", "ordinal"}
+    figures : sequence of {"figure1", ..., "figure6", "tutorial", "ordinal"}
     out : str or Path
         Output folder (created).
     quick : bool
@@ -167,6 +202,9 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
         Folder of the sushi data (else ``$SVMCOMPARE_SUSHI_PATH``); without
         it the sushi panel and the ordinal comparison are skipped, and ``log``
         says so.
+    chess_path : str or Path, optional
+        CSV of chess games for Figure 6 (else ``$SVMCOMPARE_CHESS_PATH``;
+        without it Figure 6 is skipped).
     n_jobs : int, optional
     progress : bool
     log : callable
@@ -175,7 +213,7 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
     Returns
     -------
     dict
-        Figure name -> result (Figures 4 and 5, tutorial, ordinal).
+        Figure name -> result (Figures 4 to 6, tutorial, ordinal).
     """
     unknown = set(figures) - set(FIGURES)
     if unknown:
@@ -202,6 +240,9 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, n_jobs=None, progre
             results[figure] = _figure4(out, config, panels, sushi, n_jobs, progress, log)
         elif figure == "figure5":
             results[figure] = _figure5(out, config, panels, sushi, n_jobs, progress, log)
+        elif figure == "figure6":
+            results[figure] = _figure6(out, config, chess_file(chess_path), n_jobs, progress,
+                                       log)
         elif figure == "tutorial":
             results[figure] = _tutorial(out, config, log)
         else:
