@@ -41,7 +41,7 @@ from tqdm.auto import tqdm
 
 from .._pairs import LABELS
 from ..calibration import ScoreCalibrator
-from ..compare import SVMCompare
+from ..compare import NoRankingError, SVMCompare
 from ..datasets import chess_features, load_chess_games
 from ..datasets.chess import PLAYER_FEATURES, RATING_FEATURES
 from ..metrics import comparison_auc
@@ -49,8 +49,8 @@ from ..model_selection import validation_search
 from .plotting import plt
 
 KERNEL_GRIDS = {
-    "linear": {"C": (0.001, 0.01, 0.1, 1.0, 10.0)},
-    "poly": {"C": (0.001, 0.01, 0.1, 1.0, 10.0), "degree": (2, 3)},
+    "linear": {"C": (0.01, 0.1, 1.0, 10.0)},
+    "poly": {"C": (0.01, 0.1, 1.0, 10.0), "degree": (2, 3)},
     "rbf": {"C": (0.01, 0.1, 1.0, 10.0), "gamma": (0.01, 0.1, 1.0)},
 }
 QUICK_KERNEL_GRIDS = {
@@ -143,7 +143,7 @@ def _period_rows(sets, train, test, chosen, period):
     def record(model, score, proba):
         rows.append({"period": str(period), "model": model, "n_train": int(train.sum()),
                      "n_test": int(test.sum()), "test_draws": int(np.sum(y_test == 0)),
-                     **_metrics(y_test, score, proba)})
+                     "failed": False, **_metrics(y_test, score, proba)})
         predictions.append(pd.DataFrame({"period": str(period), "model": model, "y": y_test,
                                          "score": score, "p_white": proba[:, 0],
                                          "p_draw": proba[:, 1], "p_black": proba[:, 2]}))
@@ -151,7 +151,14 @@ def _period_rows(sets, train, test, chosen, period):
     for (kernel, features), params in chosen.items():
         columns = _columns(features)
         model = _model(kernel, features, probability=True, random_state=0, **params)
-        model.fit(sets.X[train][:, :, columns], y_train)
+        try:
+            model.fit(sets.X[train][:, :, columns], y_train)
+        except NoRankingError:
+            # beta >= 0 on this period's training games (or a calibration fold): no model.
+            rows.append({"period": str(period), "model": f"compare_{kernel}_{features}",
+                         "n_train": int(train.sum()), "n_test": int(test.sum()),
+                         "test_draws": int(np.sum(y_test == 0)), "failed": True})
+            continue
         X_test = sets.X[test][:, :, columns]
         record(f"compare_{kernel}_{features}", model.decision_function(X_test),
                model.predict_proba(X_test))
@@ -221,9 +228,11 @@ def summarize_figure6(results, predictions):
     for model, group in results.groupby("model", sort=False):
         pooled = predictions[predictions["model"] == model]
         proba = pooled[["p_white", "p_draw", "p_black"]].to_numpy()
-        metrics = _metrics(pooled["y"].to_numpy(), pooled["score"].to_numpy(), proba)
+        metrics = (_metrics(pooled["y"].to_numpy(), pooled["score"].to_numpy(), proba)
+                   if len(pooled) else dict.fromkeys(("auc", "log_loss", "brier", "accuracy"),
+                                                     np.nan))
         rows.append({
-            "model": model,
+            "model": model, "failed_periods": int(group["failed"].sum()),
             "auc_mean": group["auc"].mean(), "auc_sd": group["auc"].std(),
             "log_loss_mean": group["log_loss"].mean(), "brier_mean": group["brier"].mean(),
             "accuracy_mean": group["accuracy"].mean(),

@@ -196,15 +196,21 @@ def run_ordinal(sushi_path, *, people=(200, 200, 1000), seeds=(1, 2, 3), models=
     outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
         delayed(_task)(seed, name, params, data, masks) for seed, name, params, masks in tasks)
     rows = list(tqdm(outputs, total=len(tasks), desc="sushi ordinal", disable=not progress))
-    results = pd.DataFrame(rows).sort_values(["seed", "model", "criterion"], kind="stable")
+    results, chosen, summary = summarize_ordinal(pd.DataFrame(rows), names)
+    return OrdinalResult(results, chosen, summary, time.perf_counter() - start)
+
+
+def summarize_ordinal(results, names=None):
+    """The grid point chosen on validation per (seed, model), and test means over seeds."""
+    names = list(MODELS) if names is None else list(names)
+    results = results.sort_values(["seed", "model", "criterion"], kind="stable")
     chosen = results.groupby(["seed", "model"], sort=False).head(1)
     metrics = ["test_mae", "test_accuracy", "test_tau", "test_pair_error_percent"]
     summary = chosen.groupby("model")[metrics].agg(["mean", "std"])
     summary.columns = [f"{metric[5:]}_{stat.replace('std', 'sd')}"
                        for metric, stat in summary.columns]
     summary = summary.loc[[n for n in names if n in summary.index]].reset_index()
-    return OrdinalResult(results.reset_index(drop=True), chosen.reset_index(drop=True), summary,
-                         time.perf_counter() - start)
+    return results.reset_index(drop=True), chosen.reset_index(drop=True), summary
 
 
 def plot_ordinal(summary, path):
