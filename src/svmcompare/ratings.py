@@ -189,6 +189,14 @@ class _RatingSystem:
             self._step(i[games], j[games], score[games], value)
         return pd.DataFrame(before)
 
+    def _size(self):
+        return self.rating_.shape[0]
+
+    def ratings(self, players):
+        """Current ratings (``initial_rating`` for unknown players)."""
+        index = self._index(list(players), create=False)
+        return np.where(index >= 0, self.rating_[np.maximum(index, 0)], self.initial_rating)
+
 
 class Elo(_RatingSystem):
     """Elo ratings with FIDE rules, updated once per rating period.
@@ -221,9 +229,6 @@ class Elo(_RatingSystem):
         self.k_factor = k_factor
         self.cap = cap
 
-    def _size(self):
-        return self.rating_.shape[0]
-
     def _grow(self, n):
         old = getattr(self, "rating_", np.zeros(0))
         extra = n - old.shape[0]
@@ -247,11 +252,6 @@ class Elo(_RatingSystem):
         self.rating_ = elo_period(self.rating_, k, i, j, score, self.cap)
         self.games_ = self.games_ + np.bincount(np.concatenate([i, j]), minlength=n)
         self._reached_2400 |= self.rating_ >= 2400
-
-    def ratings(self, players):
-        """Current ratings (``initial_rating`` for unknown players)."""
-        index = self._index(list(players), create=False)
-        return np.where(index >= 0, self.rating_[np.maximum(index, 0)], self.initial_rating)
 
     def expected_score(self, player1, player2):
         """Player 1's expected score against player 2 from the current ratings."""
@@ -292,9 +292,6 @@ class Glicko(_RatingSystem):
         self.initial_rd = float(initial_rd)
         self.c = float(c)
 
-    def _size(self):
-        return self.rating_.shape[0]
-
     def _grow(self, n):
         old = getattr(self, "rating_", np.zeros(0))
         extra = n - old.shape[0]
@@ -323,11 +320,6 @@ class Glicko(_RatingSystem):
         self.rating_ = np.where(played, rating, self.rating_)
         self.rd_ = np.where(played, new_rd, self.rd_)
         self._last = np.where(played, value, self._last)
-
-    def ratings(self, players):
-        """Current ratings (``initial_rating`` for unknown players)."""
-        index = self._index(list(players), create=False)
-        return np.where(index >= 0, self.rating_[np.maximum(index, 0)], self.initial_rating)
 
     def deviations(self, players, period=None):
         """Deviations grown to ``period`` (default: the last processed period)."""
