@@ -6,6 +6,7 @@ from .compare_lp import SVMCompareLP
 from .hard_margin import HardMarginLP, HardMarginQP, NotSeparableError
 from .model_selection import SVMCompareCV
 from .pairwise import pairwise_transform
+from .persistence import load_model, save_model
 from .rank import SVMRank, SVMRank2
 from .ranking import OrdinalSVM, RankSVM
 
@@ -23,7 +24,9 @@ __all__ = [
     "SVMCompareLP",
     "SVMRank",
     "SVMRank2",
+    "load_model",
     "make_pairs",
     "pairwise_transform",
+    "save_model",
     "__version__",
 ]

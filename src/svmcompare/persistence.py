@@ -1,0 +1,68 @@
+"""Model files: save a fitted estimator, load it back without running foreign code.
+
+Files are written with skops (``skops.io``), which stores objects as data
+instead of pickle byte code.  Loading trusts only the types svmcompare
+itself defines (plus the NumPy / SciPy / scikit-learn types skops trusts by
+default); a file that needs any other type is refused with the list of
+those types, so a tampered or foreign file cannot make ``load_model`` run
+code.  Every file records the svmcompare version that wrote it; a file from
+another minor version is refused, since fitted attributes may differ.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FORMAT = "svmcompare-model"
+_OWN_MODULE = "svmcompare."
+
+
+def _minor(version):
+    return tuple(str(version).split(".")[:2])
+
+
+def _library_version():
+    from . import __version__  # at call time: the package imports this module first
+
+    return __version__
+
+
+def save_model(model, path):
+    """Write a fitted estimator (and the library version) to ``path`` (skops format)."""
+    import skops.io as sio
+
+    sio.dump({"format": FORMAT, "version": _library_version(), "model": model}, Path(path))
+
+
+def load_model(path):
+    """Read a model file written by :func:`save_model`.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        Not a model file, a file needing types outside svmcompare (refused
+        without loading), or a file from an incompatible svmcompare version.
+    """
+    import skops.io as sio
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"No model file at {path}.")
+    try:
+        untrusted = sio.get_untrusted_types(file=path)
+    except Exception as exc:  # skops raises several types for a non-skops file
+        raise ValueError(f"{path} is not an svmcompare model file ({exc}).") from exc
+    foreign = [name for name in untrusted if not name.startswith(_OWN_MODULE)]
+    if foreign:
+        raise ValueError(f"{path} needs types svmcompare does not trust: {foreign}; "
+                         "refusing to load it.")
+    content = sio.load(path, trusted=untrusted)
+    if not isinstance(content, dict) or content.get("format") != FORMAT:
+        raise ValueError(f"{path} is a skops file but not an svmcompare model file.")
+    version = _library_version()
+    if _minor(content.get("version")) != _minor(version):
+        raise ValueError(f"{path} was written by svmcompare {content.get('version')}; this is "
+                         f"{version}. Refit the model with this version.")
+    return content["model"]
