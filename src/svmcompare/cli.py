@@ -60,6 +60,180 @@ def _reproduce(args):
     return 0
 
 
+MODEL_TYPES = ("compare", "rank", "rank2", "lp")
+
+
+def _make_model(args):
+    from . import SVMCompare, SVMCompareLP, SVMRank, SVMRank2
+
+    params = {"C": args.C, "kernel": args.kernel, "gamma": args.gamma, "degree": args.degree}
+    if args.model_type == "lp":
+        if args.probability:
+            raise ValueError("--probability is not available for --model-type lp.")
+        return SVMCompareLP(class_weight=args.class_weight, **params)
+    if args.model_type == "compare":
+        return SVMCompare(class_weight=args.class_weight, probability=args.probability,
+                          random_state=0, **params)
+    if args.class_weight is not None:
+        raise ValueError("--class-weight applies to --model-type compare and lp (the rank "
+                         "models do not learn from ties).")
+    model = SVMRank if args.model_type == "rank" else SVMRank2
+    return model(probability=args.probability, random_state=0, **params)
+
+
+def _fit(args):
+    from .model_selection import SVMCompareCV
+    from .pairs_io import read_pairs
+    from .persistence import save_model
+
+    X, y, features = read_pairs(args.pairs, args.items)
+    model = _make_model(args)
+    print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
+          f"{type(model).__name__} ...", flush=True)
+    if args.grid:
+        search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
+                              progress=not args.no_progress).fit(X, y)
+        chosen = ", ".join(f"{k} = {v:.4g}" for k, v in search.best_params_.items())
+        print(f"chosen by 5-fold cross-validation ({args.scoring}): {chosen} "
+              f"(score {search.best_score_:.4f})")
+        model = search.best_estimator_
+    else:
+        model.fit(X, y)
+    save_model(model, args.model)
+    print(f"training error {100 * (1 - model.score(X, y)):.1f}%; model written to {args.model}")
+    return 0
+
+
+def _predict(args):
+    import pandas as pd
+
+    from .pairs_io import read_pairs
+    from .persistence import load_model
+
+    model = load_model(args.model)
+    X, _, _ = read_pairs(args.pairs, args.items, require_labels=False)
+    out = pd.DataFrame({"y_pred": model.predict(X), "rank_difference": model.decision_function(X)})
+    if args.proba:
+        if not hasattr(model, "predict_proba"):
+            raise ValueError(f"{args.model} was fitted without --probability; refit with it "
+                             "to get probabilities.")
+        proba = model.predict_proba(X)
+        out["p_x_better"], out["p_tie"], out["p_xprime_better"] = proba.T
+    out.to_csv(args.output, index=False)
+    print(f"{len(out)} predictions written to {args.output}")
+    return 0
+
+
+def _rank(args):
+    import pandas as pd
+
+    from .pairs_io import read_items
+    from .persistence import load_model
+
+    model = load_model(args.model)
+    ids, Z, _ = read_items(args.items_file)
+    pd.DataFrame({"id": ids, "rank": model.rank(Z)}).to_csv(args.output, index=False)
+    print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
+    return 0
+
+
+def _evaluate(args):
+    from .metrics import comparison_auc, comparison_errors, comparison_roc_curve
+    from .pairs_io import read_pairs
+    from .persistence import load_model
+
+    model = load_model(args.model)
+    X, y, _ = read_pairs(args.pairs, args.items)
+    errors = comparison_errors(y, model.predict(X))
+    n = errors["count"]
+    print(f"pairs {n} ({errors['equality']} ties, {errors['inequality']} non-ties)")
+    print(f"zero-one error {100 * errors['error'] / n:.2f}%: false positives "
+          f"{errors['false_positive']} (tie predicted different), false negatives "
+          f"{errors['false_negative']} (difference predicted tie), inversions "
+          f"{errors['inversion']} (wrong direction)")
+    if errors["equality"] and errors["inequality"]:
+        score = model.decision_function(X)
+        print(f"comparison AUC (Table 3) {comparison_auc(y, score):.4f}")
+        if args.plot:
+            from .experiments.plotting import plt
+
+            fpr, tpr, _ = comparison_roc_curve(y, score)
+            fig, ax = plt.subplots(figsize=(4.5, 4.5))
+            ax.plot(fpr, tpr, drawstyle="steps-post")
+            ax.plot([0, 1], [0, 1], color="0.7", ls="--")
+            ax.set(xlabel="false positive rate (ties called different)",
+                   ylabel="true positive rate (differences, right sign)",
+                   title=f"comparison ROC, AUC {comparison_auc(y, score):.3f}")
+            fig.tight_layout()
+            fig.savefig(args.plot, dpi=120)
+            plt.close(fig)
+            print(f"ROC curve written to {args.plot}")
+    else:
+        print("comparison AUC: needs both ties and non-ties in y")
+    return 0
+
+
+def _add_pairs_arguments(parser, labels):
+    parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
+                        + (" and y" if labels else "") + ", or item_a, item_b"
+                        + (", y" if labels else "") + " with --items")
+    parser.add_argument("--items", default=None,
+                        help="items CSV (id plus feature columns) for a pairs file of ids")
+
+
+def _add_product_commands(sub):
+    fit = sub.add_parser(
+        "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
+        description="Fit SVMCompare (or a baseline) on labeled pairs and write a model file. "
+                    "Labels y: -1 x better, 0 tie, 1 x' better.")
+    _add_pairs_arguments(fit, labels=True)
+    fit.add_argument("--model", required=True, help="model file to write (skops format)")
+    fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
+                     help="compare (SVMCompare), rank, rank2 (RankSVM baselines), lp "
+                          "(SVMCompareLP); default %(default)s")
+    fit.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"], default="rbf")
+    fit.add_argument("--C", type=float, default=1.0)
+    fit.add_argument("--gamma", type=float, default=1.0)
+    fit.add_argument("--degree", type=int, default=3)
+    fit.add_argument("--class-weight", choices=["balanced"], default=None,
+                     help="weigh ties and non-ties equally (for data with few ties)")
+    fit.add_argument("--probability", action="store_true",
+                     help="also fit win/tie/loss probabilities (5 more fits)")
+    fit.add_argument("--grid", action="store_true",
+                     help="choose C and gamma by 5-fold cross-validation over the paper's grid")
+    fit.add_argument("--scoring", choices=["error", "auc"], default="error",
+                     help="criterion of --grid (default %(default)s)")
+    fit.add_argument("--n-jobs", type=int, default=None, help="parallel fits of --grid")
+    fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    fit.set_defaults(func=_fit)
+
+    predict = sub.add_parser("predict", help="compare pairs with a saved model",
+                             description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")
+    predict.add_argument("model", help="model file from svmcompare fit")
+    _add_pairs_arguments(predict, labels=False)
+    predict.add_argument("--proba", action="store_true",
+                         help="add P(x better), P(tie), P(x' better) (model fitted with "
+                              "--probability)")
+    predict.add_argument("-o", "--output", required=True, help="output CSV")
+    predict.set_defaults(func=_predict)
+
+    rank = sub.add_parser("rank", help="score items r(x) with a saved model",
+                          description="Write the ranking function r(x) of each item.")
+    rank.add_argument("model", help="model file from svmcompare fit")
+    rank.add_argument("items_file", metavar="ITEMS.csv", help="items CSV: id plus features")
+    rank.add_argument("-o", "--output", required=True, help="output CSV")
+    rank.set_defaults(func=_rank)
+
+    evaluate = sub.add_parser(
+        "evaluate", help="test error (FP / FN / inversions) and AUC of a saved model",
+        description="Zero-one error with its false positive / false negative / inversion "
+                    "split and the comparison AUC (Table 3) on labeled pairs.")
+    evaluate.add_argument("model", help="model file from svmcompare fit")
+    _add_pairs_arguments(evaluate, labels=True)
+    evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")
+    evaluate.set_defaults(func=_evaluate)
+
+
 def build_parser():
     from .experiments.reproduce import FIGURES
 
@@ -123,6 +297,7 @@ def build_parser():
     rep.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rep.set_defaults(func=_reproduce)
+    _add_product_commands(sub)
     return parser
 
 

@@ -1,0 +1,115 @@
+"""Pairs and items from CSV files, for the command line.
+
+Two layouts of a pairs file are read:
+
+* **wide**: one row per pair, columns ``a_<feature>`` for x and
+  ``b_<feature>`` for x' (the same feature names, same order) and,
+  for training or evaluation, ``y`` in {-1, 0, 1};
+* **ids**: an items table (``id`` plus one column per feature) and a pairs
+  table with columns ``item_a``, ``item_b`` (ids) and ``y``.
+
+Every problem is reported as a ValueError naming the file, the column and,
+for a bad value, the line (counting the header as line 1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ._pairs import LABELS
+
+
+def _read_csv(path):
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"No file at {path}.")
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+
+
+def _numeric(frame, columns, name):
+    """The columns as a float matrix; a non-numeric or missing value names its line."""
+    values = frame[columns].apply(pd.to_numeric, errors="coerce")
+    bad = values.isna().to_numpy()
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: "
+                         f"{frame[columns[col]].iloc[row]!r} is not a number.")
+    return values.to_numpy(dtype=np.float64)
+
+
+def _labels(frame, name):
+    y = _numeric(frame, ["y"], name).ravel()
+    bad = ~np.isin(y, LABELS)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}, line {row + 2}, column y: {y[row]:g} is not a label; "
+                         "labels are -1 (x better), 0 (tie) and 1 (x' better).")
+    return y.astype(np.int64)
+
+
+def read_items(path):
+    """An items table: ``id`` column plus numeric features -> (ids, Z, feature names)."""
+    frame = _read_csv(path)
+    name = Path(path).name
+    if "id" not in frame.columns:
+        raise ValueError(f"{name} has no 'id' column (an items table needs id plus features).")
+    features = [c for c in frame.columns if c != "id"]
+    if not features:
+        raise ValueError(f"{name} has no feature columns besides 'id'.")
+    if frame["id"].duplicated().any():
+        raise ValueError(f"{name}: item id {frame['id'][frame['id'].duplicated()].iloc[0]!r} "
+                         "appears twice.")
+    return frame["id"].to_numpy(), _numeric(frame, features, name), features
+
+
+def read_pairs(path, items=None, require_labels=True):
+    """Pairs (n, 2, p), labels (or None) and feature names from a pairs file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The pairs CSV (wide layout, or ``item_a, item_b[, y]`` with ``items``).
+    items : str or Path, optional
+        The items CSV of the ids layout.
+    require_labels : bool
+        Whether a ``y`` column must be present.
+    """
+    frame = _read_csv(path)
+    name = Path(path).name
+    if require_labels and "y" not in frame.columns:
+        raise ValueError(f"{name} has no 'y' column (labels -1, 0, 1).")
+    y = _labels(frame, name) if "y" in frame.columns else None
+    if items is not None:
+        missing = [c for c in ("item_a", "item_b") if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{name} has no column(s) {missing}; with --items the pairs file "
+                             "lists item ids in item_a and item_b.")
+        ids, Z, features = read_items(items)
+        position = pd.Series(np.arange(ids.size), index=ids)
+        pairs = []
+        for column in ("item_a", "item_b"):
+            unknown = ~frame[column].isin(position.index)
+            if unknown.any():
+                row = int(np.flatnonzero(unknown)[0])
+                raise ValueError(f"{name}, line {row + 2}, column {column}: item "
+                                 f"{frame[column].iloc[row]!r} is not in {Path(items).name}.")
+            pairs.append(Z[position.loc[frame[column]].to_numpy()])
+        return np.stack(pairs, axis=1), y, features
+    a_cols = [c for c in frame.columns if c.startswith("a_")]
+    b_cols = [c for c in frame.columns if c.startswith("b_")]
+    if not a_cols:
+        raise ValueError(f"{name} has no a_<feature> columns: give x's features as a_<name> "
+                         "and x''s as b_<name>, or an items file with --items.")
+    features = [c[2:] for c in a_cols]
+    if [c[2:] for c in b_cols] != features:
+        missing = sorted(set(features) ^ {c[2:] for c in b_cols})
+        raise ValueError(f"{name}: the a_ and b_ columns must name the same features in the "
+                         f"same order; mismatched: {missing}.")
+    X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
+    return X, y, features
