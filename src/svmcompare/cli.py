@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -81,6 +82,25 @@ def _make_model(args):
     return model(probability=args.probability, random_state=0, **params)
 
 
+@contextlib.contextmanager
+def _parallel_backend(args):
+    """joblib's default backend, or a Dask cluster at ``--scheduler``."""
+    if args.backend != "dask":
+        yield
+        return
+    if not args.scheduler:
+        raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786).")
+    try:
+        import joblib
+        from distributed import Client
+    except ImportError as exc:
+        raise ValueError("--backend dask needs dask.distributed: pip install "
+                         "'svmcompare[dask]'.") from exc
+    with Client(args.scheduler, timeout="30s") as client, joblib.parallel_backend("dask"):
+        print(f"grid search on the Dask cluster at {client.scheduler.address}", flush=True)
+        yield
+
+
 def _fit(args):
     from .model_selection import SVMCompareCV
     from .pairs_io import read_pairs
@@ -90,9 +110,13 @@ def _fit(args):
     model = _make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{type(model).__name__} ...", flush=True)
+    if args.backend == "dask" and not args.grid:
+        raise ValueError("--backend dask distributes the --grid search; add --grid.")
     if args.grid:
         search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
-                              progress=not args.no_progress).fit(X, y)
+                              progress=not args.no_progress)
+        with _parallel_backend(args):
+            search.fit(X, y)
         chosen = ", ".join(f"{k} = {v:.4g}" for k, v in search.best_params_.items())
         print(f"chosen by 5-fold cross-validation ({args.scoring}): {chosen} "
               f"(score {search.best_score_:.4f})")
@@ -204,6 +228,10 @@ def _add_product_commands(sub):
     fit.add_argument("--scoring", choices=["error", "auc"], default="error",
                      help="criterion of --grid (default %(default)s)")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel fits of --grid")
+    fit.add_argument("--backend", choices=["loky", "dask"], default="loky",
+                     help="where --grid runs: local processes (default) or a Dask cluster")
+    fit.add_argument("--scheduler", default=None,
+                     help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     fit.set_defaults(func=_fit)
 
