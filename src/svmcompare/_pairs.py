@@ -174,7 +174,9 @@ class Standardizer:
             )
         mean = items.mean(axis=0)
         ddof = 1 if items.shape[0] > 1 else 0
-        scale = np.sqrt(np.einsum("ij,ij->j", items, items) / items.shape[0] - mean * mean)
+        # One pass: E[x^2] - mean^2, which rounding can push below 0 when |mean| >> sd.
+        variance = np.einsum("ij,ij->j", items, items) / items.shape[0] - mean * mean
+        scale = np.sqrt(np.maximum(variance, 0.0))
         # The one-pass variance loses digits when |mean| >> sd; redo those columns exactly.
         inexact = scale < 1e-4 * np.abs(mean)
         if inexact.any():

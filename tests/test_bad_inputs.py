@@ -1,0 +1,95 @@
+"""Every row of the README's bad-input table, and random small inputs (hypothesis):
+every call succeeds with labels in {-1, 0, 1} and finite scores, or raises a
+ValueError / TypeError with a message - nothing else, no hang, no NaN."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
+
+from svmcompare import OrdinalSVM, RankSVM, SVMCompare, SVMRank
+from svmcompare.datasets import make_norm_pairs
+
+X, Y = make_norm_pairs(60, "l1", random_state=0)
+TIES, NON_TIES = Y == 0, Y != 0
+
+# (what the user passes, the call, the exception, words of its message): the README table.
+BAD_INPUTS = [
+    ("items (n, p) instead of pairs", lambda: SVMCompare().fit(X[:, 0], Y), ValueError,
+     "must have shape (n_pairs, 2, n_features)"),
+    ("labels of another length", lambda: SVMCompare().fit(X, Y[:-1]), ValueError,
+     "y has 59 labels but X has 60 pairs"),
+    ("NaN or infinity in X", lambda: SVMCompare().fit(np.where(X > 1, np.nan, X), Y),
+     ValueError, "NaN or infinity (first at index"),
+    ("a label outside {-1, 0, 1}", lambda: SVMCompare().fit(X, np.where(Y == 1, 2, Y)),
+     ValueError, "y contains 2; labels must be -1, 0 or 1"),
+    ("text in X", lambda: SVMCompare().fit(X.astype(str), Y), TypeError, "must be a numeric"),
+    ("no pairs", lambda: SVMCompare().fit(X[:0], Y[:0]), ValueError, "X has no pairs"),
+    ("SVMCompare without ties", lambda: SVMCompare().fit(X[NON_TIES], Y[NON_TIES]),
+     ValueError, "Use SVMRank"),
+    ("SVMCompare with only ties", lambda: SVMCompare().fit(X[TIES], Y[TIES]), ValueError,
+     "only equality pairs"),
+    ("SVMRank with only ties", lambda: SVMRank().fit(X[TIES], Y[TIES]), ValueError,
+     "has none"),
+    ("too few ties for C (beta >= 0)",
+     lambda: SVMCompare(C=1e-3).fit(X[NON_TIES | (np.cumsum(TIES) <= 1)],
+                                    Y[NON_TIES | (np.cumsum(TIES) <= 1)]),
+     ValueError, "class_weight='balanced'"),
+    ("C <= 0", lambda: SVMCompare(C=-1).fit(X, Y), ValueError, "C must be positive"),
+    ("gamma <= 0", lambda: SVMCompare(gamma=0).fit(X, Y), ValueError, "gamma must be"),
+    ("unknown kernel", lambda: SVMCompare(kernel="sigmoid").fit(X, Y), ValueError,
+     "kernel must be one of"),
+    ("unknown solver", lambda: SVMCompare(solver="magic").fit(X, Y), ValueError,
+     "solver must be one of"),
+    ("bad class_weight", lambda: SVMCompare(class_weight="foo").fit(X, Y), ValueError,
+     "class_weight must be"),
+    ("predict with other features", lambda: SVMCompare().fit(X, Y).predict(X[:, :, :1]),
+     ValueError, "fitted with 2"),
+    ("predict before fit", lambda: SVMCompare().predict(X), NotFittedError, "not fitted"),
+    ("groups of another length", lambda: RankSVM().fit(X[:, 0], np.arange(60) % 3, [0, 1]),
+     ValueError, "groups has 2 entries"),
+    ("one grade only (ordinal)", lambda: OrdinalSVM().fit(X[:, 0], np.zeros(60)), ValueError,
+     "at least two distinct ranks"),
+]
+
+
+@pytest.mark.parametrize("what, call, error, words", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_each_bad_input_gets_its_message(what, call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)
+
+
+@st.composite
+def pair_sets(draw):
+    n = draw(st.integers(2, 24))
+    p = draw(st.integers(1, 3))
+    scale = 10.0 ** draw(st.integers(-8, 8))
+    values = draw(st.lists(st.floats(-3, 3), min_size=n * 2 * p, max_size=n * 2 * p))
+    X = np.asarray(values).reshape(n, 2, p) * scale
+    if draw(st.booleans()):
+        X[:, :, 0] = 1.5 * scale  # a constant feature
+    if draw(st.booleans()):
+        X = np.concatenate([X, X[: n // 2]])  # duplicated pairs
+    y = np.asarray(draw(st.lists(st.sampled_from([-1, 0, 1]), min_size=X.shape[0],
+                                 max_size=X.shape[0])))
+    return X, y
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=pair_sets(), which=st.sampled_from(["rbf", "linear", "rank"]))
+def test_random_inputs_succeed_cleanly_or_raise_value_errors(data, which):
+    X, y = data
+    model = {"rbf": SVMCompare(C=1.0, max_iter=200_000),
+             "linear": SVMCompare(kernel="linear"),
+             "rank": SVMRank(max_iter=200_000)}[which]
+    try:
+        model.fit(X, y)
+    except ValueError as exc:
+        assert str(exc)
+        return
+    predicted = model.predict(X)
+    assert set(np.unique(predicted)) <= {-1, 0, 1}
+    assert np.all(np.isfinite(model.decision_function(X)))
+    assert np.all(np.isfinite(model.rank(X[:, 0])))
