@@ -95,3 +95,21 @@ def test_unreadable_and_incompatible_models_give_one_line(tmp_path, capsys):
     assert main(["predict", model, str(tmp_path / "pairs.csv"), "--proba", "-o",
                  str(tmp_path / "o.csv")]) == 2
     assert "without --probability" in capsys.readouterr().err
+
+
+def test_letor_files_of_graded_items(tmp_path):
+    from svmcompare.datasets import dump_letor, make_graded_blocks
+    from svmcompare.metrics import kendall_tau_per_group
+
+    X, y, groups, _ = make_graded_blocks()
+    dump_letor(X, y, groups, tmp_path / "items.svmlight")
+    model = str(tmp_path / "m.skops")
+    # Pairs inside each query, equal grades as ties; a linear SVMCompare on them.
+    assert main(["fit", str(tmp_path / "items.svmlight"), "--model", model, "--kernel",
+                 "linear", "--C", "10"]) == 0
+    assert main(["rank", model, str(tmp_path / "items.svmlight"), "-o",
+                 str(tmp_path / "r.csv")]) == 0
+    scores = pd.read_csv(tmp_path / "r.csv")["rank"].to_numpy()
+    assert kendall_tau_per_group(y, scores, groups)[0] > 0.7
+    (tmp_path / "bad.svmlight").write_text("1 qid:1 1:0.5\nnonsense here\n")
+    assert main(["fit", str(tmp_path / "bad.svmlight"), "--model", model]) == 2

@@ -8,6 +8,11 @@ Two layouts of a pairs file are read:
 * **ids**: an items table (``id`` plus one column per feature) and a pairs
   table with columns ``item_a``, ``item_b`` (ids) and ``y``.
 
+Graded items in the SVMlight / LETOR format (``<grade> qid:<query> 1:<v>
+...``, extension ``.svmlight``, ``.letor``, ``.svm`` or ``.dat``) are read too:
+the pairs are all pairs of items of the same query, labeled by their grade
+order, equal grades as ties (:func:`svmcompare.pairwise_transform`).
+
 Every problem is reported as a ValueError naming the file, the column and,
 for a bad value, the line (counting the header as line 1).
 """
@@ -54,7 +59,15 @@ def _labels(frame, name):
 
 
 def read_items(path):
-    """An items table: ``id`` column plus numeric features -> (ids, Z, feature names)."""
+    """An items table: ``id`` column plus numeric features -> (ids, Z, feature names).
+
+    An SVMlight / LETOR file gives its items with ids 0, 1, ... in file order.
+    """
+    if is_letor(path):
+        from .datasets import load_letor
+
+        Z = load_letor(path)[0]
+        return np.arange(Z.shape[0]), Z, [f"f{k + 1}" for k in range(Z.shape[1])]
     frame = _read_csv(path)
     name = Path(path).name
     if "id" not in frame.columns:
@@ -66,6 +79,25 @@ def read_items(path):
         raise ValueError(f"{name}: item id {frame['id'][frame['id'].duplicated()].iloc[0]!r} "
                          "appears twice.")
     return frame["id"].to_numpy(), _numeric(frame, features, name), features
+
+
+LETOR_SUFFIXES = (".svmlight", ".letor", ".svm", ".dat")
+
+
+def is_letor(path):
+    """Whether ``path`` names an SVMlight / LETOR file (by its extension)."""
+    return Path(path).suffix.lower() in LETOR_SUFFIXES
+
+
+def _letor_pairs(path):
+    from .datasets import load_letor
+    from .pairwise import pairwise_transform
+
+    Z, grades, qid = load_letor(path)
+    X, y = pairwise_transform(Z, grades, qid, ties="keep")
+    if X.shape[0] == 0:
+        raise ValueError(f"{Path(path).name}: no query has two items, so there are no pairs.")
+    return X, y, [f"f{k + 1}" for k in range(Z.shape[1])]
 
 
 def read_pairs(path, items=None, require_labels=True):
@@ -80,6 +112,8 @@ def read_pairs(path, items=None, require_labels=True):
     require_labels : bool
         Whether a ``y`` column must be present.
     """
+    if is_letor(path):
+        return _letor_pairs(path)
     frame = _read_csv(path)
     name = Path(path).name
     if require_labels and "y" not in frame.columns:
