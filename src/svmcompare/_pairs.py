@@ -64,6 +64,23 @@ def _as_float_matrix(A, name):
     return A.astype(np.float64)
 
 
+def check_vector(values, n, label, mismatch):
+    """A numeric, finite vector of ``n`` floats.
+
+    ``label`` names it in the type and NaN messages; ``mismatch(k)`` is the
+    message when it has k entries instead of n.
+    """
+    values = np.asarray(values)
+    if values.dtype == object or values.dtype.kind not in "biuf":
+        raise TypeError(f"{label} must be numeric; got dtype {values.dtype}.")
+    values = values.astype(np.float64).ravel()
+    if values.shape[0] != n:
+        raise ValueError(mismatch(values.shape[0]))
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{label} contains NaN or infinity.")
+    return values
+
+
 def _check_finite(A, name):
     if not np.all(np.isfinite(A)):
         bad = np.argwhere(~np.isfinite(A))[0]

@@ -21,20 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._pairs import check_labels
+from ._pairs import check_labels, check_vector
 from .pairwise import check_grades, group_members
 
 
 def _check_scores(score, n):
-    score = np.asarray(score)
-    if score.dtype == object or score.dtype.kind not in "biuf":
-        raise TypeError(f"score must be numeric; got dtype {score.dtype}.")
-    score = score.astype(np.float64).ravel()
-    if score.shape[0] != n:
-        raise ValueError(f"score has {score.shape[0]} values but y_true has {n}.")
-    if not np.all(np.isfinite(score)):
-        raise ValueError("score contains NaN or infinity.")
-    return score
+    return check_vector(score, n, "score", lambda k: f"score has {k} values but y_true has {n}.")
 
 
 def comparison_errors(y_true, y_pred):

@@ -15,21 +15,15 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._pairs import _as_float_matrix, _check_finite
+from ._pairs import _as_float_matrix, _check_finite, check_vector
 
 TIES = ("keep", "drop")
 
 
 def check_grades(y, n_items, groups=None):
     """Validate grades (n_items,) and optional groups (n_items,); None groups: one group."""
-    y = np.asarray(y)
-    if y.dtype == object or y.dtype.kind not in "biuf":
-        raise TypeError(f"y (grades) must be numeric; got dtype {y.dtype}.")
-    y = y.astype(np.float64).ravel()
-    if y.shape[0] != n_items:
-        raise ValueError(f"y has {y.shape[0]} grades but X has {n_items} items.")
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y (grades) contains NaN or infinity.")
+    y = check_vector(y, n_items, "y (grades)",
+                     lambda k: f"y has {k} grades but X has {n_items} items.")
     if groups is None:
         return y, np.zeros(n_items, dtype=np.int64)
     groups = np.asarray(groups).ravel()
