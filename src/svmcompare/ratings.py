@@ -182,10 +182,11 @@ class _RatingSystem:
         for start, stop, value in slices:
             games = order[start:stop]
             self._start_period(value)
-            state = self._snapshot()
-            for name, values in zip(self._state, state, strict=True):
-                before[f"{name}1"][games] = values[i[games]]
-                before[f"{name}2"][games] = values[j[games]]
+            # Only the players of this period's games, before the period's step.
+            for name, first, second in zip(self._state, self._state_of(i[games]),
+                                           self._state_of(j[games]), strict=True):
+                before[f"{name}1"][games] = first
+                before[f"{name}2"][games] = second
             self._step(i[games], j[games], score[games], value)
         return pd.DataFrame(before)
 
@@ -240,8 +241,8 @@ class Elo(_RatingSystem):
     def _start_period(self, value):
         pass
 
-    def _snapshot(self):
-        return self.rating_.copy(), self.games_.copy()
+    def _state_of(self, index):
+        return self.rating_[index], self.games_[index]
 
     def _step(self, i, j, score, value):
         if self.k_factor == "fide":
@@ -300,17 +301,20 @@ class Glicko(_RatingSystem):
         self._last = np.append(getattr(self, "_last", np.zeros(0)), np.full(extra, np.nan))
         self._now = getattr(self, "_now", np.nan)
 
-    def _grown_rd(self, now):
-        elapsed = np.where(np.isnan(self._last), 0.0, now - self._last)
-        return np.minimum(np.sqrt(self.rd_ ** 2 + self.c ** 2 * elapsed), self.initial_rd)
+    def _grown_rd(self, now, index=slice(None)):
+        """Deviations of the players at ``index`` grown to period ``now``."""
+        last = self._last[index]
+        elapsed = np.where(np.isnan(last), 0.0, now - last)
+        return np.minimum(np.sqrt(self.rd_[index] ** 2 + self.c ** 2 * elapsed),
+                          self.initial_rd)
 
     def _start_period(self, value):
         if not np.isnan(self._now) and value < self._now:
             raise ValueError(f"period {value} is before the last processed period {self._now}.")
         self._now = value
 
-    def _snapshot(self):
-        return self.rating_.copy(), self._grown_rd(self._now)
+    def _state_of(self, index):
+        return self.rating_[index], self._grown_rd(self._now, index)
 
     def _step(self, i, j, score, value):
         rd = self._grown_rd(value)
