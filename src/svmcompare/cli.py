@@ -177,7 +177,8 @@ def _evaluate(args):
           f"{errors['inversion']} (wrong direction)")
     if errors["equality"] and errors["inequality"]:
         score = model.decision_function(X)
-        print(f"comparison AUC (Table 3) {comparison_auc(y, score):.4f}")
+        auc = comparison_auc(y, score)
+        print(f"comparison AUC (Table 3) {auc:.4f}")
         if args.plot:
             from .experiments.plotting import plt
 
@@ -187,7 +188,7 @@ def _evaluate(args):
             ax.plot([0, 1], [0, 1], color="0.7", ls="--")
             ax.set(xlabel="false positive rate (ties called different)",
                    ylabel="true positive rate (differences, right sign)",
-                   title=f"comparison ROC, AUC {comparison_auc(y, score):.3f}")
+                   title=f"comparison ROC, AUC {auc:.3f}")
             fig.tight_layout()
             fig.savefig(args.plot, dpi=120)
             plt.close(fig)

@@ -140,10 +140,13 @@ def _period_rows(sets, train, test, chosen, period):
     rows, predictions = [], []
     y_train, y_test = sets.y[train], sets.y[test]
 
+    def row(model, failed):
+        return {"period": str(period), "model": model, "n_train": int(train.sum()),
+                "n_test": int(test.sum()), "test_draws": int(np.sum(y_test == 0)),
+                "failed": failed}
+
     def record(model, score, proba):
-        rows.append({"period": str(period), "model": model, "n_train": int(train.sum()),
-                     "n_test": int(test.sum()), "test_draws": int(np.sum(y_test == 0)),
-                     "failed": False, **_metrics(y_test, score, proba)})
+        rows.append({**row(model, False), **_metrics(y_test, score, proba)})
         predictions.append(pd.DataFrame({"period": str(period), "model": model, "y": y_test,
                                          "score": score, "p_white": proba[:, 0],
                                          "p_draw": proba[:, 1], "p_black": proba[:, 2]}))
@@ -155,9 +158,7 @@ def _period_rows(sets, train, test, chosen, period):
             model.fit(sets.X[train][:, :, columns], y_train)
         except NoRankingError:
             # beta >= 0 on this period's training games (or a calibration fold): no model.
-            rows.append({"period": str(period), "model": f"compare_{kernel}_{features}",
-                         "n_train": int(train.sum()), "n_test": int(test.sum()),
-                         "test_draws": int(np.sum(y_test == 0)), "failed": True})
+            rows.append(row(f"compare_{kernel}_{features}", True))
             continue
         X_test = sets.X[test][:, :, columns]
         record(f"compare_{kernel}_{features}", model.decision_function(X_test),

@@ -39,12 +39,9 @@ class TutorialResult:
 
 
 def _fit(name, X, y, blocks):
+    """Ridge ignores the blocks; the RankSVMs pair items inside them."""
     model = TUTORIAL_MODELS[name]()
-    if name == "ridge":
-        model.fit(X, y)
-        return model, model.coef_
-    model.fit(X, y, blocks)
-    return model, model.coef_
+    return model.fit(X, y) if name == "ridge" else model.fit(X, y, blocks)
 
 
 def run_tutorial(seeds=range(20), n_per_grade=20):
@@ -65,12 +62,12 @@ def run_tutorial(seeds=range(20), n_per_grade=20):
         split = StratifiedShuffleSplit(n_splits=1, test_size=0.5, random_state=seed)
         train, test = next(split.split(X, y))
         for name in TUTORIAL_MODELS:
-            model, coef = _fit(name, X[train], y[train], blocks[train])
+            model = _fit(name, X[train], y[train], blocks[train])
             score = model.predict(X[test]) if name == "ridge" else model.rank(X[test])
             _, per_block = kendall_tau_per_group(y[test], score, blocks[test])
             for block, tau in enumerate(per_block):
                 taus.append({"seed": seed, "model": name, "block": block, "tau": tau})
-            unit = coef / np.linalg.norm(coef)
+            unit = model.coef_ / np.linalg.norm(model.coef_)
             directions.append({"seed": seed, "model": name, "w1": unit[0], "w2": unit[1],
                                "cosine_to_w": float(unit @ w)})
     taus, directions = pd.DataFrame(taus), pd.DataFrame(directions)
