@@ -60,11 +60,12 @@ def test_matches_svc_on_precomputed_ktilde_at_paper_size():
     assert agreement >= 0.995
 
 
-@pytest.mark.parametrize("C, gamma", [(0.1, 0.25), (10.0, 2.0)])
-def test_matches_svc_other_hyperparameters(C, gamma):
+@pytest.mark.parametrize("C, gamma", [(0.1, 0.25), (10.0, 2.0), (1000.0, 1.0)])
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_matches_svc_other_hyperparameters(C, gamma, shrinking):
     X, y = make_norm_pairs(200, "linf", random_state=3)
     Xtest, _ = make_norm_pairs(500, "linf", random_state=4)
-    model = SVMCompare(C=C, gamma=gamma).fit(X, y)
+    model = SVMCompare(C=C, gamma=gamma, shrinking=shrinking).fit(X, y)
     objective, _, ref_pred = _svc_reference(X, y, C, gamma, Xtest)
     assert model.dual_objective_ == pytest.approx(objective, rel=1e-4)
     assert np.mean(model.predict(Xtest) == ref_pred) >= 0.99

@@ -83,6 +83,7 @@ def test_predict_with_other_feature_count(cls, data):
     ("C", "1", TypeError), ("gamma", 0.0, ValueError), ("gamma", -2.0, ValueError),
     ("tol", 0.0, ValueError), ("max_iter", 0, ValueError), ("cache_size", -1, ValueError),
     ("kernel", "sigmoid", ValueError), ("degree", 0, ValueError),
+    ("shrinking", "yes", TypeError),
 ])
 def test_bad_hyper_parameters(cls, data, param, value, error):
     X, y = data

@@ -99,6 +99,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         check_positive(self.C, "C")
         check_positive(self.tol, "tol")
         check_positive(self.cache_size, "cache_size")
+        if not isinstance(self.shrinking, (bool, np.bool_)):
+            raise TypeError(f"shrinking must be True or False; got {self.shrinking!r}.")
         check_positive(self.max_iter, "max_iter", integer=True, allow_none=True)
         check_positive(self.n_components, "n_components", integer=True)
         if self.solver not in SOLVERS:
@@ -159,7 +161,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         if prepared.solver == "exact":
             result = solve_dual(
                 problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
-                cache_size=self.cache_size, alpha0=alpha0, gram=gram,
+                cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
+                gram=gram,
             )
             return result, None
         feature_map = None

@@ -87,7 +87,7 @@ class _RankSVMBase(PairwiseKernelModel):
     _uses_bias = False
 
     def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
-                 max_iter=None, cache_size=200.0, solver="auto", n_components=100,
+                 max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, random_state=None):
         self.C = C
         self.kernel = kernel
@@ -97,6 +97,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
+        self.shrinking = shrinking
         self.solver = solver
         self.n_components = n_components
         self.probability = probability
@@ -132,6 +133,8 @@ class SVMRank(_RankSVMBase):
         Maximum coordinate steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
         Megabytes for kernel rows during fitting (exact solver).
+    shrinking : bool, default=True
+        LIBSVM's shrinking in the exact solver; see :class:`svmcompare.SVMCompare`.
     solver, n_components, probability, random_state : see :class:`svmcompare.SVMCompare`.
 
     Attributes

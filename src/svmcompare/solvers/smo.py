@@ -59,6 +59,8 @@ class DualResult:
     n_iter : int
         Number of SMO steps.
     converged : bool
+    max_shrunk : int
+        The most rows that shrinking set aside at one time (0 without it).
     """
 
     alpha: np.ndarray
@@ -67,44 +69,158 @@ class DualResult:
     kkt_violation: float
     n_iter: int
     converged: bool
+    max_shrunk: int = 0
+
+
+# --- Kernel values -----------------------------------------------------------
+# ``kp`` bundles the kernel and the items: (code, items, sqnorm, gamma, coef0,
+# degree, gram); ``gram`` is the item kernel matrix for PRECOMPUTED, else unused.
+# ``work`` = (ka, kb, arg, expd, bits) are scratch vectors over the items.
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody and Waite)
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0  # 1.5 * 2^52: adding and subtracting it rounds to an integer
+_EXP_MIN = -708.39  # exp below this is under 2^-1022 and is returned as 0
+_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(14))
+
+
+@njit(cache=True, fastmath={"contract"})
+def _exp_nonpositive(x, count, out, bits):
+    """out[:count] = exp(x[:count]) for x <= 0, to about 1 ulp (x, out distinct).
+
+    The compiled loop calls libm's exp once per value, which does not
+    vectorize and made kernel rows cost 6 ns per item; this version is
+    x = n ln 2 + r, exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2,
+    truncation below 2e-16) and 2^n from the exponent bits, in SIMD lanes.
+    """
+    c = _INV_FACT
+    for k in range(count):
+        xk = max(x[k], _EXP_MIN)
+        n = (xk * _LOG2E + _ROUND) - _ROUND
+        # 2^n as the bits of a double; 0 bits (0.0) where exp(x) underflows.
+        bits[k] = (np.int64(n) + 1023) << 52 if x[k] > _EXP_MIN else 0
+        r = (xk - n * _LN2_HI) - n * _LN2_LO
+        out[k] = 1.0 + r * (1.0 + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * (
+            c[6] + r * (c[7] + r * (c[8] + r * (c[9] + r * (c[10] + r * (c[11] + r * (
+                c[12] + r * c[13]))))))))))))
+    scale = bits.view(np.float64)
+    for k in range(count):
+        out[k] *= scale[k]
 
 
 @njit(cache=True)
-def _item_kernel_row(code, items, sqnorm, s, gamma, coef0, degree, gram, out):
-    """out[t] = k(items[s], items[t]) for every item t."""
-    if code == PRECOMPUTED:
-        out[:] = gram[s]
-        return
-    dots = items @ items[s]
-    n = items.shape[0]
+def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
+    """k(z_s, z_t) from their inner product and squared norms, except that for
+    the rbf and laplacian kernels the exponent is returned (see _exponential)."""
     if code == 1:  # linear
-        out[:] = dots
-    elif code == 2:  # poly
-        for t in range(n):
-            out[t] = (gamma * dots[t] + coef0) ** degree
-    elif code == 3:  # rbf
-        for t in range(n):
-            d2 = sqnorm[t] + sqnorm[s] - 2.0 * dots[t]
-            out[t] = math.exp(-gamma * max(d2, 0.0))
-    else:  # laplacian
-        for t in range(n):
-            d2 = sqnorm[t] + sqnorm[s] - 2.0 * dots[t]
-            out[t] = math.exp(-gamma * math.sqrt(max(d2, 0.0)))
+        return dot
+    if code == 2:  # poly
+        return (gamma * dot + coef0) ** degree
+    d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
+    if code == 3:  # rbf
+        return -gamma * d2
+    return -gamma * math.sqrt(d2)  # laplacian
 
 
 @njit(cache=True)
-def _compute_q_row(s, code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, ka, kb, out):
-    """out[t] = Q_st = y_s y_t K~_st (eq. 18), from two kernel rows over the items."""
-    _item_kernel_row(code, items, sqnorm, a[s], gamma, coef0, degree, gram, ka)
-    _item_kernel_row(code, items, sqnorm, b[s], gamma, coef0, degree, gram, kb)
+def _exponential(code):
+    return code == 3 or code == 4
+
+
+@njit(cache=True)
+def _kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
+    """k(z_s, z_t) from their inner product and squared norms."""
+    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree)
+    return math.exp(v) if _exponential(code) else v
+
+
+@njit(cache=True)
+def _item_kernel_row(kp, s, subset, n_subset, out, work):
+    """out[t] = k(items[s], items[t]) for the items t in subset[:n_subset].
+
+    When the subset covers more than half of the items, the whole row is
+    computed with one BLAS product instead (the other entries are harmless).
+    """
+    code, items, sqnorm, gamma, coef0, degree, gram = kp
+    _, _, arg, expd, bits = work
+    n = items.shape[0]
+    dense = 2 * n_subset > n
+    if code == PRECOMPUTED:
+        if dense:
+            out[:] = gram[s]
+        else:
+            for k in range(n_subset):
+                out[subset[k]] = gram[s, subset[k]]
+        return
+    if dense:
+        target = arg if _exponential(code) else out
+        target[:] = items @ items[s]
+        for t in range(n):
+            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
+        if _exponential(code):
+            _exp_nonpositive(arg, n, out, bits)
+        return
+    p = items.shape[1]
+    for k in range(n_subset):
+        t = subset[k]
+        dot = 0.0
+        for f in range(p):
+            dot += items[t, f] * items[s, f]
+        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
+    values = arg
+    if _exponential(code):
+        _exp_nonpositive(arg, n_subset, expd, bits)
+        values = expd
+    for k in range(n_subset):
+        out[subset[k]] = values[k]
+
+
+@njit(cache=True)
+def _compute_q_row(s, kp, pairs, rows, item_subset, n_item_subset, work, out):
+    """out[t] = Q_st = y_s y_t K~_st (eq. 18) for the rows t listed in ``rows``.
+
+    K~_st = k(b_s, b_t) - k(b_s, a_t) - k(a_s, b_t) + k(a_s, a_t) = d(b_t) - d(a_t)
+    with d = k(b_s, .) - k(a_s, .): two kernel rows, over the items of the
+    listed rows only.
+    """
+    a, b, y = pairs
+    ka, d = work[0], work[1]
+    _item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
+    _item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
+    if 2 * n_item_subset > d.shape[0]:
+        for z in range(d.shape[0]):
+            d[z] -= ka[z]
+    else:
+        for k in range(n_item_subset):
+            d[item_subset[k]] -= ka[item_subset[k]]
     ys = y[s]
-    for t in range(a.shape[0]):
-        out[t] = ys * y[t] * (kb[b[t]] - kb[a[t]] - ka[b[t]] + ka[a[t]])
+    for k in range(rows.shape[0]):
+        t = rows[k]
+        out[t] = ys * y[t] * (d[b[t]] - d[a[t]])
 
 
 @njit(cache=True)
-def _q_diagonal(code, items, sqnorm, gamma, coef0, degree, gram, a, b):
+def _items_of(rows, pairs, n_items, subset):
+    """Write the items of ``rows`` into ``subset`` (sorted); return their number."""
+    a, b, _ = pairs
+    used = np.zeros(n_items, dtype=np.bool_)
+    for k in range(rows.shape[0]):
+        used[a[rows[k]]] = True
+        used[b[rows[k]]] = True
+    count = 0
+    for t in range(n_items):
+        if used[t]:
+            subset[count] = t
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _q_diagonal(kp, pairs):
     """QD_t = K~_tt = k(b, b) - 2 k(a, b) + k(a, a), without any kernel row."""
+    code, items, sqnorm, gamma, coef0, degree, gram = kp
+    a, b, _ = pairs
     m = a.shape[0]
     out = np.empty(m)
     p = items.shape[1]
@@ -117,47 +233,87 @@ def _q_diagonal(code, items, sqnorm, gamma, coef0, degree, gram, a, b):
         dab = 0.0
         for k in range(p):
             dab += items[ia, k] * items[ib, k]
-        if code == 1:
-            out[t] = sqnorm[ib] - 2.0 * dab + sqnorm[ia]
-        elif code == 2:
-            kab = (gamma * dab + coef0) ** degree
-            kaa = (gamma * sqnorm[ia] + coef0) ** degree
-            kbb = (gamma * sqnorm[ib] + coef0) ** degree
-            out[t] = kbb - 2.0 * kab + kaa
-        else:
-            d2 = max(sqnorm[ia] + sqnorm[ib] - 2.0 * dab, 0.0)
-            if code == 3:
-                kab = math.exp(-gamma * d2)
-            else:
-                kab = math.exp(-gamma * math.sqrt(d2))
-            out[t] = 2.0 - 2.0 * kab
+        kab = _kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
+        kaa = _kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
+        kbb = _kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
+        out[t] = kbb - 2.0 * kab + kaa
     return out
 
 
+# --- Active set and row cache ------------------------------------------------
+# ``act`` = (rows, items, size, gen): ``rows`` is a permutation of 0..m-1 whose
+# first size[0] entries are the active rows (sorted), ``items[:size[1]]`` the
+# items they use; gen[0] counts the times the active set grew (unshrinking).
+# ``cache`` = (data, slot_of, owner, stamp, clock, full, slot_gen, work): an
+# LRU cache of rows of Q.  A row is valid on the active rows if it was computed
+# in the current generation (the active set only shrinks within one) and on
+# all rows if ``full``.
+
+
 @njit(cache=True)
-def _cached_row(s, cache, slot_of, owner, stamp, clock, code, items, sqnorm, gamma,
-                coef0, degree, gram, a, b, y, ka, kb):
-    """Slot of row s in the LRU cache, computing the row on a miss."""
-    slot = slot_of[s]
+def _row(s, kp, pairs, act, cache):
+    """Slot of row s of Q in the cache, computing it if missing or too short."""
+    rows, items, size, gen = act
+    data, slot_of, owner, stamp, clock, full, slot_gen, work = cache
+    m = rows.shape[0]
     clock[0] += 1
+    slot = slot_of[s]
     if slot >= 0:
         stamp[slot] = clock[0]
-        return slot
-    # Evict the least recently used slot.
-    slot = 0
-    oldest = stamp[0]
-    for k in range(1, owner.shape[0]):
-        if stamp[k] < oldest:
-            oldest = stamp[k]
-            slot = k
-    if owner[slot] >= 0:
-        slot_of[owner[slot]] = -1
-    owner[slot] = s
-    slot_of[s] = slot
-    stamp[slot] = clock[0]
-    _compute_q_row(s, code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, ka, kb,
-                   cache[slot])
+        if full[slot] or slot_gen[slot] == gen[0]:
+            return slot
+    else:
+        slot = 0
+        oldest = stamp[0]
+        for k in range(1, owner.shape[0]):
+            if stamp[k] < oldest:
+                oldest = stamp[k]
+                slot = k
+        if owner[slot] >= 0:
+            slot_of[owner[slot]] = -1
+        owner[slot] = s
+        slot_of[s] = slot
+        stamp[slot] = clock[0]
+    if size[0] == m:
+        _compute_q_row(s, kp, pairs, rows, items, kp[1].shape[0], work, data[slot])
+        full[slot] = True
+    else:
+        _compute_q_row(s, kp, pairs, rows[:size[0]], items, size[1], work, data[slot])
+        full[slot] = False
+    slot_gen[slot] = gen[0]
     return slot
+
+
+@njit(cache=True)
+def _activate_all(act):
+    """Make every row active again (unshrinking); rows computed before go stale."""
+    rows, items, size, gen = act
+    for t in range(rows.shape[0]):
+        rows[t] = t
+    for t in range(items.shape[0]):
+        items[t] = t
+    size[0] = rows.shape[0]
+    size[1] = items.shape[0]
+    gen[0] += 1
+
+
+# --- Optimality and shrinking ------------------------------------------------
+
+
+@njit(cache=True)
+def _in_up(y_t, alpha_t, C_t):
+    """A row may move in the direction that increases y_t alpha_t (LIBSVM's I_up).
+
+    The helpers of the hot loops take scalars: passing arrays to a compiled
+    function costs reference counting on every call, ten times the loop body.
+    """
+    return (y_t > 0 and alpha_t < C_t) or (y_t < 0 and alpha_t > 0.0)
+
+
+@njit(cache=True)
+def _in_low(y_t, alpha_t, C_t):
+    """A row may move in the direction that decreases y_t alpha_t (I_low)."""
+    return (y_t > 0 and alpha_t > 0.0) or (y_t < 0 and alpha_t < C_t)
 
 
 @njit(cache=True)
@@ -171,165 +327,325 @@ def _projected_gradient(g, alpha_t, C_t):
 
 
 @njit(cache=True)
-def _smo(code, items, sqnorm, gamma, coef0, degree, gram, a, b, y, C, alpha, use_bias,
-         tol, max_iter, n_slots):
-    m = a.shape[0]
-    n_items = items.shape[0]
-    cache = np.empty((n_slots, m))
-    slot_of = -np.ones(m, dtype=np.int64)
-    owner = -np.ones(n_slots, dtype=np.int64)
-    stamp = np.zeros(n_slots, dtype=np.int64)
-    clock = np.zeros(1, dtype=np.int64)
-    ka = np.empty(n_items)
-    kb = np.empty(n_items)
-    QD = _q_diagonal(code, items, sqnorm, gamma, coef0, degree, gram, a, b)
+def _violation_bounds(rows, y, G, alpha, C, use_bias):
+    """(max_{I_up} -y_t G_t, max_{I_low} y_t G_t) over ``rows``; their sum is the
+    maximal KKT violation.  Without a bias: (max |projected gradient|, 0)."""
+    g1 = -np.inf
+    g2 = -np.inf
+    if not use_bias:
+        g1 = 0.0
+        g2 = 0.0
+    for k in range(rows.shape[0]):
+        t = rows[k]
+        if use_bias:
+            if _in_up(y[t], alpha[t], C[t]):
+                g1 = max(g1, -y[t] * G[t])
+            if _in_low(y[t], alpha[t], C[t]):
+                g2 = max(g2, y[t] * G[t])
+        else:
+            g1 = max(g1, abs(_projected_gradient(G[t], alpha[t], C[t])))
+    return g1, g2
 
-    # Gradient G = Q alpha - 1 (warm starts add the rows of nonzero alpha).
+
+@njit(cache=True)
+def _be_shrunk(y_t, G_t, alpha_t, C_t, g1, g2, use_bias):
+    """Row t sits at a bound, and its gradient would have to move by more than
+    the current violation before it could join a violating pair (LIBSVM's rule;
+    without a bias the same idea on the projected gradient)."""
+    if alpha_t >= C_t:
+        if not use_bias:
+            return -G_t > g1
+        return -G_t > (g1 if y_t > 0 else g2)
+    if alpha_t <= 0.0:
+        if not use_bias:
+            return G_t > g1
+        return G_t > (g2 if y_t > 0 else g1)
+    return False
+
+
+@njit(cache=True)
+def _gradient_on(rows, kp, pairs, alpha, cache, G):
+    """Set G_t = (Q alpha)_t - 1 for the listed rows (warm starts, unshrinking).
+
+    A support row s whose whole row of Q is cached adds alpha_s Q_st directly.
+    The others go through the items: their part of (Q alpha)_t is
+    y_t (f(b_t) - f(a_t)) with f(z) = sum_i c_i k(z_i, z) and
+    c = sum_s alpha_s y_s (e_{b_s} - e_{a_s}) (eqs. 17 and 19), one kernel row
+    per item with a nonzero coefficient, over the items of the listed rows.
+    """
+    a, b, y = pairs
+    data, slot_of, full, work = cache[0], cache[1], cache[5], cache[7]
+    n_items = kp[1].shape[0]
+    for t in rows:
+        G[t] = -1.0
+    coef = np.zeros(n_items)
+    for s in range(alpha.shape[0]):
+        if alpha[s] == 0.0:
+            continue
+        slot = slot_of[s]
+        if slot >= 0 and full[slot]:
+            for t in rows:
+                G[t] += alpha[s] * data[slot, t]
+        else:
+            coef[b[s]] += alpha[s] * y[s]
+            coef[a[s]] -= alpha[s] * y[s]
+    targets = np.empty(n_items, dtype=np.int64)
+    n_targets = _items_of(rows, pairs, n_items, targets)
+    f = np.zeros(n_items)
+    krow = work[0]
+    for i in range(n_items):
+        if coef[i] != 0.0:
+            _item_kernel_row(kp, i, targets, n_targets, krow, work)
+            for k in range(n_targets):
+                f[targets[k]] += coef[i] * krow[targets[k]]
+    for t in rows:
+        G[t] += y[t] * (f[b[t]] - f[a[t]])
+
+
+@njit(cache=True)
+def _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol, unshrunk):
+    """Set aside the rows that cannot take part in a step soon (LIBSVM's shrinking).
+
+    The first time the violation on the active rows falls below 10 tol, every
+    row comes back once (with its gradient reconstructed), so that the final
+    iterations work on the whole problem.  Returns the updated ``unshrunk``.
+    """
+    rows, items, size, _ = act
+    y = pairs[2]
+    g1, g2 = _violation_bounds(rows[:size[0]], y, G, alpha, C, use_bias)
+    if not unshrunk and g1 + g2 <= 10.0 * tol:
+        unshrunk = True
+        _gradient_on(rows[size[0]:], kp, pairs, alpha, cache, G)
+        _activate_all(act)
+        g1, g2 = _violation_bounds(rows, y, G, alpha, C, use_bias)
+    n = size[0]
+    shrunk = np.empty(n, dtype=np.int64)
+    keep = 0
+    drop = 0
+    for k in range(n):  # stable partition: kept rows stay sorted
+        t = rows[k]
+        if _be_shrunk(y[t], G[t], alpha[t], C[t], g1, g2, use_bias):
+            shrunk[drop] = t
+            drop += 1
+        else:
+            rows[keep] = t
+            keep += 1
+    if drop > 0:
+        rows[keep:n] = shrunk[:drop]
+        size[0] = keep
+        size[1] = _items_of(rows[:keep], pairs, items.shape[0], items)
+    return unshrunk
+
+
+# --- Working-set selection and steps -----------------------------------------
+
+
+@njit(cache=True)
+def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias):
+    """Working set on the active rows: (i, j, violation); j = -1 without a bias."""
+    rows, _, size, _ = act
+    y = pairs[2]
+    n = size[0]
+    if not use_bias:
+        # Greedy coordinate descent: the largest second-order gain pg^2 / Q_tt.
+        i = -1
+        best = -1.0
+        violation = 0.0
+        for k in range(n):
+            t = rows[k]
+            pg = _projected_gradient(G[t], alpha[t], C[t])
+            violation = max(violation, abs(pg))
+            gain = pg * pg / max(QD[t], _TAU)
+            if gain > best:
+                best = gain
+                i = t
+        return i, -1, violation
+    # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
+    # maximizes the decrease of the two-variable subproblem.
+    gmax = -np.inf
+    i = -1
+    for k in range(n):
+        t = rows[k]
+        if _in_up(y[t], alpha[t], C[t]):
+            v = -y[t] * G[t]
+            if v >= gmax:
+                gmax = v
+                i = t
+    gmax2 = -np.inf
+    j = -1
+    if i >= 0:
+        data = cache[0]
+        si = _row(i, kp, pairs, act, cache)
+        best = np.inf
+        for k in range(n):
+            t = rows[k]
+            if _in_low(y[t], alpha[t], C[t]):
+                v = y[t] * G[t]
+                if v >= gmax2:
+                    gmax2 = v
+                grad_diff = gmax + v
+                if grad_diff > 0.0:
+                    quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * data[si, t]
+                    if quad <= 0.0:
+                        quad = _TAU
+                    obj = -(grad_diff * grad_diff) / quad
+                    if obj <= best:
+                        best = obj
+                        j = t
+    if j < 0:
+        return i, j, -np.inf
+    return i, j, gmax + gmax2
+
+
+@njit(cache=True)
+def _pair_step(i, j, qij, y, C, QD, G, alpha):
+    """Solve the two-variable subproblem on (i, j) analytically (LIBSVM's update)."""
+    Ci = C[i]
+    Cj = C[j]
+    if y[i] != y[j]:
+        # y_i a_i + y_j a_j fixed: a_i - a_j stays constant.
+        quad = QD[i] + QD[j] + 2.0 * qij
+        if quad <= 0.0:
+            quad = _TAU
+        delta = (-G[i] - G[j]) / quad
+        diff = alpha[i] - alpha[j]
+        alpha[i] += delta
+        alpha[j] += delta
+        if diff > 0.0:
+            if alpha[j] < 0.0:
+                alpha[j] = 0.0
+                alpha[i] = diff
+        else:
+            if alpha[i] < 0.0:
+                alpha[i] = 0.0
+                alpha[j] = -diff
+        if diff > Ci - Cj:
+            if alpha[i] > Ci:
+                alpha[i] = Ci
+                alpha[j] = Ci - diff
+        else:
+            if alpha[j] > Cj:
+                alpha[j] = Cj
+                alpha[i] = Cj + diff
+    else:
+        # a_i + a_j stays constant.
+        quad = QD[i] + QD[j] - 2.0 * qij
+        if quad <= 0.0:
+            quad = _TAU
+        delta = (G[i] - G[j]) / quad
+        total = alpha[i] + alpha[j]
+        alpha[i] -= delta
+        alpha[j] += delta
+        if total > Ci:
+            if alpha[i] > Ci:
+                alpha[i] = Ci
+                alpha[j] = total - Ci
+        else:
+            if alpha[j] < 0.0:
+                alpha[j] = 0.0
+                alpha[i] = total
+        if total > Cj:
+            if alpha[j] > Cj:
+                alpha[j] = Cj
+                alpha[i] = total - Cj
+        else:
+            if alpha[i] < 0.0:
+                alpha[i] = 0.0
+                alpha[j] = total
+
+
+@njit(cache=True)
+def _coordinate_step(i, C, QD, G, alpha):
+    """Minimize over alpha_i alone in [0, C_i] (the dual without a bias)."""
+    if QD[i] > _TAU:
+        new = alpha[i] - G[i] / QD[i]
+    else:
+        # A zero-length difference: the objective is linear in alpha_i.
+        new = C[i] if G[i] < 0.0 else 0.0
+    alpha[i] = min(max(new, 0.0), C[i])
+
+
+@njit(cache=True)
+def _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias):
+    """Move alpha_i (and alpha_j), then update the gradient on the active rows."""
+    rows, _, size, _ = act
+    data = cache[0]
+    y = pairs[2]
+    si = _row(i, kp, pairs, act, cache)
+    old_i = alpha[i]
+    if use_bias:
+        sj = _row(j, kp, pairs, act, cache)
+        old_j = alpha[j]
+        _pair_step(i, j, data[si, j], y, C, QD, G, alpha)
+        di = alpha[i] - old_i
+        dj = alpha[j] - old_j
+        for k in range(size[0]):
+            t = rows[k]
+            G[t] += data[si, t] * di + data[sj, t] * dj
+    else:
+        _coordinate_step(i, C, QD, G, alpha)
+        di = alpha[i] - old_i
+        for k in range(size[0]):
+            t = rows[k]
+            G[t] += data[si, t] * di
+
+
+@njit(cache=True)
+def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking):
+    m = C.shape[0]
+    n_items = kp[1].shape[0]
+    act = (np.arange(m), np.arange(n_items), np.array([m, n_items]),
+           np.zeros(1, dtype=np.int64))
+    cache = (np.empty((n_slots, m)), -np.ones(m, dtype=np.int64),
+             -np.ones(n_slots, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
+             np.zeros(1, dtype=np.int64), np.zeros(n_slots, dtype=np.bool_),
+             np.zeros(n_slots, dtype=np.int64),
+             (np.empty(n_items), np.empty(n_items), np.empty(n_items), np.empty(n_items),
+              np.empty(n_items, dtype=np.int64)))
+    QD = _q_diagonal(kp, pairs)
+
+    # G = Q alpha - 1 (a warm start needs the kernel rows of its support items).
     G = -np.ones(m)
-    for s in range(m):
-        if alpha[s] != 0.0:
-            slot = _cached_row(s, cache, slot_of, owner, stamp, clock, code, items, sqnorm,
-                               gamma, coef0, degree, gram, a, b, y, ka, kb)
-            for t in range(m):
-                G[t] += alpha[s] * cache[slot, t]
+    if np.any(alpha != 0.0):
+        _gradient_on(act[0], kp, pairs, alpha, cache, G)
 
     n_iter = 0
-    violation = np.inf
+    counter = min(m, 1000) + 1
+    unshrunk = False
+    most_shrunk = 0
+    size = act[2]
     while n_iter < max_iter:
-        if use_bias:
-            # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up.
-            gmax = -np.inf
-            i = -1
-            for t in range(m):
-                if (y[t] > 0 and alpha[t] < C[t]) or (y[t] < 0 and alpha[t] > 0.0):
-                    v = -y[t] * G[t]
-                    if v >= gmax:
-                        gmax = v
-                        i = t
-            gmax2 = -np.inf
-            j = -1
-            if i >= 0:
-                si = _cached_row(i, cache, slot_of, owner, stamp, clock, code, items, sqnorm,
-                                 gamma, coef0, degree, gram, a, b, y, ka, kb)
-                best = np.inf
-                for t in range(m):
-                    if (y[t] > 0 and alpha[t] > 0.0) or (y[t] < 0 and alpha[t] < C[t]):
-                        v = y[t] * G[t]
-                        if v >= gmax2:
-                            gmax2 = v
-                        grad_diff = gmax + v
-                        if grad_diff > 0.0:
-                            quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * cache[si, t]
-                            if quad <= 0.0:
-                                quad = _TAU
-                            obj = -(grad_diff * grad_diff) / quad
-                            if obj <= best:
-                                best = obj
-                                j = t
-            violation = gmax + gmax2
-            if violation < tol or j < 0:
+        if shrinking:
+            counter -= 1
+            if counter == 0:
+                counter = min(m, 1000)
+                # Bringing shrunk rows back costs about one kernel row per
+                # support vector; it pays only once steps revisit variables.
+                if n_iter >= np.count_nonzero(alpha):
+                    unshrunk = _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol,
+                                       unshrunk)
+                    most_shrunk = max(most_shrunk, m - size[0])
+        i, j, violation = _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias)
+        if violation < tol:
+            if size[0] == m:
                 break
-            si = _cached_row(i, cache, slot_of, owner, stamp, clock, code, items, sqnorm,
-                             gamma, coef0, degree, gram, a, b, y, ka, kb)
-            sj = _cached_row(j, cache, slot_of, owner, stamp, clock, code, items, sqnorm,
-                             gamma, coef0, degree, gram, a, b, y, ka, kb)
-            Ci = C[i]
-            Cj = C[j]
-            old_i = alpha[i]
-            old_j = alpha[j]
-            qij = cache[si, j]
-            if y[i] != y[j]:
-                # y_i a_i + y_j a_j fixed: a_i - a_j stays constant.
-                quad = QD[i] + QD[j] + 2.0 * qij
-                if quad <= 0.0:
-                    quad = _TAU
-                delta = (-G[i] - G[j]) / quad
-                diff = alpha[i] - alpha[j]
-                alpha[i] += delta
-                alpha[j] += delta
-                if diff > 0.0:
-                    if alpha[j] < 0.0:
-                        alpha[j] = 0.0
-                        alpha[i] = diff
-                else:
-                    if alpha[i] < 0.0:
-                        alpha[i] = 0.0
-                        alpha[j] = -diff
-                if diff > Ci - Cj:
-                    if alpha[i] > Ci:
-                        alpha[i] = Ci
-                        alpha[j] = Ci - diff
-                else:
-                    if alpha[j] > Cj:
-                        alpha[j] = Cj
-                        alpha[i] = Cj + diff
-            else:
-                # a_i + a_j stays constant.
-                quad = QD[i] + QD[j] - 2.0 * qij
-                if quad <= 0.0:
-                    quad = _TAU
-                delta = (G[i] - G[j]) / quad
-                total = alpha[i] + alpha[j]
-                alpha[i] -= delta
-                alpha[j] += delta
-                if total > Ci:
-                    if alpha[i] > Ci:
-                        alpha[i] = Ci
-                        alpha[j] = total - Ci
-                else:
-                    if alpha[j] < 0.0:
-                        alpha[j] = 0.0
-                        alpha[i] = total
-                if total > Cj:
-                    if alpha[j] > Cj:
-                        alpha[j] = Cj
-                        alpha[i] = total - Cj
-                else:
-                    if alpha[i] < 0.0:
-                        alpha[i] = 0.0
-                        alpha[j] = total
-            di = alpha[i] - old_i
-            dj = alpha[j] - old_j
-            for t in range(m):
-                G[t] += cache[si, t] * di + cache[sj, t] * dj
-        else:
-            # No bias: greedy coordinate descent, largest second-order gain.
-            i = -1
-            best = -1.0
-            violation = 0.0
-            for t in range(m):
-                pg = _projected_gradient(G[t], alpha[t], C[t])
-                apg = abs(pg)
-                if apg > violation:
-                    violation = apg
-                gain = pg * pg / max(QD[t], _TAU)
-                if gain > best:
-                    best = gain
-                    i = t
+            # Optimal on the active rows: check the whole problem before stopping.
+            _gradient_on(act[0][size[0]:], kp, pairs, alpha, cache, G)
+            _activate_all(act)
+            i, j, violation = _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias)
             if violation < tol:
                 break
-            si = _cached_row(i, cache, slot_of, owner, stamp, clock, code, items, sqnorm,
-                             gamma, coef0, degree, gram, a, b, y, ka, kb)
-            old_i = alpha[i]
-            if QD[i] > _TAU:
-                new = old_i - G[i] / QD[i]
-            else:
-                # A zero-length difference: the objective is linear in alpha_i.
-                new = C[i] if G[i] < 0.0 else 0.0
-            alpha[i] = min(max(new, 0.0), C[i])
-            di = alpha[i] - old_i
-            for t in range(m):
-                G[t] += cache[si, t] * di
+            counter = 1
+        _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias)
         n_iter += 1
 
-    if not use_bias:
-        violation = 0.0
-        for t in range(m):
-            violation = max(violation, abs(_projected_gradient(G[t], alpha[t], C[t])))
+    if size[0] < m:  # stopped by max_iter while shrunk
+        _gradient_on(act[0][size[0]:], kp, pairs, alpha, cache, G)
+    g1, g2 = _violation_bounds(np.arange(m), pairs[2], G, alpha, C, use_bias)
     objective = 0.0
     for t in range(m):
         objective += 0.5 * alpha[t] * (G[t] - 1.0)
-    return alpha, G, n_iter, violation, objective
+    return alpha, G, n_iter, max(g1 + g2, 0.0), objective, most_shrunk
 
 
 def _bias_from_kkt(alpha, G, y, C):
@@ -356,7 +672,7 @@ def _bias_from_kkt(alpha, G, y, C):
 
 
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
-               cache_size=200.0, alpha0=None, gram=None):
+               cache_size=200.0, shrinking=True, alpha0=None, gram=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -374,6 +690,11 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     cache_size : float, default=200
         Megabytes for the LRU cache of rows of Q (less the item Gram matrix
         of a callable kernel).
+    shrinking : bool, default=True
+        Set aside rows at a bound whose gradient keeps them there (LIBSVM's
+        shrinking), so that selection, gradient updates and new rows of Q cost
+        O(active rows); the gradient of the set-aside rows is reconstructed
+        before the final check on the whole problem.
     alpha0 : ndarray of shape (m,), optional
         Feasible starting point (warm start).
     gram : ndarray of shape (n_items, n_items), optional
@@ -414,9 +735,11 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     if max_iter is None:
         max_iter = max(10_000_000, 100 * m)
     sqnorm = np.einsum("ij,ij->i", items, items)
-    alpha, G, n_iter, violation, objective = _smo(
-        code, items, sqnorm, kernel.gamma, kernel.coef0, int(kernel.degree), gram,
-        a, b, y, C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
+    kp = (code, items, sqnorm, float(kernel.gamma), float(kernel.coef0), int(kernel.degree),
+          gram)
+    alpha, G, n_iter, violation, objective, max_shrunk = _smo(
+        kp, (a, b, y), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
+        bool(shrinking),
     )
     converged = bool(violation < tol)
     if not converged:
@@ -427,4 +750,5 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
             stacklevel=3,
         )
     beta = _bias_from_kkt(alpha, G, y, C) if bias else 0.0
-    return DualResult(alpha, beta, float(objective), float(violation), int(n_iter), converged)
+    return DualResult(alpha, beta, float(objective), float(violation), int(n_iter), converged,
+                      int(max_shrunk))
