@@ -25,6 +25,20 @@ solved by greedy coordinate descent with the same second-order gain.
 The stopping rule is LIBSVM's: the maximal KKT violation
 ``max_{I_up} -y_t G_t + max_{I_low} y_t G_t`` (with a bias) or the largest
 projected gradient (without) is below ``tol``.
+
+Shrinking (LIBSVM's, Joachims 1999) sets aside variables at a bound whose
+gradient would have to move by more than the current violation before they
+could join a step.  Selection, gradient updates and new rows then cost
+O(active rows), and a new row needs kernel values for the active rows' items
+only.  Unlike LIBSVM no gradient of the set-aside rows is kept up to date
+(that needs whole rows whenever a variable reaches or leaves C, which here
+costs as much as the rows saved): it is rebuilt from the support items, or
+from cached whole rows, when the violation on the active rows first falls
+below 10 tol and again when they are optimal, and the whole problem is
+checked before stopping.  Because that rebuild costs about one
+kernel row per support vector, shrinking starts only once the number of
+steps exceeds the number of support vectors, i.e. once steps revisit
+variables and rows are reused.
 """
 
 from __future__ import annotations
