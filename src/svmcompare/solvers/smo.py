@@ -43,32 +43,17 @@ variables and rows are reused.
 
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
 from ..kernels import PRECOMPUTED, KernelSpec
+from ._kernel_rows import item_kernel_row, items_of, position, q_diagonal, q_row
 
 _TAU = 1e-12  # curvature floor for degenerate (duplicate) rows, as LIBSVM
-
-
-def _position(rows, k):
-    """The row at position k of a loop: rows[k], or k itself when rows is None."""
-    return k if rows is None else rows[k]
-
-
-@overload(_position)
-def _position_compiled(rows, k):
-    # Resolved at compile time: loops over all rows (rows=None) index directly,
-    # without the gather that costs them half their speed.
-    if isinstance(rows, types.NoneType):
-        return lambda rows, k: k
-    return lambda rows, k: rows[k]
 
 
 @dataclass(frozen=True)
@@ -99,175 +84,6 @@ class DualResult:
     n_iter: int
     converged: bool
     max_shrunk: int = 0
-
-
-# --- Kernel values -----------------------------------------------------------
-# ``kp`` bundles the kernel and the items: (code, items, sqnorm, gamma, coef0,
-# degree, gram); ``gram`` is the item kernel matrix for PRECOMPUTED, else unused.
-# ``work`` = (ka, kb, arg, expd, bits) are scratch vectors over the items.
-
-_LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody and Waite)
-_LN2_LO = 1.90821492927058770002e-10
-_ROUND = 6755399441055744.0  # 1.5 * 2^52: adding and subtracting it rounds to an integer
-_EXP_MIN = -708.39  # exp below this is under 2^-1022 and is returned as 0
-_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(14))
-
-
-@njit(cache=True, fastmath={"contract"})
-def _exp_nonpositive(x, count, out, bits):
-    """out[:count] = exp(x[:count]) for x <= 0, to about 1 ulp (x, out distinct).
-
-    The compiled loop calls libm's exp once per value, which does not
-    vectorize and made kernel rows cost 6 ns per item; this version is
-    x = n ln 2 + r, exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2,
-    truncation below 2e-16) and 2^n from the exponent bits, in SIMD lanes.
-    """
-    c = _INV_FACT
-    for k in range(count):
-        xk = max(x[k], _EXP_MIN)
-        n = (xk * _LOG2E + _ROUND) - _ROUND
-        # 2^n as the bits of a double; 0 bits (0.0) where exp(x) underflows.
-        bits[k] = (np.int64(n) + 1023) << 52 if x[k] > _EXP_MIN else 0
-        r = (xk - n * _LN2_HI) - n * _LN2_LO
-        out[k] = 1.0 + r * (1.0 + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * (
-            c[6] + r * (c[7] + r * (c[8] + r * (c[9] + r * (c[10] + r * (c[11] + r * (
-                c[12] + r * c[13]))))))))))))
-    scale = bits.view(np.float64)
-    for k in range(count):
-        out[k] *= scale[k]
-
-
-@njit(cache=True)
-def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
-    """k(z_s, z_t) from their inner product and squared norms, except that for
-    the rbf and laplacian kernels the exponent is returned (see _exponential)."""
-    if code == 1:  # linear
-        return dot
-    if code == 2:  # poly
-        return (gamma * dot + coef0) ** degree
-    d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
-    if code == 3:  # rbf
-        return -gamma * d2
-    return -gamma * math.sqrt(d2)  # laplacian
-
-
-@njit(cache=True)
-def _exponential(code):
-    return code == 3 or code == 4
-
-
-@njit(cache=True)
-def _kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
-    """k(z_s, z_t) from their inner product and squared norms."""
-    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree)
-    return math.exp(v) if _exponential(code) else v
-
-
-@njit(cache=True)
-def _item_kernel_row(kp, s, subset, n_subset, out, work):
-    """out[t] = k(items[s], items[t]) for the items t in subset[:n_subset].
-
-    When the subset covers more than half of the items, the whole row is
-    computed with one BLAS product instead (the other entries are harmless).
-    """
-    code, items, sqnorm, gamma, coef0, degree, gram = kp
-    _, _, arg, expd, bits = work
-    n = items.shape[0]
-    dense = 2 * n_subset > n
-    if code == PRECOMPUTED:
-        if dense:
-            out[:] = gram[s]
-        else:
-            for k in range(n_subset):
-                out[subset[k]] = gram[s, subset[k]]
-        return
-    if dense:
-        target = arg if _exponential(code) else out
-        target[:] = items @ items[s]
-        for t in range(n):
-            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
-        if _exponential(code):
-            _exp_nonpositive(arg, n, out, bits)
-        return
-    p = items.shape[1]
-    for k in range(n_subset):
-        t = subset[k]
-        dot = 0.0
-        for f in range(p):
-            dot += items[t, f] * items[s, f]
-        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
-    values = arg
-    if _exponential(code):
-        _exp_nonpositive(arg, n_subset, expd, bits)
-        values = expd
-    for k in range(n_subset):
-        out[subset[k]] = values[k]
-
-
-@njit(cache=True)
-def _compute_q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
-    """out[t] = Q_st = y_s y_t K~_st (eq. 18) for the rows t in rows[:n_rows] (all
-    rows when ``rows`` is None).
-
-    K~_st = k(b_s, b_t) - k(b_s, a_t) - k(a_s, b_t) + k(a_s, a_t) = d(b_t) - d(a_t)
-    with d = k(b_s, .) - k(a_s, .): two kernel rows, over the items of the
-    listed rows only.
-    """
-    a, b, y = pairs
-    ka, d = work[0], work[1]
-    _item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
-    _item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
-    if 2 * n_item_subset > d.shape[0]:
-        for z in range(d.shape[0]):
-            d[z] -= ka[z]
-    else:
-        for k in range(n_item_subset):
-            d[item_subset[k]] -= ka[item_subset[k]]
-    ys = y[s]
-    for k in range(n_rows):
-        t = _position(rows, k)
-        out[t] = ys * y[t] * (d[b[t]] - d[a[t]])
-
-
-@njit(cache=True)
-def _items_of(rows, pairs, n_items, subset):
-    """Write the items of ``rows`` into ``subset`` (sorted); return their number."""
-    a, b, _ = pairs
-    used = np.zeros(n_items, dtype=np.bool_)
-    for k in range(rows.shape[0]):
-        used[a[rows[k]]] = True
-        used[b[rows[k]]] = True
-    count = 0
-    for t in range(n_items):
-        if used[t]:
-            subset[count] = t
-            count += 1
-    return count
-
-
-@njit(cache=True)
-def _q_diagonal(kp, pairs):
-    """QD_t = K~_tt = k(b, b) - 2 k(a, b) + k(a, a), without any kernel row."""
-    code, items, sqnorm, gamma, coef0, degree, gram = kp
-    a, b, _ = pairs
-    m = a.shape[0]
-    out = np.empty(m)
-    p = items.shape[1]
-    for t in range(m):
-        ia = a[t]
-        ib = b[t]
-        if code == PRECOMPUTED:
-            out[t] = gram[ib, ib] - 2.0 * gram[ia, ib] + gram[ia, ia]
-            continue
-        dab = 0.0
-        for k in range(p):
-            dab += items[ia, k] * items[ib, k]
-        kab = _kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
-        kaa = _kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
-        kbb = _kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
-        out[t] = kbb - 2.0 * kab + kaa
-    return out
 
 
 # --- Active set and row cache ------------------------------------------------
@@ -305,10 +121,10 @@ def _row(s, kp, pairs, act, cache):
         slot_of[s] = slot
         stamp[slot] = clock[0]
     if size[0] == m:
-        _compute_q_row(s, kp, pairs, None, m, items, kp[1].shape[0], work, data[slot])
+        q_row(s, kp, pairs, None, m, items, kp[1].shape[0], work, data[slot])
         full[slot] = True
     else:
-        _compute_q_row(s, kp, pairs, rows, size[0], items, size[1], work, data[slot])
+        q_row(s, kp, pairs, rows, size[0], items, size[1], work, data[slot])
         full[slot] = False
     slot_gen[slot] = gen[0]
     return slot
@@ -420,12 +236,12 @@ def _gradient_on(rows, kp, pairs, alpha, cache, G):
             coef[b[s]] += alpha[s] * y[s]
             coef[a[s]] -= alpha[s] * y[s]
     targets = np.empty(n_items, dtype=np.int64)
-    n_targets = _items_of(rows, pairs, n_items, targets)
+    n_targets = items_of(rows, pairs, n_items, targets)
     f = np.zeros(n_items)
     krow = work[0]
     for i in range(n_items):
         if coef[i] != 0.0:
-            _item_kernel_row(kp, i, targets, n_targets, krow, work)
+            item_kernel_row(kp, i, targets, n_targets, krow, work)
             for k in range(n_targets):
                 f[targets[k]] += coef[i] * krow[targets[k]]
     for t in rows:
@@ -473,7 +289,7 @@ def _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol, unshrunk):
             keep += 1
     rows[keep:n] = shrunk
     size[0] = keep
-    size[1] = _items_of(rows[:keep], pairs, items.shape[0], items)
+    size[1] = items_of(rows[:keep], pairs, items.shape[0], items)
     return unshrunk
 
 
@@ -494,7 +310,7 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
         best = -1.0
         violation = 0.0
         for k in range(n):
-            t = _position(active, k)
+            t = position(active, k)
             pg = _projected_gradient(G[t], alpha[t], C[t])
             violation = max(violation, abs(pg))
             gain = pg * pg / max(QD[t], _TAU)
@@ -507,7 +323,7 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     gmax = -np.inf
     i = -1
     for k in range(n):
-        t = _position(active, k)
+        t = position(active, k)
         if _in_up(y[t], alpha[t], C[t]):
             v = -y[t] * G[t]
             if v >= gmax:
@@ -520,7 +336,7 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
         si = _row(i, kp, pairs, act, cache)
         best = np.inf
         for k in range(n):
-            t = _position(active, k)
+            t = position(active, k)
             if _in_low(y[t], alpha[t], C[t]):
                 v = y[t] * G[t]
                 if v >= gmax2:
@@ -623,13 +439,13 @@ def _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
         di = alpha[i] - old_i
         dj = alpha[j] - old_j
         for k in range(size[0]):
-            t = _position(active, k)
+            t = position(active, k)
             G[t] += data[si, t] * di + data[sj, t] * dj
     else:
         _coordinate_step(i, C, QD, G, alpha)
         di = alpha[i] - old_i
         for k in range(size[0]):
-            t = _position(active, k)
+            t = position(active, k)
             G[t] += data[si, t] * di
 
 
@@ -645,7 +461,7 @@ def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking):
              np.zeros(n_slots, dtype=np.int64),
              (np.empty(n_items), np.empty(n_items), np.empty(n_items), np.empty(n_items),
               np.empty(n_items, dtype=np.int64)))
-    QD = _q_diagonal(kp, pairs)
+    QD = q_diagonal(kp, pairs)
 
     # G = Q alpha - 1 (a warm start needs the kernel rows of its support items).
     G = -np.ones(m)

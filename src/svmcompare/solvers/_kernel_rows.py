@@ -1,0 +1,198 @@
+"""Rows of Q over the items, for the SMO solver (numba kernels, no solver state).
+
+Row s of the dual (18) is ``Q_st = y_s y_t K~_st`` with
+``K~_st = k(b_s, b_t) - k(b_s, a_t) - k(a_s, b_t) + k(a_s, a_t)``: two kernel
+rows over the items, restricted to the items of the rows that are asked for.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from ..kernels import PRECOMPUTED
+
+
+def position(rows, k):
+    """The row at position k of a loop: rows[k], or k itself when rows is None."""
+    return k if rows is None else rows[k]
+
+
+@overload(position)
+def _position_compiled(rows, k):
+    # Resolved at compile time: loops over all rows (rows=None) index directly,
+    # without the gather that costs them half their speed.
+    if isinstance(rows, types.NoneType):
+        return lambda rows, k: k
+    return lambda rows, k: rows[k]
+
+
+# ``kp`` bundles the kernel and the items: (code, items, sqnorm, gamma, coef0,
+# degree, gram); ``gram`` is the item kernel matrix for PRECOMPUTED, else unused.
+# ``work`` = (ka, kb, arg, expd, bits) are scratch vectors over the items.
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody and Waite)
+_LN2_LO = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0  # 1.5 * 2^52: adding and subtracting it rounds to an integer
+_EXP_MIN = -708.39  # exp below this is under 2^-1022 and is returned as 0
+_INV_FACT = tuple(1.0 / math.factorial(k) for k in range(14))
+
+
+@njit(cache=True, fastmath={"contract"})
+def exp_nonpositive(x, count, out, bits):
+    """out[:count] = exp(x[:count]) for x <= 0, to about 1 ulp (x, out distinct).
+
+    The compiled loop calls libm's exp once per value, which does not
+    vectorize and made kernel rows cost 6 ns per item; this version is
+    x = n ln 2 + r, exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2,
+    truncation below 2e-16) and 2^n from the exponent bits, in SIMD lanes.
+    """
+    c = _INV_FACT
+    for k in range(count):
+        xk = max(x[k], _EXP_MIN)
+        n = (xk * _LOG2E + _ROUND) - _ROUND
+        # 2^n as the bits of a double; 0 bits (0.0) where exp(x) underflows.
+        bits[k] = (np.int64(n) + 1023) << 52 if x[k] > _EXP_MIN else 0
+        r = (xk - n * _LN2_HI) - n * _LN2_LO
+        out[k] = 1.0 + r * (1.0 + r * (c[2] + r * (c[3] + r * (c[4] + r * (c[5] + r * (
+            c[6] + r * (c[7] + r * (c[8] + r * (c[9] + r * (c[10] + r * (c[11] + r * (
+                c[12] + r * c[13]))))))))))))
+    scale = bits.view(np.float64)
+    for k in range(count):
+        out[k] *= scale[k]
+
+
+@njit(cache=True)
+def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
+    """k(z_s, z_t) from their inner product and squared norms, except that for
+    the rbf and laplacian kernels the exponent is returned (see _exponential)."""
+    if code == 1:  # linear
+        return dot
+    if code == 2:  # poly
+        return (gamma * dot + coef0) ** degree
+    d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
+    if code == 3:  # rbf
+        return -gamma * d2
+    return -gamma * math.sqrt(d2)  # laplacian
+
+
+@njit(cache=True)
+def _exponential(code):
+    return code == 3 or code == 4
+
+
+@njit(cache=True)
+def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
+    """k(z_s, z_t) from their inner product and squared norms."""
+    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree)
+    return math.exp(v) if _exponential(code) else v
+
+
+@njit(cache=True)
+def item_kernel_row(kp, s, subset, n_subset, out, work):
+    """out[t] = k(items[s], items[t]) for the items t in subset[:n_subset].
+
+    When the subset covers more than half of the items, the whole row is
+    computed with one BLAS product instead (the other entries are harmless).
+    """
+    code, items, sqnorm, gamma, coef0, degree, gram = kp
+    _, _, arg, expd, bits = work
+    n = items.shape[0]
+    dense = 2 * n_subset > n
+    if code == PRECOMPUTED:
+        if dense:
+            out[:] = gram[s]
+        else:
+            for k in range(n_subset):
+                out[subset[k]] = gram[s, subset[k]]
+        return
+    if dense:
+        target = arg if _exponential(code) else out
+        target[:] = items @ items[s]
+        for t in range(n):
+            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
+        if _exponential(code):
+            exp_nonpositive(arg, n, out, bits)
+        return
+    p = items.shape[1]
+    for k in range(n_subset):
+        t = subset[k]
+        dot = 0.0
+        for f in range(p):
+            dot += items[t, f] * items[s, f]
+        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
+    values = arg
+    if _exponential(code):
+        exp_nonpositive(arg, n_subset, expd, bits)
+        values = expd
+    for k in range(n_subset):
+        out[subset[k]] = values[k]
+
+
+@njit(cache=True)
+def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
+    """out[t] = Q_st = y_s y_t K~_st (eq. 18) for the rows t in rows[:n_rows] (all
+    rows when ``rows`` is None).
+
+    K~_st = k(b_s, b_t) - k(b_s, a_t) - k(a_s, b_t) + k(a_s, a_t) = d(b_t) - d(a_t)
+    with d = k(b_s, .) - k(a_s, .): two kernel rows, over the items of the
+    listed rows only.
+    """
+    a, b, y = pairs
+    ka, d = work[0], work[1]
+    item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
+    item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
+    if 2 * n_item_subset > d.shape[0]:
+        for z in range(d.shape[0]):
+            d[z] -= ka[z]
+    else:
+        for k in range(n_item_subset):
+            d[item_subset[k]] -= ka[item_subset[k]]
+    ys = y[s]
+    for k in range(n_rows):
+        t = position(rows, k)
+        out[t] = ys * y[t] * (d[b[t]] - d[a[t]])
+
+
+@njit(cache=True)
+def items_of(rows, pairs, n_items, subset):
+    """Write the items of ``rows`` into ``subset`` (sorted); return their number."""
+    a, b, _ = pairs
+    used = np.zeros(n_items, dtype=np.bool_)
+    for k in range(rows.shape[0]):
+        used[a[rows[k]]] = True
+        used[b[rows[k]]] = True
+    count = 0
+    for t in range(n_items):
+        if used[t]:
+            subset[count] = t
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def q_diagonal(kp, pairs):
+    """QD_t = K~_tt = k(b, b) - 2 k(a, b) + k(a, a), without any kernel row."""
+    code, items, sqnorm, gamma, coef0, degree, gram = kp
+    a, b, _ = pairs
+    m = a.shape[0]
+    out = np.empty(m)
+    p = items.shape[1]
+    for t in range(m):
+        ia = a[t]
+        ib = b[t]
+        if code == PRECOMPUTED:
+            out[t] = gram[ib, ib] - 2.0 * gram[ia, ib] + gram[ia, ia]
+            continue
+        dab = 0.0
+        for k in range(p):
+            dab += items[ia, k] * items[ib, k]
+        kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
+        kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
+        kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
+        out[t] = kbb - 2.0 * kab + kaa
+    return out
