@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ..kernels import PRECOMPUTED
+from ..kernels import LAPLACIAN, LINEAR, POLY, PRECOMPUTED, RBF
 
 
 def position(rows, k):
@@ -70,19 +70,19 @@ def exp_nonpositive(x, count, out, bits):
 def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
     """k(z_s, z_t) from their inner product and squared norms, except that for
     the rbf and laplacian kernels the exponent is returned (see _exponential)."""
-    if code == 1:  # linear
+    if code == LINEAR:
         return dot
-    if code == 2:  # poly
+    if code == POLY:
         return (gamma * dot + coef0) ** degree
     d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
-    if code == 3:  # rbf
+    if code == RBF:
         return -gamma * d2
-    return -gamma * math.sqrt(d2)  # laplacian
+    return -gamma * math.sqrt(d2)  # LAPLACIAN
 
 
 @njit(cache=True)
 def _exponential(code):
-    return code == 3 or code == 4
+    return code == RBF or code == LAPLACIAN
 
 
 @njit(cache=True)
