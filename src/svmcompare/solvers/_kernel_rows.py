@@ -93,6 +93,13 @@ def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
 
 
 @njit(cache=True)
+def _whole_row(n_subset, n_items):
+    """Whether a row over n_subset of the items is computed over all of them
+    instead (one BLAS product beats a gather past half the items)."""
+    return 2 * n_subset > n_items
+
+
+@njit(cache=True)
 def item_kernel_row(kp, s, subset, n_subset, out, work):
     """out[t] = k(items[s], items[t]) for the items t in subset[:n_subset].
 
@@ -102,7 +109,7 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
     code, items, sqnorm, gamma, coef0, degree, gram = kp
     _, _, arg, expd, bits = work
     n = items.shape[0]
-    dense = 2 * n_subset > n
+    dense = _whole_row(n_subset, n)
     if code == PRECOMPUTED:
         if dense:
             out[:] = gram[s]
@@ -146,7 +153,7 @@ def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
     ka, d = work[0], work[1]
     item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
     item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
-    if 2 * n_item_subset > d.shape[0]:
+    if _whole_row(n_item_subset, d.shape[0]):
         for z in range(d.shape[0]):
             d[z] -= ka[z]
     else:
