@@ -1,16 +1,15 @@
 """Section 3.1: the hard-margin LP (7), the QP (9) and Lemma 1, against
-independent references (a generic SLSQP solve of the primal QP, a grid search
+independent references (an interior-point solve of the primal QP, a grid search
 of the LP's piecewise-linear objective)."""
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from svmcompare import HardMarginLP, HardMarginQP
 from svmcompare.datasets import make_linear_pairs, make_norm_pairs
 from svmcompare.hard_margin import NotSeparableError
 
-from .reference.dense import flipped_from_definition
+from .reference.dense import flipped_from_definition, solve_qp
 
 
 def separable_pairs(n=300, seed=0, scales=(1.0, 1.0), gap=0.2):
@@ -45,15 +44,11 @@ def test_qp_matches_a_generic_solver_and_lemma1_holds():
     qp = HardMarginQP(standardize=False).fit(X, y)
     Xt, Xtp, yt = flipped_from_definition(X[:, 0], X[:, 1], y)
     Dt = Xtp - Xt
-    start = HardMarginLP(standardize=False).fit(X, y)  # a feasible start: w / mu, -1 / mu
-    v0 = np.append(start.coef_, -1.0) / start.margin_
-    res = minimize(lambda v: v[:2] @ v[:2], v0,
-                   jac=lambda v: np.array([2 * v[0], 2 * v[1], 0.0]),
-                   constraints=[{"type": "ineq", "fun": lambda v: yt * (v[2] + Dt @ v[:2]) - 1}],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
-    assert res.success
-    np.testing.assert_allclose(qp.u_, res.x[:2], rtol=1e-5, atol=1e-7)
-    assert qp.intercept_ == pytest.approx(res.x[2], rel=1e-5)
+    # v = (u, beta): min u^T u subject to y~_t (beta + u^T d~_t) >= 1, eq. (9).
+    G = -np.column_stack([yt[:, None] * Dt, yt])
+    v = solve_qp(np.diag([2.0, 2.0, 0.0]), np.zeros(3), A_ineq=G, b_ineq=-np.ones(len(yt)))
+    np.testing.assert_allclose(qp.u_, v[:2], rtol=1e-5, atol=1e-7)
+    assert qp.intercept_ == pytest.approx(v[2], rel=1e-5)
     # Lemma 1: (mu, w) = (-1/beta, -u/beta) is feasible for the LP (7).
     assert qp.margin_ == pytest.approx(-1 / qp.intercept_)
     np.testing.assert_allclose(qp.coef_, -qp.u_ / qp.intercept_)

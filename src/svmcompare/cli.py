@@ -338,6 +338,11 @@ def main(argv=None):
     except (ValueError, TypeError, OSError) as exc:
         print(f"svmcompare {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Output files are written whole or not at all (save_model renames a
+        # finished temporary file), so nothing half-written is left behind.
+        print(f"svmcompare {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ that one, which ``inversions="true_positive"`` reproduces.
 from __future__ import annotations
 
 import numpy as np
+from scipy.integrate import trapezoid
 
 from ._pairs import check_labels, check_vector
 from .pairwise import check_grades, group_members
@@ -137,7 +138,8 @@ def comparison_auc(y_true, score, inversions="false_negative"):
     as in :func:`comparison_roc_curve`.
     """
     fpr, tpr, _ = comparison_roc_curve(y_true, score, inversions)
-    return float(np.trapezoid(tpr, fpr))
+    # SciPy's rule: NumPy names it trapezoid only from 2.0 on (1.26 is allowed).
+    return float(trapezoid(tpr, fpr))
 
 
 # -- metrics of graded items (learning to rank, ordinal regression) ---------

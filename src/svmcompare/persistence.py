@@ -11,6 +11,8 @@ another minor version is refused, since fitted attributes may differ.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 FORMAT = "svmcompare-model"
@@ -28,10 +30,28 @@ def _library_version():
 
 
 def save_model(model, path):
-    """Write a fitted estimator (and the library version) to ``path`` (skops format)."""
+    """Write a fitted estimator (and the library version) to ``path`` (skops format).
+
+    The file is written under a temporary name in the same folder and renamed
+    when complete, so an interrupted or failed write never leaves a partial
+    model file at ``path`` (nor replaces an earlier one).
+    """
     import skops.io as sio
 
-    sio.dump({"format": FORMAT, "version": _library_version(), "model": model}, Path(path))
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
+                                         dir=path.parent if str(path.parent) else ".")
+    os.close(handle)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
+        sio.dump({"format": FORMAT, "version": _library_version(), "model": model},
+                 temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def load_model(path):

@@ -1,11 +1,15 @@
 """Independent references for the tests: dense matrices built straight from the
-paper's definitions and a generic QP solver (SciPy's SLSQP).
+paper's definitions and an interior-point solver made for convex QPs (Clarabel).
 
-Nothing here imports the package's pair flips or solvers.
+Nothing here imports the package's pair flips or solvers.  An interior-point
+method converges in a few dozen Newton steps whatever the conditioning of the
+problem's active set, so the reference does not depend on a line search that
+may stall (SciPy's SLSQP did, on problems the library solves correctly).
 """
 
+import clarabel
 import numpy as np
-from scipy.optimize import minimize
+from scipy import sparse
 
 
 def flipped_from_definition(Xi, Xip, y):
@@ -38,18 +42,46 @@ def dual_objective(alpha, Q):
     return 0.5 * alpha @ Q @ alpha - alpha.sum()
 
 
-def solve_dual_slsqp(Q, y, C, bias=True):
-    """min 1/2 a^T Q a - 1^T a, 0 <= a <= C, (y^T a = 0 if bias) by SLSQP."""
+def solve_qp(P, q, A_eq=None, b_eq=None, A_ineq=None, b_ineq=None, tol=1e-10):
+    """min 1/2 x^T P x + q^T x  s.t.  A_eq x = b_eq,  A_ineq x <= b_ineq, by Clarabel.
+
+    Raises AssertionError unless Clarabel reports the problem solved to ``tol``
+    (gap and feasibility), so a test never compares against a failed reference.
+    """
+    n = len(q)
+    blocks, rhs, cones = [], [], []
+    if A_eq is not None:
+        blocks.append(np.atleast_2d(A_eq))
+        rhs.append(np.atleast_1d(b_eq))
+        cones.append(clarabel.ZeroConeT(len(rhs[-1])))
+    if A_ineq is not None:
+        blocks.append(np.atleast_2d(A_ineq))
+        rhs.append(np.atleast_1d(b_ineq))
+        cones.append(clarabel.NonnegativeConeT(len(rhs[-1])))
+    A = sparse.csc_matrix(np.vstack(blocks)) if blocks else sparse.csc_matrix((0, n))
+    b = np.concatenate(rhs) if rhs else np.zeros(0)
+    # Clarabel reads the upper triangle of P; symmetrize against rounding in P itself.
+    P = sparse.triu(sparse.csc_matrix(0.5 * (P + P.T)), format="csc")
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
+    settings.max_iter = 500
+    solution = clarabel.DefaultSolver(P, np.asarray(q, dtype=float), A, b, cones,
+                                      settings).solve()
+    assert str(solution.status) == "Solved", f"reference QP: {solution.status}"
+    return np.asarray(solution.x)
+
+
+def solve_dual_reference(Q, y, C, bias=True):
+    """min 1/2 a^T Q a - 1^T a, 0 <= a <= C, (y^T a = 0 if bias): the dual (18)."""
     m = Q.shape[0]
     C = np.broadcast_to(np.asarray(C, dtype=float), (m,))
-    constraints = [{"type": "eq", "fun": lambda a: y @ a, "jac": lambda a: y}] if bias else []
-    res = minimize(
-        lambda a: dual_objective(a, Q), np.zeros(m), jac=lambda a: Q @ a - 1.0,
-        bounds=list(zip(np.zeros(m), C, strict=True)), constraints=constraints, method="SLSQP",
-        options={"ftol": 1e-14, "maxiter": 5000},
-    )
-    assert res.success, res.message
-    return res.x
+    eye = np.eye(m)
+    alpha = solve_qp(Q, -np.ones(m),
+                     A_eq=y[None, :] if bias else None, b_eq=np.zeros(1) if bias else None,
+                     A_ineq=np.vstack([-eye, eye]), b_ineq=np.concatenate([np.zeros(m), C]))
+    # The interior point stays strictly inside the box; project the last 1e-12.
+    return np.clip(alpha, 0.0, C)
 
 
 def kkt_violation(alpha, Q, y, C, beta, tol_bound=1e-9):
