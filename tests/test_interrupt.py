@@ -15,7 +15,7 @@ import pytest
 from svmcompare import SVMCompare, load_model, persistence, save_model
 from svmcompare.cli import main
 
-# A badly conditioned problem (poly, gamma 16, C 1e5) that SMO cannot finish in
+# A badly conditioned problem (poly, gamma 16, C 1e5, exact SMO) that cannot finish in
 # minutes at this tolerance: without interruption the fit would run far longer
 # than the test waits.
 LONG_FIT = textwrap.dedent("""
@@ -24,7 +24,7 @@ LONG_FIT = textwrap.dedent("""
     from svmcompare.datasets import make_norm_pairs
     X, y = make_norm_pairs(1000, "l1", random_state=0)
     SVMCompare().fit(X[:40], y[:40])  # compile before the clock starts
-    model = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12,
+    model = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, solver="exact",
                        max_iter=10**10)
     print("fitting", flush=True)
     try:
@@ -66,7 +66,8 @@ def test_the_solver_state_is_usable_after_an_interrupted_fit():
     from svmcompare.datasets import make_norm_pairs
 
     X, y = make_norm_pairs(600, "l1", random_state=0)
-    long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, max_iter=10**10)
+    long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, max_iter=10**10,
+                      solver="exact")
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()
     with pytest.raises(KeyboardInterrupt):

@@ -27,7 +27,7 @@ from ._pairs import (
     threshold_compare,
 )
 from .calibration import ScoreCalibrator, cross_validated_scores
-from .kernels import LINEAR, NystroemMap, resolve_kernel
+from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
 
@@ -71,6 +71,7 @@ class Prepared:
     Xs: np.ndarray
     problem: object
     solver: str
+    feature_map: object = None  # NystroemMap of the "nystroem" solver, fitted once
 
 
 class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
@@ -89,7 +90,10 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
       (:func:`svmcompare.solvers.solve_linear`);
     * ``"nystroem"``: the linear solver on a Nystroem feature map of the
       kernel with ``n_components`` landmarks (an approximation);
-    * ``"auto"``: ``"linear"`` for the linear kernel, ``"exact"`` up to
+    * ``"auto"``: ``"linear"`` for the linear kernel; for a polynomial kernel
+      with a small feature space, the linear solver on an exact feature map
+      (:func:`svmcompare.kernels.exact_feature_map`: SMO needs millions of
+      steps on such low-rank duals at large C); otherwise ``"exact"`` up to
       50,000 pairs and ``"nystroem"`` beyond.
     """
 
@@ -151,9 +155,18 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self._check_label_set(y)
         scaler = Standardizer.fit(X)
         Xs = scaler.transform_pairs(X)
-        return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs,
-                        problem=self._binary_problem(Xs, y),
-                        solver=self._resolve_solver(kernel, X.shape[0]))
+        problem = self._binary_problem(Xs, y)
+        solver = self._resolve_solver(kernel, X.shape[0])
+        feature_map = None
+        if solver == "nystroem":
+            feature_map = NystroemMap(kernel, self.n_components, self.random_state)
+            feature_map.fit(problem.items)
+        elif solver == "exact" and self.solver == "auto":
+            feature_map = exact_feature_map(kernel, problem.items, problem.a.size)
+            if feature_map is not None:
+                solver = "nystroem"
+        return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs, problem=problem,
+                        solver=solver, feature_map=feature_map)
 
     def _solve(self, prepared, gram=None, alpha0=None):
         """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""
@@ -165,10 +178,9 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
                 gram=gram,
             )
             return result, None
-        feature_map = None
-        if prepared.solver == "nystroem":
-            feature_map = NystroemMap(kernel, self.n_components, self.random_state)
-            features = feature_map.fit(problem.items).transform(problem.items)
+        feature_map = prepared.feature_map
+        if feature_map is not None:
+            features = feature_map.transform(problem.items)
         else:
             features = problem.items
         D = differences(features, problem.a, problem.b)

@@ -80,6 +80,9 @@ class DualResult:
     converged : bool
     max_shrunk : int
         The most rows that shrinking set aside at one time (0 without it).
+    bias_interval : tuple of float
+        Every beta in [low, high] is optimal; ``bias`` is the one
+        :func:`choose_bias` takes (a point when a variable is free).
     """
 
     alpha: np.ndarray
@@ -89,6 +92,7 @@ class DualResult:
     n_iter: int
     converged: bool
     max_shrunk: int = 0
+    bias_interval: tuple = (0.0, 0.0)
 
 
 # --- Active set and row cache ------------------------------------------------
@@ -618,27 +622,61 @@ def _interruptible(function, args, stop_flag):
         raise raised[0]
 
 
-def _bias_from_kkt(alpha, G, y, C):
-    """beta from complementary slackness (LIBSVM's rho, with beta = -rho).
+def _snap_to_bounds(alpha, C):
+    """Put variables within rounding of a bound exactly on it.
 
-    Free variables give y_t G_t = rho exactly; with none free, rho is the
-    midpoint of the interval the bounded variables allow.
+    The pair update with two different per-row C (class weights) computes
+    alpha_j = C_i - (alpha_i - alpha_j) and can leave alpha_j at C_j (1 - 3e-15);
+    read as free, such a variable would fix beta at one end of its interval.
+    """
+    finite = np.isfinite(C)  # C = inf (hard margin) has no upper bound to snap to
+    eps = np.where(finite, 1e-12 * np.where(finite, C, 0.0), 0.0)
+    alpha[alpha <= eps] = 0.0
+    upper = finite & (alpha >= C - eps)
+    alpha[upper] = C[upper]
+
+
+def bias_interval(alpha, G, y, C):
+    """The interval of optimal beta from the KKT conditions (LIBSVM's rho = -beta).
+
+    A free variable t fixes beta = -y_t G_t (the interval is a point; the
+    mean over free variables absorbs rounding).  With every variable at a
+    bound, each beta in the returned interval is optimal: a variable at a
+    bound only asks its margin y_t f_t to lie on one side of 1.
     """
     yG = y * G
     at_upper = alpha >= C
     at_lower = alpha <= 0
     free = ~(at_upper | at_lower)
     if free.any():
-        rho = float(yG[free].mean())
-    else:
-        ub_mask = (at_upper & (y < 0)) | (at_lower & (y > 0))
-        lb_mask = (at_upper & (y > 0)) | (at_lower & (y < 0))
-        ub = yG[ub_mask].min() if ub_mask.any() else np.inf
-        lb = yG[lb_mask].max() if lb_mask.any() else -np.inf
-        rho = float((ub + lb) / 2.0) if np.isfinite(ub) and np.isfinite(lb) else float(
-            ub if np.isfinite(ub) else lb
-        )
-    return -rho
+        beta = -float(yG[free].mean())
+        return beta, beta
+    ub_mask = (at_upper & (y < 0)) | (at_lower & (y > 0))  # rho <= y_t G_t
+    lb_mask = (at_upper & (y > 0)) | (at_lower & (y < 0))  # rho >= y_t G_t
+    rho_high = float(yG[ub_mask].min()) if ub_mask.any() else np.inf
+    rho_low = float(yG[lb_mask].max()) if lb_mask.any() else -np.inf
+    return -rho_high, -rho_low
+
+
+def choose_bias(low, high):
+    """One beta in the optimal interval [low, high], chosen for Lemma 1.
+
+    Lemma 1 turns the SVM (9) into a ranking function only when beta < 0
+    (r = u^T Phi / (-beta)).  The midpoint of the interval is LIBSVM's choice
+    and is kept when it is negative.  When the interval reaches below 0 but
+    its midpoint does not, the midpoint of its negative part, low / 2, is taken:
+    as optimal as any other point, and as far from both the interval's end and
+    the degenerate beta = 0 as the negative part allows.  An interval open on
+    one side gives its finite end (LIBSVM's rule).
+    """
+    if low == high:
+        return low
+    if not np.isfinite(low) or not np.isfinite(high):
+        return high if np.isfinite(high) else low
+    middle = 0.5 * (low + high)
+    if middle < 0.0 or low >= 0.0:
+        return middle
+    return 0.5 * low
 
 
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
@@ -711,6 +749,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         kp, (a, b, y), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
         bool(shrinking),
     )
+    _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
     if not converged:
         warnings.warn(
@@ -719,6 +758,6 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
             ConvergenceWarning,
             stacklevel=3,
         )
-    beta = _bias_from_kkt(alpha, G, y, C) if bias else 0.0
-    return DualResult(alpha, beta, float(objective), float(violation), int(n_iter), converged,
-                      int(max_shrunk))
+    interval = bias_interval(alpha, G, y, C) if bias else (0.0, 0.0)
+    return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
+                      int(n_iter), converged, int(max_shrunk), interval)
