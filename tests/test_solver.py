@@ -239,3 +239,75 @@ def test_fast_exponential_matches_numpy_to_two_ulp():
     np.testing.assert_array_max_ulp(out[normal], exact[normal], maxulp=2)
     # Below 2^-1022 the kernel value is returned as exactly zero.
     assert np.all(out[~normal] == 0.0)
+
+
+def _reference_beta_interval(Q, yt, C):
+    """The optimal beta interval from an interior-point solution of the dual,
+    variables within 1e-7 C of a bound read as at the bound."""
+    alpha = solve_dual_reference(Q, yt, C)
+    G = Q @ alpha - 1.0
+    yG = yt * G
+    upper = alpha >= C * (1 - 1e-7)
+    lower = alpha <= C * 1e-7
+    free = ~(upper | lower)
+    if free.any():
+        beta = -float(np.median(yG[free]))
+        return beta, beta
+    high = -np.max(yG[(upper & (yt > 0)) | (lower & (yt < 0))], initial=-np.inf)
+    low = -np.min(yG[(upper & (yt < 0)) | (lower & (yt > 0))], initial=np.inf)
+    return low, high
+
+
+def test_class_weights_leave_no_alpha_a_rounding_error_below_its_bound():
+    # Issue 19's reproducer: every alpha at a bound, beta optimal anywhere in
+    # [-0.997, 0.992]; an alpha at C (1 - 3e-15) read as free fixed beta = 0.992.
+    from svmcompare import SVMCompare
+
+    rng = np.random.default_rng(0)
+    Xi = rng.normal(size=(40, 2))
+    Xip = Xi + rng.normal(size=(40, 2))
+    d = (Xip**2).sum(1) - (Xi**2).sum(1) + rng.normal(size=40)
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    X = np.stack([Xi, Xip], 1)
+    model = SVMCompare(C=0.001, class_weight="balanced").fit(X, y)
+    problem = flip_compare(model.scaler_.transform_pairs(X), y, 0.001, "balanced")
+    result = solve_dual(problem, resolve_kernel("rbf", 1.0))
+    assert np.all((result.alpha == 0) | (result.alpha == problem.C))
+    low, high = result.bias_interval
+    assert low < -0.9 and high > 0.9
+    assert low <= model.intercept_ < 0
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    (-3.0, 1.0, -1.0),      # midpoint negative: LIBSVM's choice
+    (-1.0, 2.0, -0.5),      # midpoint >= 0: the middle of the negative part
+    (0.5, 1.0, 0.75),       # no negative beta is optimal: the midpoint
+    (-0.2, -0.2, -0.2),     # a free variable fixes beta
+    (-np.inf, 2.0, 2.0),    # one side open: its finite end
+    (-1.0, np.inf, -1.0),
+])
+def test_choose_bias(low, high, expected):
+    from svmcompare.solvers.smo import choose_bias
+
+    assert choose_bias(low, high) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_balanced_fits_find_a_negative_beta_whenever_one_is_optimal(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(20, 60))
+    Xi = rng.normal(size=(n, 2))
+    Xip = Xi + rng.normal(size=(n, 2))
+    d = (Xip**2).sum(1) - (Xi**2).sum(1) + rng.normal(size=n)
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    if len(np.unique(y)) < 2 or not np.any(y == 0):
+        pytest.skip("needs ties and non-ties")
+    for C in (1e-3, 0.1):
+        problem = flip_compare(np.stack([Xi, Xip], 1), y, C, class_weight="balanced")
+        result = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=1e-6)
+        Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+        Q = ktilde_from_definition(Xt, Xtp, rbf(1.0)) * np.outer(yt, yt)
+        low, high = _reference_beta_interval(Q, yt, problem.C)
+        if low < -1e-6 * max(1.0, abs(high)):
+            assert result.bias < 0, (C, low, high, result.bias_interval)
+        assert low - 1e-4 <= result.bias <= high + 1e-4

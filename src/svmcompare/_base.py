@@ -216,6 +216,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             [np.count_nonzero(problem.y[sv] < 0), np.count_nonzero(problem.y[sv] > 0)]
         )
         self.intercept_ = float(result.bias)
+        # False after a ConvergenceWarning: the fit stopped short of its tolerance.
+        self.converged_ = bool(result.converged)
         self._finish_fit(prepared.Xs, prepared.y)
         return self
 

@@ -103,6 +103,9 @@ class SVMCompare(PairwiseKernelModel):
         Objective of the primal (15) (linear and Nystroem solvers).
     n_iter_ : int
         SMO steps (exact) or Newton steps (linear, Nystroem).
+    converged_ : bool
+        Whether the solver met ``tol``; False comes with a
+        ``ConvergenceWarning`` that says why and what to change.
     solver_ : str
         The solver used.
     coef_ : ndarray of shape (n_features_in_,)

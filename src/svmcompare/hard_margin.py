@@ -126,6 +126,8 @@ class HardMarginQP(_LinearComparison):
         Lemma 1's mu = -1 / beta.
     n_iter_ : int
         Dual solver steps.
+    converged_ : bool
+        Whether the dual solver met ``tol`` (False comes with a ConvergenceWarning).
     """
 
     def __init__(self, standardize=True, tol=1e-9):
@@ -155,6 +157,7 @@ class HardMarginQP(_LinearComparison):
         self.u_ = u
         self.intercept_ = beta
         self.n_iter_ = result.n_iter
+        self.converged_ = bool(result.converged)
         # Lemma 1: w = -u / beta.
         self._set_ranking(scaler, resolve_kernel("linear"), "exact", weights=-u / beta)
         self.margin_ = -1.0 / beta

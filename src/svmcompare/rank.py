@@ -147,7 +147,7 @@ class SVMRank(_RankSVMBase):
         Their dual variables v_i.
     intercept_ : float
         Always 0 (RankSVM has no bias).
-    n_support_, classes_, n_features_in_, dual_objective_, kkt_violation_, n_iter_,
+    n_support_, classes_, n_features_in_, dual_objective_, kkt_violation_, n_iter_, converged_,
     expansion_items_, expansion_coef_ : as :class:`svmcompare.SVMCompare`.
     """
 
