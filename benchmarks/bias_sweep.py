@@ -19,13 +19,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from svmcompare import NoRankingError, SVMCompare  # noqa: E402
 from tests.reference.dense import (  # noqa: E402
     flipped_from_definition,
     ktilde_from_definition,
     rbf,
 )
 from tests.test_solver import _reference_beta_interval  # noqa: E402
+
+from svmcompare import NoRankingError, SVMCompare  # noqa: E402
 
 
 def pair_set(seed):

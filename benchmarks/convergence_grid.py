@@ -24,10 +24,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.reference.dense import dual_objective, solve_dual_reference  # noqa: E402
+
 from svmcompare._pairs import Standardizer, flip_compare  # noqa: E402
 from svmcompare.kernels import resolve_kernel  # noqa: E402
 from svmcompare.solvers import solve_dual  # noqa: E402
-from tests.reference.dense import dual_objective, solve_dual_reference  # noqa: E402
 
 KERNELS = ["linear", "rbf", "poly", "laplacian"]
 CS = [1e-3, 1e-1, 1e1, 1e3, 1e5]
