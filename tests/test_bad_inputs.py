@@ -51,6 +51,21 @@ BAD_INPUTS = [
      ValueError, "groups has 2 entries"),
     ("one grade only (ordinal)", lambda: OrdinalSVM().fit(X[:, 0], np.zeros(60)), ValueError,
      "at least two distinct ranks"),
+    ("boolean labels", lambda: SVMCompare().fit(X, Y > 0), TypeError,
+     "y is boolean, which would read False as a tie"),
+    ("x == x' in every pair", lambda: SVMCompare().fit(X[:, [0, 0]], Y), ValueError,
+     "x and x' are identical in every pair"),
+    ("C beyond double precision", lambda: SVMCompare(C=1e300).fit(X, Y), ValueError,
+     "C = 1e+300 is too large"),
+    ("a kernel that overflows", lambda: SVMCompare(kernel="poly", degree=200).fit(X, Y),
+     ValueError, "The poly kernel reaches"),
+    ("beta numerically 0 (linear)", lambda: SVMCompare(kernel="linear").fit(
+        [[[0.010863617116851331], [-2.292418095744832]],
+         [[-0.36785909997515115], [-2.0743352154981824]],
+         [[-1.8527876671332573], [-0.330253513580876]],
+         [[-2.7667809026409933], [1.338534532734223]],
+         [[0.010863617116851331], [-2.292418095744832]]], [0, 1, -1, 0, 1]),
+     ValueError, "numerically 0"),
 ]
 
 
@@ -59,6 +74,55 @@ def test_each_bad_input_gets_its_message(what, call, error, words):
     with pytest.raises(error) as info:
         call()
     assert words in str(info.value)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("factor", [1e-200, 1e-12, 1e12, 1e200])
+def test_features_at_extreme_scales_give_the_same_model(kernel, factor):
+    # Standardization divides the scale out, exactly: x^2 of a feature at 1e200
+    # overflowed and at 1e-200 underflowed (the feature was dropped as constant).
+    reference = SVMCompare(kernel=kernel, class_weight="balanced").fit(X, Y)
+    scaled = X.copy()
+    scaled[:, :, 1] *= factor
+    model = SVMCompare(kernel=kernel, class_weight="balanced").fit(scaled, Y)
+    np.testing.assert_allclose(model.decision_function(scaled), reference.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("convert", [
+    lambda A: A.astype(np.float32), lambda A: np.asfortranarray(A),
+    lambda A: np.repeat(A, 2, axis=2)[:, :, ::2], lambda A: A.tolist(),
+    lambda A: np.require(A, requirements="W").copy().view(), ],
+    ids=["float32", "fortran", "strided", "lists", "view"])
+def test_dtypes_and_layouts_give_the_same_model(convert):
+    Xc = convert(X)
+    # float32 input is the float32-rounded data, exactly, after conversion.
+    X64 = np.asarray(Xc, dtype=np.float64)
+    reference = SVMCompare(class_weight="balanced").fit(X64, Y)
+    if isinstance(Xc, np.ndarray):
+        Xc.setflags(write=False)  # read-only input is never written to
+    model = SVMCompare(class_weight="balanced").fit(Xc, list(Y))
+    np.testing.assert_array_equal(model.decision_function(X64),
+                                  reference.decision_function(X64))
+
+
+def test_pandas_labels_and_integer_features_are_accepted():
+    import pandas as pd
+
+    Xi = np.round(X * 3).astype(int)
+    a = SVMCompare(class_weight="balanced").fit(Xi, pd.Series(Y))
+    b = SVMCompare(class_weight="balanced").fit(Xi.astype(float), Y)
+    np.testing.assert_array_equal(a.decision_function(Xi), b.decision_function(Xi))
+
+
+def test_huge_C_on_separable_data_is_the_hard_margin_not_zero():
+    # Snapping alphas to their bounds must be relative to the alphas, not to a
+    # C of 1e30 far above them (which set every alpha to 0 in a first version).
+    big = SVMCompare(C=1e30).fit(X, Y)
+    large = SVMCompare(C=1e10).fit(X, Y)
+    np.testing.assert_allclose(big.decision_function(X), large.decision_function(X),
+                               rtol=1e-9)
+    assert np.ptp(big.decision_function(X)) > 1
 
 
 @st.composite

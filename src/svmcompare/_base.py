@@ -27,7 +27,7 @@ from ._pairs import (
     threshold_compare,
 )
 from .calibration import ScoreCalibrator, cross_validated_scores
-from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
+from .kernels import LINEAR, POLY, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
 
@@ -45,6 +45,43 @@ def check_positive(value, name, *, integer=False, allow_none=False):
         raise TypeError(f"{name} must be {what}; got {value!r}.")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be positive and finite; got {value}.")
+
+
+MAX_C = 1e100
+
+
+def check_C(C):
+    """C must be positive and at most MAX_C: C times the hinge loss must stay
+    far from overflow (the linear solver's objective reached inf at C = 1e300),
+    and every solver here meets the hard-margin solution long before 1e100."""
+    check_positive(C, "C")
+    if C > MAX_C:
+        raise ValueError(
+            f"C = {C:g} is too large to solve in double precision (at most {MAX_C:g}); a C "
+            "of 1e6-1e10 already gives the hard margin on most data, and HardMarginQP solves "
+            "the hard-margin problem (9) itself."
+        )
+
+
+def check_kernel_scale(kernel, Xs):
+    """Refuse a kernel whose values overflow on the (standardized) items.
+
+    |k(x, z)| <= sqrt(k(x, x) k(z, z)) for the positive semi-definite kernels
+    here, so the largest k(z, z) bounds every kernel value; past 1e100 the
+    dual's gradients lose every digit (and past 1e308 become inf).
+    """
+    if kernel.func is not None or kernel.code not in (LINEAR, POLY):
+        return  # rbf and laplacian are at most 1; callables are checked when called
+    sq = np.einsum("ijk,ijk->ij", Xs, Xs).max()
+    with np.errstate(over="ignore"):
+        largest = sq if kernel.code == LINEAR else \
+            abs(kernel.gamma * sq + kernel.coef0) ** kernel.degree
+    if not largest <= 1e100:
+        raise ValueError(
+            f"The {kernel.name} kernel reaches {largest:.3g} on these items (standardized "
+            f"features; degree={kernel.degree}, gamma={kernel.gamma:g}), beyond what double "
+            "precision can solve; lower the degree or gamma."
+        )
 
 
 def row_expansion(a, b, row_coef, n_items):
@@ -100,7 +137,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
     _uses_bias = False
 
     def _validate_params(self):
-        check_positive(self.C, "C")
+        check_C(self.C)
         check_positive(self.tol, "tol")
         check_positive(self.cache_size, "cache_size")
         if not isinstance(self.shrinking, (bool, np.bool_)):
@@ -155,6 +192,12 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self._check_label_set(y)
         scaler = Standardizer.fit(X)
         Xs = scaler.transform_pairs(X)
+        if not np.any(Xs[:, 0] != Xs[:, 1]):
+            raise ValueError(
+                "x and x' are identical in every pair (on the features that vary), so the "
+                "pairs say nothing about which item is better; check how X was built."
+            )
+        check_kernel_scale(kernel, Xs)
         problem = self._binary_problem(Xs, y)
         solver = self._resolve_solver(kernel, X.shape[0])
         feature_map = None
@@ -192,7 +235,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         """Set the fitted attributes from a solver result."""
         problem = prepared.problem
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
-        scale = self._rank_scale(result.bias)
+        scale = self._rank_scale(result.bias, result.bias_noise)
         sv = np.flatnonzero(result.alpha > 0)
         dual_coef = problem.y[sv] * result.alpha[sv]
         if prepared.solver == "exact":

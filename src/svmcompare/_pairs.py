@@ -138,6 +138,11 @@ def check_labels(y, n_pairs=None):
         Expected length (the number of pairs in ``X``).
     """
     arr = np.asarray(y)
+    if arr.dtype.kind == "b":
+        raise TypeError(
+            "y is boolean, which would read False as a tie (0); labels must be -1 (x better), "
+            "0 (tie) or 1 (x' better): e.g. np.where(won, 1, -1) for results without ties."
+        )
     if arr.dtype == object or arr.dtype.kind not in "biuf":
         raise TypeError(f"y must be numeric with values in {{-1, 0, 1}}; got dtype {arr.dtype}.")
     if arr.ndim != 1:
@@ -183,21 +188,29 @@ class Standardizer:
     @classmethod
     def fit(cls, X):
         items = X.reshape(-1, X.shape[2])
-        keep = items.max(axis=0) > items.min(axis=0)
+        high, low = items.max(axis=0), items.min(axis=0)
+        keep = high > low
         if not keep.any():
             raise ValueError(
                 "Every feature is constant over the training items (zero variance); "
                 "no ranking function can be learned."
             )
-        mean = items.mean(axis=0)
         ddof = 1 if items.shape[0] > 1 else 0
-        # One pass: E[x^2] - mean^2, which rounding can push below 0 when |mean| >> sd.
-        variance = np.einsum("ij,ij->j", items, items) / items.shape[0] - mean * mean
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            mean = items.mean(axis=0)
+            # One pass: E[x^2] - mean^2, which rounding can push below 0 when |mean| >> sd.
+            variance = np.einsum("ij,ij->j", items, items) / items.shape[0] - mean * mean
         scale = np.sqrt(np.maximum(variance, 0.0))
-        # The one-pass variance loses digits when |mean| >> sd; redo those columns exactly.
-        inexact = scale < 1e-4 * np.abs(mean)
-        if inexact.any():
-            scale[inexact] = items[:, inexact].std(axis=0)
+        # The one-pass variance loses digits when |mean| >> sd, and x^2 overflows
+        # or underflows for features beyond 1e+-100: redo those columns exactly,
+        # on values divided by their largest magnitude.
+        magnitude = np.maximum(np.abs(high), np.abs(low))
+        redo = keep & ((scale < 1e-4 * np.abs(mean)) | ~np.isfinite(scale)
+                       | (magnitude > 1e100) | (magnitude < 1e-100))
+        if redo.any():
+            unit = items[:, redo] / magnitude[redo]
+            mean[redo] = unit.mean(axis=0) * magnitude[redo]
+            scale[redo] = unit.std(axis=0) * magnitude[redo]
         scale *= np.sqrt(items.shape[0] / max(items.shape[0] - ddof, 1))
         mean, scale = mean[keep], scale[keep]
         # ptp > 0 implies a positive standard deviation up to rounding; guard

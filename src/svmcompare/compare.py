@@ -170,14 +170,22 @@ class SVMCompare(PairwiseKernelModel):
         # Flipped data, eq. (8).
         return flip_compare(Xs, y, float(self.C), self.class_weight)
 
-    def _rank_scale(self, beta):
+    def _rank_scale(self, beta, bias_noise=0.0):
         beta = float(beta)
-        if not beta < 0:
+        # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
+        # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
+        # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
+        # order of the pairs (``bias_noise`` of the solver results).
+        near_zero = max(float(bias_noise), 1e-300)
+        if not beta < -near_zero:
+            what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
             raise NoRankingError(
-                f"SVMCompare found beta = {beta:.4g} >= 0 (C={self.C}), so Lemma 1 gives no "
+                f"SVMCompare found beta = {beta + 0.0:.4g}, {what} (C={self.C}), so Lemma 1 gives no "
                 "ranking function: the SVM predicts a significant difference for (nearly) every "
-                "pair. This typically means too few equality pairs for this C. "
-                "class_weight='balanced' is the usual cure; a different C or kernel may also help."
+                "pair. This happens when ties weigh little against the other pairs at this C, "
+                "or when the features say little about which item is better. "
+                "class_weight='balanced' (--class-weight balanced on the command line) is the "
+                "usual cure; a different C or kernel may also help."
             )
         # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
         # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).

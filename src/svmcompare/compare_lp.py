@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import check_positive
+from ._base import check_C
 from .compare import SVMCompare
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
@@ -75,7 +75,7 @@ class SVMCompareLP(SVMCompare):
         self.class_weight = class_weight
 
     def _validate_params(self):
-        check_positive(self.C, "C")
+        check_C(self.C)
         return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 
     def _resolve_solver(self, kernel, n_pairs):

@@ -60,7 +60,16 @@ class KernelSpec:
             out *= -self.gamma
             return np.exp(out, out=out)
         if self.code == LAPLACIAN:
-            out = np.sqrt(_squared_distances(A, B))
+            out = _squared_distances(A, B)
+            # Near duplicates keep only the rounding of the norms in
+            # ||a||^2 + ||b||^2 - 2 a.b, which the square root magnifies: sum
+            # their distances from the differences (see solvers/_kernel_rows).
+            norms = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+            close = np.nonzero(out < 1e-6 * norms)
+            if close[0].size:
+                diff = A[close[0]] - B[close[1]]
+                out[close] = np.einsum("ij,ij->i", diff, diff)
+            out = np.sqrt(out, out=out)
             out *= -self.gamma
             return np.exp(out, out=out)
         raise AssertionError(f"unknown kernel code {self.code}")  # pragma: no cover

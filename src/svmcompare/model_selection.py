@@ -29,7 +29,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._base import check_positive
+from ._base import check_C
 from ._pairs import check_pairs_labels, threshold_compare
 from .compare import NoRankingError, SVMCompare
 from .metrics import comparison_auc, comparison_errors
@@ -73,7 +73,7 @@ def fit_C_path(estimator, X, y, Cs):
     """
     Cs = [float(C) for C in Cs]
     for C in Cs:
-        check_positive(C, "C")
+        check_C(C)
     prepared = clone(estimator).set_params(C=1.0)._prepare(X, y)
     unit_cost = prepared.problem.C
     gram = None

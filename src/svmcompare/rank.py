@@ -103,7 +103,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.probability = probability
         self.random_state = random_state
 
-    def _rank_scale(self, beta):
+    def _rank_scale(self, beta, bias_noise=0.0):
         # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
         return 1.0
 

@@ -67,9 +67,15 @@ def exp_nonpositive(x, count, out, bits):
 
 
 @njit(cache=True)
-def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
+def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
     """k(z_s, z_t) from their inner product and squared norms, except that for
-    the rbf and laplacian kernels the exponent is returned (see _exponential)."""
+    the rbf and laplacian kernels the exponent is returned (see _exponential).
+
+    ``items`` and the indices s, t serve the Laplacian kernel of near-duplicate
+    items: ||a||^2 + ||b||^2 - 2 a.b then keeps only the rounding of the norms,
+    and its square root turns that into errors of 1e-6 in the kernel, so the
+    distance is summed from the differences instead.
+    """
     if code == LINEAR:
         return dot
     if code == POLY:
@@ -77,7 +83,12 @@ def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
     d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
     if code == RBF:
         return -gamma * d2
-    return -gamma * math.sqrt(d2)  # LAPLACIAN
+    if d2 < 1e-6 * (sq_s + sq_t):  # LAPLACIAN, near duplicates
+        d2 = 0.0
+        for f in range(items.shape[1]):
+            diff = items[s, f] - items[t, f]
+            d2 += diff * diff
+    return -gamma * math.sqrt(d2)
 
 
 @njit(cache=True)
@@ -86,9 +97,9 @@ def _exponential(code):
 
 
 @njit(cache=True)
-def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
+def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
     """k(z_s, z_t) from their inner product and squared norms."""
-    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree)
+    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t)
     return math.exp(v) if _exponential(code) else v
 
 
@@ -121,7 +132,8 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         target = arg if _exponential(code) else out
         target[:] = items @ items[s]
         for t in range(n):
-            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
+            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree,
+                                    items, s, t)
         if _exponential(code):
             exp_nonpositive(arg, n, out, bits)
         return
@@ -131,7 +143,7 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         dot = 0.0
         for f in range(p):
             dot += items[t, f] * items[s, f]
-        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
+        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree, items, s, t)
     values = arg
     if _exponential(code):
         exp_nonpositive(arg, n_subset, expd, bits)
@@ -198,8 +210,10 @@ def q_diagonal(kp, pairs):
         dab = 0.0
         for k in range(p):
             dab += items[ia, k] * items[ib, k]
-        kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
-        kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
-        kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
+        kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree, items, ia, ib)
+        kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree,
+                           items, ia, ia)
+        kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree,
+                           items, ib, ib)
         out[t] = kbb - 2.0 * kab + kaa
     return out

@@ -55,6 +55,12 @@ class LinearResult:
     n_newton : int
         Newton steps over all smoothing levels.
     converged : bool
+    score_scale : float
+        max_t |u^T d_t|, the scale of the fitted values on the training rows.
+    bias_noise : float
+        A beta closer to 0 than this is smoothing or rounding noise:
+        max(smoothing, 1e-8) max(1, score_scale) (the smoothed hinge moves
+        margins by up to the smoothing level).
     """
 
     u: np.ndarray
@@ -64,6 +70,8 @@ class LinearResult:
     smoothing: float
     n_newton: int
     converged: bool
+    score_scale: float = 0.0
+    bias_noise: float = 0.0
 
 
 @njit(cache=True)
@@ -378,4 +386,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
     beta = float(v[-1]) if bias else 0.0
     hinge = np.maximum(0.0, 1.0 - z)
     objective = float(0.5 * u @ u + C @ hinge)
-    return LinearResult(u, beta, alpha, objective, delta, total, bool(converged))
+    score_scale = float(np.max(np.abs(z * y - beta))) if z.size else 0.0  # |u^T d_t|
+    noise = max(delta, 1e-8) * max(1.0, score_scale)
+    return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), score_scale,
+                        noise)

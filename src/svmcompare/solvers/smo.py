@@ -83,6 +83,11 @@ class DualResult:
     bias_interval : tuple of float
         Every beta in [low, high] is optimal; ``bias`` is the one
         :func:`choose_bias` takes (a point when a variable is free).
+    score_scale : float
+        max_t |u^T (Phi(b_t) - Phi(a_t))|, the scale of the fitted values on the
+        training rows (= max |(Q alpha)_t|).
+    bias_noise : float
+        A beta closer to 0 than this is rounding noise: 1e-8 max(1, score_scale).
     """
 
     alpha: np.ndarray
@@ -93,6 +98,8 @@ class DualResult:
     converged: bool
     max_shrunk: int = 0
     bias_interval: tuple = (0.0, 0.0)
+    score_scale: float = 0.0
+    bias_noise: float = 0.0
 
 
 # --- Active set and row cache ------------------------------------------------
@@ -630,10 +637,15 @@ def _snap_to_bounds(alpha, C):
     alpha_j = C_i - (alpha_i - alpha_j) and can leave alpha_j at C_j (1 - 3e-15);
     read as free, such a variable would fix beta at one end of its interval.
     """
+    # Rounding noise is relative to the values that met in the update: C near
+    # the upper bound; near 0, C or (when C is far above every alpha, e.g.
+    # C = 1e30 on separable data) the largest alpha.
     finite = np.isfinite(C)  # C = inf (hard margin) has no upper bound to snap to
-    eps = np.where(finite, 1e-12 * np.where(finite, C, 0.0), 0.0)
-    alpha[alpha <= eps] = 0.0
-    upper = finite & (alpha >= C - eps)
+    C_finite = np.where(finite, C, 0.0)
+    largest = float(alpha.max()) if alpha.size else 0.0
+    low = 1e-12 * np.where(finite, np.minimum(C_finite, largest), largest)
+    alpha[alpha <= low] = 0.0
+    upper = finite & (alpha >= C_finite * (1.0 - 1e-12))
     alpha[upper] = C[upper]
 
 
@@ -764,5 +776,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
             stacklevel=3,
         )
     interval = bias_interval(alpha, G, y, C) if bias else (0.0, 0.0)
+    score_scale = float(np.max(np.abs(G + 1.0))) if m else 0.0
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
-                      int(n_iter), converged, int(max_shrunk), interval)
+                      int(n_iter), converged, int(max_shrunk), interval, score_scale,
+                      1e-8 * max(1.0, score_scale))
