@@ -128,13 +128,25 @@ def _fit(args):
     return 0
 
 
+def _load_pair_model(path, command):
+    """A model file whose estimator compares pairs (not graded items)."""
+    from ._base import PairwiseKernelModel
+    from .persistence import load_model
+
+    model = load_model(path)
+    if not isinstance(model, PairwiseKernelModel):
+        raise ValueError(f"{path} holds a {type(model).__name__}, which scores graded items, "
+                         f"not pairs: 'svmcompare {command}' needs a pair model (svmcompare "
+                         "fit on a pairs file); 'svmcompare rank' takes this one.")
+    return model
+
+
 def _predict(args):
     import pandas as pd
 
     from .pairs_io import read_pairs
-    from .persistence import load_model
 
-    model = load_model(args.model)
+    model = _load_pair_model(args.model, "predict")
     X, _, _ = read_pairs(args.pairs, args.items, require_labels=False)
     out = pd.DataFrame({"y_pred": model.predict(X), "rank_difference": model.decision_function(X)})
     if args.proba:
@@ -164,9 +176,8 @@ def _rank(args):
 def _evaluate(args):
     from .metrics import comparison_auc, comparison_errors, comparison_roc_curve
     from .pairs_io import read_pairs
-    from .persistence import load_model
 
-    model = load_model(args.model)
+    model = _load_pair_model(args.model, "evaluate")
     X, y, _ = read_pairs(args.pairs, args.items)
     errors = comparison_errors(y, model.predict(X))
     n = errors["count"]

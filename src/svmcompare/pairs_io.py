@@ -27,14 +27,34 @@ import pandas as pd
 from ._pairs import LABELS
 
 
+def _separator(path):
+    """',' unless the header line is split by ';' or tabs only (as spreadsheets
+    in many locales write CSV)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        header = handle.readline()
+    if "," not in header:
+        for candidate in (";", "\t"):
+            if candidate in header:
+                return candidate
+    return ","
+
+
 def _read_csv(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"No file at {path}.")
     try:
-        return pd.read_csv(path)
+        # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
+        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+
+
+def _shown(names, limit=5):
+    """A list of names for a message, cut to ``limit`` with the count of the rest."""
+    names = list(names)
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return f"{names[:limit]}{more}"
 
 
 def _numeric(frame, columns, name):
@@ -43,8 +63,9 @@ def _numeric(frame, columns, name):
     bad = values.isna().to_numpy()
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: "
-                         f"{frame[columns[col]].iloc[row]!r} is not a number.")
+        value = frame[columns[col]].iloc[row]
+        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not a number"
+        raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: {what}.")
     return values.to_numpy(dtype=np.float64)
 
 
@@ -143,7 +164,8 @@ def read_pairs(path, items=None, require_labels=True):
     features = [c[2:] for c in a_cols]
     if [c[2:] for c in b_cols] != features:
         missing = sorted(set(features) ^ {c[2:] for c in b_cols})
+        detail = f"mismatched: {_shown(missing)}" if missing else "the order differs"
         raise ValueError(f"{name}: the a_ and b_ columns must name the same features in the "
-                         f"same order; mismatched: {missing}.")
+                         f"same order; {detail}.")
     X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
     return X, y, features

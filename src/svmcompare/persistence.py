@@ -29,6 +29,12 @@ def _library_version():
     return __version__
 
 
+def _is_own_estimator(model):
+    from sklearn.base import BaseEstimator
+
+    return isinstance(model, BaseEstimator) and type(model).__module__.startswith(_OWN_MODULE)
+
+
 def save_model(model, path):
     """Write a fitted estimator (and the library version) to ``path`` (skops format).
 
@@ -38,6 +44,8 @@ def save_model(model, path):
     """
     import skops.io as sio
 
+    if not _is_own_estimator(model):
+        raise TypeError(f"save_model writes svmcompare estimators; got {type(model).__name__}.")
     path = Path(path)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
                                          dir=path.parent if str(path.parent) else ".")
@@ -85,4 +93,8 @@ def load_model(path):
     if _minor(content.get("version")) != _minor(version):
         raise ValueError(f"{path} was written by svmcompare {content.get('version')}; this is "
                          f"{version}. Refit the model with this version.")
-    return content["model"]
+    model = content["model"]
+    if not _is_own_estimator(model):
+        raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
+                         "estimator; write model files with 'svmcompare fit' or save_model.")
+    return model

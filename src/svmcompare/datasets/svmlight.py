@@ -26,13 +26,30 @@ def load_letor(path, n_features=None):
     y : ndarray of shape (n_items,)
         Grades.
     groups : ndarray of shape (n_items,)
-        Query ids (0 where a line has no ``qid:``).
+        Query ids.  A file without any ``qid:`` (plain SVMlight) is one query,
+        all zeros; a file where only some lines have one is refused, naming
+        the first line without.
     """
     try:
         X, y, qid = load_svmlight_file(str(path), n_features=n_features, query_id=True)
     except ValueError as exc:
         raise ValueError(f"{path}: not a valid SVMlight/LETOR file ({exc}).") from exc
+    if qid.size == 0:
+        qid = np.zeros(X.shape[0], dtype=np.int64)
+    elif qid.size != X.shape[0]:
+        raise ValueError(f"{path}, line {_first_line_without_qid(path)}: no qid: although "
+                         "other lines have one; give every line a qid: (or none, for one "
+                         "query).")
     return X.toarray(), y, qid
+
+
+def _first_line_without_qid(path):
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            content = line.split("#", 1)[0].strip()
+            if content and "qid:" not in content:
+                return number
+    return "?"  # pragma: no cover - sklearn counted one
 
 
 def dump_letor(X, y, groups, path):

@@ -1,0 +1,40 @@
+"""Same random_state, same numbers: across processes, and whatever n_jobs."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+from svmcompare import SVMCompare, SVMCompareCV
+from svmcompare.datasets import make_norm_pairs
+
+FIT = textwrap.dedent("""
+    import numpy as np
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+    X, y = make_norm_pairs(150, "l1", random_state=0)
+    model = SVMCompare(C=3.0, gamma=0.5, probability=True, random_state=7).fit(X, y)
+    out = np.concatenate([model.decision_function(X), model.predict_proba(X).ravel()])
+    print(out.tobytes().hex())
+""")
+
+
+def test_bit_identical_predictions_and_probabilities_across_processes():
+    runs = {subprocess.run([sys.executable, "-c", FIT], capture_output=True, text=True,
+                           check=True).stdout.strip() for _ in range(2)}
+    assert len(runs) == 1
+    X, y = make_norm_pairs(150, "l1", random_state=0)
+    model = SVMCompare(C=3.0, gamma=0.5, probability=True, random_state=7).fit(X, y)
+    here = np.concatenate([model.decision_function(X), model.predict_proba(X).ravel()])
+    assert here.tobytes().hex() == runs.pop()
+
+
+def test_n_jobs_does_not_change_the_search():
+    X, y = make_norm_pairs(120, "l1", random_state=1)
+    grid = {"Cs": [0.1, 1.0, 10.0], "gammas": [0.5, 2.0]}
+    one = SVMCompareCV(n_jobs=1, **grid).fit(X, y)
+    two = SVMCompareCV(n_jobs=2, **grid).fit(X, y)
+    assert one.best_params_ == two.best_params_
+    np.testing.assert_array_equal(one.cv_results_.to_numpy(), two.cv_results_.to_numpy())
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
