@@ -182,8 +182,8 @@ class SVMCompare(PairwiseKernelModel):
             raise NoRankingError(
                 f"SVMCompare found beta = {beta + 0.0:.4g}, {what} (C={self.C}), so Lemma 1 "
                 "gives no ranking function: the SVM predicts a significant difference for "
-                "(nearly) every pair. This happens when ties weigh little against the other pairs at this C, "
-                "or when the features say little about which item is better. "
+                "(nearly) every pair. This happens when ties weigh little against the other "
+                "pairs at this C, or when the features say little about which item is better. "
                 "class_weight='balanced' (--class-weight balanced on the command line) is the "
                 "usual cure; a different C or kernel may also help."
             )
