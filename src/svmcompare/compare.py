@@ -66,7 +66,9 @@ class SVMCompare(PairwiseKernelModel):
         primal problem on difference vectors, for millions of pairs.
         "nystroem": the linear solver on a Nystroem approximation of the
         kernel with ``n_components`` landmarks.  "auto": "linear" for the
-        linear kernel; for a polynomial kernel whose feature space has at most
+        linear kernel (O(m p) memory and O(m p^2) per Newton step; "exact"
+        instead when there are more than 1,000 features and more features
+        than pairs); for a polynomial kernel whose feature space has at most
         500 dimensions (comb(n_features + degree, degree)), the linear solver
         on an exact feature map (SMO needs millions of steps on these low-rank
         duals at large C); otherwise "exact" up to 50,000 pairs, "nystroem"

@@ -78,7 +78,7 @@ class SVMCompareLP(SVMCompare):
         check_C(self.C)
         return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 
-    def _resolve_solver(self, kernel, n_pairs):
+    def _resolve_solver(self, kernel, n_pairs, n_features=1):
         return "lp"
 
     def _solve(self, prepared, gram=None, alpha0=None):
