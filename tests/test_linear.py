@@ -149,3 +149,58 @@ def test_auto_takes_the_dual_for_many_more_features_than_pairs():
     assert auto.solver_ == "exact" and primal.solver_ == "linear"
     np.testing.assert_allclose(auto.decision_function(X), primal.decision_function(X),
                                rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_primal_bias_interval_against_a_brute_force_scan(seed):
+    from svmcompare.solvers._bias import primal_bias_interval
+
+    rng = np.random.default_rng(seed)
+    m = 25
+    scores = np.round(rng.normal(size=m), 1)  # rounding makes kinks coincide
+    y = rng.choice([-1.0, 1.0], size=m)
+    C = rng.choice([0.5, 1.0, 2.0], size=m) if seed % 2 else np.ones(m)
+    low, high = primal_bias_interval(scores, y, C)
+
+    def objective(beta):
+        return float(C @ np.maximum(0.0, 1.0 - y * (beta + scores)))
+
+    grid = np.linspace(-5, 5, 20_001)
+    values = np.array([objective(b) for b in grid])
+    best = values.min()
+    assert objective(low) <= best + 1e-9 and objective(high) <= best + 1e-9
+    optimal = grid[values <= best + 1e-9]
+    assert optimal.min() >= low - 1e-3 and optimal.max() <= high + 1e-3
+
+
+@pytest.mark.parametrize("solver", ["exact", "linear"])
+def test_linear_fits_do_not_depend_on_the_order_of_the_pairs(solver):
+    # Issue 19: with beta not unique, permuting the pairs moved decision values
+    # by more than 0.1% or switched between a fit and NoRankingError (here, on
+    # small sets with one conflicting duplicate pair: 9 of 800 fits before).
+    import warnings
+
+    from svmcompare import SVMCompare
+
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        n = int(rng.integers(4, 12))
+        X = rng.normal(size=(n, 2, 1))
+        y = rng.integers(-1, 2, size=n)
+        X = np.concatenate([X, X[:1]])
+        y = np.concatenate([y, [(y[0] + 2) % 3 - 1]])  # the same pair, another label
+        order = rng.permutation(y.size)
+        for class_weight in (None, "balanced"):
+            outcomes = []
+            for Xo, yo in ((X, y), (X[order], y[order])):
+                model = SVMCompare(kernel="linear", solver=solver, tol=1e-8,
+                                   class_weight=class_weight)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        outcomes.append(model.fit(Xo, yo).decision_function(X))
+                except ValueError:
+                    outcomes.append(None)
+            assert (outcomes[0] is None) == (outcomes[1] is None)
+            if outcomes[0] is not None:
+                np.testing.assert_allclose(outcomes[0], outcomes[1], rtol=1e-3, atol=1e-6)

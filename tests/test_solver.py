@@ -287,7 +287,7 @@ def test_class_weights_leave_no_alpha_a_rounding_error_below_its_bound():
     (-1.0, np.inf, -1.0),
 ])
 def test_choose_bias(low, high, expected):
-    from svmcompare.solvers.smo import choose_bias
+    from svmcompare.solvers._bias import choose_bias
 
     assert choose_bias(low, high) == expected
 
@@ -332,3 +332,13 @@ def test_laplacian_kernel_of_near_duplicate_items_is_accurate():
                                 lambda A, B: np.exp(-16.0 * np.sqrt(((A[:, None] - B[None]) ** 2)
                                                                    .sum(-1))))
     assert kkt_violation(result.alpha, Kt, np.ones(30), 1.0, 0.0) < 1e-9
+
+
+def test_choose_bias_ignores_the_rounding_of_a_symmetric_interval():
+    from svmcompare.solvers._bias import choose_bias
+
+    # The ends of [-a, a] computed in two orders of the rows differ in the
+    # last bit: the midpoint's sign must not decide between two fits.
+    a = 0.06259843409930665
+    assert choose_bias(-a, a) == -a / 2
+    assert choose_bias(-0.06259843409930677, a) == pytest.approx(-a / 2, rel=1e-12)

@@ -35,6 +35,8 @@ import numpy as np
 from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
+from ._bias import choose_bias, primal_bias_interval
+
 
 @dataclass(frozen=True)
 class LinearResult:
@@ -384,9 +386,16 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
     alpha = -coef * y  # alpha_t = -C_t L'_delta(z_t)
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0
+    scores = z * y - beta  # u^T d_t
+    if bias and z.size:
+        # With u fixed, beta minimizes the exact hinge over an interval: take
+        # the point of it that the dual solver takes (solvers/_bias.py), so that
+        # neither the smoothing nor the order of the rows decides it.
+        beta = choose_bias(*primal_bias_interval(scores, y, C))
+        z = y * (scores + beta)
     hinge = np.maximum(0.0, 1.0 - z)
     objective = float(0.5 * u @ u + C @ hinge)
-    score_scale = float(np.max(np.abs(z * y - beta))) if z.size else 0.0  # |u^T d_t|
+    score_scale = float(np.max(np.abs(scores))) if z.size else 0.0
     noise = max(delta, 1e-8) * max(1.0, score_scale)
     return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), score_scale,
                         noise)

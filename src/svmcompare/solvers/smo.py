@@ -52,6 +52,7 @@ from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
 from ..kernels import PRECOMPUTED, KernelSpec
+from ._bias import choose_bias, dual_bias_interval
 from ._kernel_rows import item_kernel_row, items_of, position, q_diagonal, q_row
 
 _TAU = 1e-12  # curvature floor for degenerate (duplicate) rows, as LIBSVM
@@ -649,49 +650,6 @@ def _snap_to_bounds(alpha, C):
     alpha[upper] = C[upper]
 
 
-def bias_interval(alpha, G, y, C):
-    """The interval of optimal beta from the KKT conditions (LIBSVM's rho = -beta).
-
-    A free variable t fixes beta = -y_t G_t (the interval is a point; the
-    mean over free variables absorbs rounding).  With every variable at a
-    bound, each beta in the returned interval is optimal: a variable at a
-    bound only asks its margin y_t f_t to lie on one side of 1.
-    """
-    yG = y * G
-    at_upper = alpha >= C
-    at_lower = alpha <= 0
-    free = ~(at_upper | at_lower)
-    if free.any():
-        beta = -float(yG[free].mean())
-        return beta, beta
-    ub_mask = (at_upper & (y < 0)) | (at_lower & (y > 0))  # rho <= y_t G_t
-    lb_mask = (at_upper & (y > 0)) | (at_lower & (y < 0))  # rho >= y_t G_t
-    rho_high = float(yG[ub_mask].min()) if ub_mask.any() else np.inf
-    rho_low = float(yG[lb_mask].max()) if lb_mask.any() else -np.inf
-    return -rho_high, -rho_low
-
-
-def choose_bias(low, high):
-    """One beta in the optimal interval [low, high], chosen for Lemma 1.
-
-    Lemma 1 turns the SVM (9) into a ranking function only when beta < 0
-    (r = u^T Phi / (-beta)).  The midpoint of the interval is LIBSVM's choice
-    and is kept when it is negative.  When the interval reaches below 0 but
-    its midpoint does not, the midpoint of its negative part, low / 2, is taken:
-    as optimal as any other point, and as far from both the interval's end and
-    the degenerate beta = 0 as the negative part allows.  An interval open on
-    one side gives its finite end (LIBSVM's rule).
-    """
-    if low == high:
-        return low
-    if not np.isfinite(low) or not np.isfinite(high):
-        return high if np.isfinite(high) else low
-    middle = 0.5 * (low + high)
-    if middle < 0.0 or low >= 0.0:
-        return middle
-    return 0.5 * low
-
-
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
                cache_size=200.0, shrinking=True, alpha0=None, gram=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
@@ -775,7 +733,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
             ConvergenceWarning,
             stacklevel=3,
         )
-    interval = bias_interval(alpha, G, y, C) if bias else (0.0, 0.0)
+    interval = dual_bias_interval(alpha, G, y, C) if bias else (0.0, 0.0)
     score_scale = float(np.max(np.abs(G + 1.0))) if m else 0.0
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
                       int(n_iter), converged, int(max_shrunk), interval, score_scale,
