@@ -67,15 +67,9 @@ def exp_nonpositive(x, count, out, bits):
 
 
 @njit(cache=True)
-def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
+def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
     """k(z_s, z_t) from their inner product and squared norms, except that for
-    the rbf and laplacian kernels the exponent is returned (see _exponential).
-
-    ``items`` and the indices s, t serve the Laplacian kernel of near-duplicate
-    items: ||a||^2 + ||b||^2 - 2 a.b then keeps only the rounding of the norms,
-    and its square root turns that into errors of 1e-6 in the kernel, so the
-    distance is summed from the differences instead.
-    """
+    the rbf and laplacian kernels the exponent is returned (see _exponential)."""
     if code == LINEAR:
         return dot
     if code == POLY:
@@ -83,7 +77,17 @@ def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
     d2 = max(sq_s + sq_t - 2.0 * dot, 0.0)
     if code == RBF:
         return -gamma * d2
-    if d2 < 1e-6 * (sq_s + sq_t):  # LAPLACIAN, near duplicates
+    return -gamma * math.sqrt(d2)  # LAPLACIAN
+
+
+@njit(cache=True)
+def _laplacian_exponent(items, s, t, dot, sqnorm, gamma):
+    """-gamma ||z_s - z_t||, with the distance of near duplicates summed from
+    the differences: through ||a||^2 + ||b||^2 - 2 a.b it keeps only the
+    rounding of the norms, which the square root magnifies (kernel errors of
+    1e-6 at gamma = 16)."""
+    d2 = max(sqnorm[s] + sqnorm[t] - 2.0 * dot, 0.0)
+    if d2 < 1e-6 * (sqnorm[s] + sqnorm[t]):
         d2 = 0.0
         for f in range(items.shape[1]):
             diff = items[s, f] - items[t, f]
@@ -92,14 +96,34 @@ def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
 
 
 @njit(cache=True)
+def _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, dense, arg):
+    """Recompute the exponents of near-duplicate items (see _laplacian_exponent).
+
+    A separate pass, so that the loops that fill ``arg`` stay vectorized; the
+    test reads the distance back from the exponent."""
+    n = items.shape[0]
+    count = n if dense else n_subset
+    for k in range(count):
+        t = k if dense else subset[k]
+        d = arg[t] if dense else arg[k]
+        d2 = (d / gamma) ** 2
+        if d2 < 1e-6 * (sqnorm[s] + sqnorm[t]):
+            value = _laplacian_exponent(items, s, t, items[s] @ items[t], sqnorm, gamma)
+            if dense:
+                arg[t] = value
+            else:
+                arg[k] = value
+
+
+@njit(cache=True)
 def _exponential(code):
     return code == RBF or code == LAPLACIAN
 
 
 @njit(cache=True)
-def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t):
+def kernel_value(code, dot, sq_s, sq_t, gamma, coef0, degree):
     """k(z_s, z_t) from their inner product and squared norms."""
-    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree, items, s, t)
+    v = _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree)
     return math.exp(v) if _exponential(code) else v
 
 
@@ -132,8 +156,9 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         target = arg if _exponential(code) else out
         target[:] = items @ items[s]
         for t in range(n):
-            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree,
-                                    items, s, t)
+            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
+        if code == LAPLACIAN:
+            _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, True, arg)
         if _exponential(code):
             exp_nonpositive(arg, n, out, bits)
         return
@@ -143,7 +168,9 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         dot = 0.0
         for f in range(p):
             dot += items[t, f] * items[s, f]
-        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree, items, s, t)
+        arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
+    if code == LAPLACIAN:
+        _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, False, arg)
     values = arg
     if _exponential(code):
         exp_nonpositive(arg, n_subset, expd, bits)
@@ -210,10 +237,11 @@ def q_diagonal(kp, pairs):
         dab = 0.0
         for k in range(p):
             dab += items[ia, k] * items[ib, k]
-        kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree, items, ia, ib)
-        kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree,
-                           items, ia, ia)
-        kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree,
-                           items, ib, ib)
+        if code == LAPLACIAN:
+            kab = math.exp(_laplacian_exponent(items, ia, ib, dab, sqnorm, gamma))
+        else:
+            kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
+        kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
+        kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
         out[t] = kbb - 2.0 * kab + kaa
     return out
