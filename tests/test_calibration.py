@@ -17,11 +17,36 @@ def test_link_recovers_an_ordered_logit_and_its_closed_form():
     cumulative = 1 / (1 + np.exp(-(theta[None, :] - w * d[:, None])))
     u = rng.uniform(size=d.size)
     y = np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
-    calibrator = ScoreCalibrator().fit(d, y)
+    calibrator = ScoreCalibrator(symmetric=False).fit(d, y)
     grid = np.linspace(-2, 2, 9)
     sig = 1 / (1 + np.exp(-(theta[None, :] - w * grid[:, None])))
     expected = np.column_stack([sig[:, 0], sig[:, 1] - sig[:, 0], 1 - sig[:, 1]])
     np.testing.assert_allclose(calibrator.predict_proba(grid), expected, atol=0.03)
+
+
+def test_symmetric_link_swaps_outcomes_with_the_pair_and_recovers_symmetric_cuts():
+    rng = np.random.default_rng(1)
+    d = rng.normal(size=20_000) * 3
+    theta, w = np.array([-1.2, 1.2]), 1.5
+    cumulative = 1 / (1 + np.exp(-(theta[None, :] - w * d[:, None])))
+    u = rng.uniform(size=d.size)
+    y = np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
+    calibrator = ScoreCalibrator().fit(d, y)
+    grid = np.linspace(-3, 3, 13)
+    proba = calibrator.predict_proba(grid)
+    np.testing.assert_allclose(calibrator.predict_proba(-grid), proba[:, ::-1], atol=1e-12)
+    thresholds = calibrator.link_.thresholds_ * calibrator.scale_ / calibrator.link_.coef_[0]
+    np.testing.assert_allclose(thresholds, theta / w, rtol=0.05)
+
+
+def test_scores_that_rank_backwards_give_the_class_frequencies_not_a_falling_link():
+    rng = np.random.default_rng(2)
+    y = rng.integers(-1, 2, size=300)
+    d = -y + rng.normal(scale=0.5, size=300)  # anti-correlated with the outcome
+    proba = ScoreCalibrator().fit(d, y).predict_proba(np.linspace(-3, 3, 7))
+    np.testing.assert_allclose(proba, np.tile(proba[0], (7, 1)), atol=1e-9)
+    shares = (np.bincount(y + 1) + np.bincount(-y + 1)) / 600
+    np.testing.assert_allclose(proba[0], shares, atol=1e-4)
 
 
 def test_an_absent_outcome_gets_probability_zero():
@@ -70,3 +95,12 @@ def test_cross_validated_scores_are_held_out():
     assert np.mean(np.abs(in_sample[eq])) < np.mean(np.abs(held_out[eq]))
     with pytest.raises(ValueError, match="rarest label has 1"):
         cross_validated_scores(model, X[:50], np.r_[np.zeros(49, int), 1])
+
+
+def test_swapping_the_pair_swaps_the_win_and_loss_probabilities():
+    # Issue 19: they differed by up to 0.26 (median 0.07) with the asymmetric link.
+    X, y = make_norm_pairs(400, "l1", random_state=0)
+    model = SVMCompare(C=1.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X[:, ::-1]), -model.predict(X))
+    np.testing.assert_allclose(model.predict_proba(X[:, ::-1]), model.predict_proba(X)[:, ::-1],
+                               atol=1e-12)

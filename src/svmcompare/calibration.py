@@ -15,8 +15,17 @@ so that
 with theta_1 < theta_2 and sigma the logistic function.  w, theta_1 and
 theta_2 are fitted by maximum likelihood (:class:`OrderedLogit`, with a
 negligible ridge on w so that separable scores stay finite).  The width
-theta_2 - theta_1 sets how likely ties are; unequal |theta_1| and |theta_2|
-allow an advantage of one side (e.g. White's in chess).
+theta_2 - theta_1 sets how likely ties are.
+
+By default the link is symmetric, theta_1 = -theta_2: swapping x and x'
+negates d and swaps P(y = -1) and P(y = 1), as :meth:`predict` does with the
+labels.  It is fitted on every pair in both orientations, (d, y) and
+(-d, -y), whose likelihood is symmetric, so the maximum is.  ``symmetric=False``
+lets |theta_1| and |theta_2| differ: an advantage of one side of the pair that
+the scores do not carry (e.g. White's in chess, for rating differences).
+The slope w is kept >= 0: scores that rank the outcomes backwards on the
+calibration pairs give w = 0, the class frequencies, rather than probabilities
+that fall as d grows.
 
 For a fitted SVM the scores must be held out: :func:`cross_validated_scores`
 refits clones of the model on K folds and scores each pair with the model
@@ -44,11 +53,19 @@ class ScoreCalibrator:
     optimizer's conditioning; the model is unchanged).  Outcomes absent from
     the training labels get probability 0.
 
+    Parameters
+    ----------
+    symmetric : bool, default=True
+        theta_1 = -theta_2 (see the module docstring).
+
     Attributes
     ----------
     link_ : OrderedLogit
     scale_ : float
     """
+
+    def __init__(self, symmetric=True):
+        self.symmetric = symmetric
 
     def fit(self, score, y):
         """Fit on scores (n,) and labels (n,) in {-1, 0, 1} (at least two distinct)."""
@@ -62,9 +79,18 @@ class ScoreCalibrator:
             raise ValueError("y must be in {-1, 0, 1}.")
         if np.unique(y).size < 2:
             raise ValueError("Calibrating probabilities needs at least two distinct outcomes.")
+        if self.symmetric:
+            score, y = np.concatenate([score, -score]), np.concatenate([y, -y])
         spread = score.std()
         self.scale_ = float(spread) if spread > 0 else 1.0
         self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(score[:, None] / self.scale_, y)
+        if self.link_.coef_[0] < 0:
+            # No usable signal: w = 0 and the cut points of the class frequencies.
+            self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(np.zeros((y.size, 1)), y)
+        if self.symmetric:
+            # The optimum is symmetric; make it so beyond the optimizer's tolerance.
+            cuts = self.link_.thresholds_
+            self.link_.thresholds_ = (cuts - cuts[::-1]) / 2
         return self
 
     def predict_proba(self, score):

@@ -164,7 +164,8 @@ def _period_rows(sets, train, test, chosen, period):
         record(f"compare_{kernel}_{features}", model.decision_function(X_test),
                model.predict_proba(X_test))
     for name, difference in sets.ratings.items():
-        link = ScoreCalibrator().fit(difference[train], y_train)
+        # White's advantage is not in the rating difference: an asymmetric link.
+        link = ScoreCalibrator(symmetric=False).fit(difference[train], y_train)
         record(name, difference[test], link.predict_proba(difference[test]))
     # Eq. (20): always the more frequent of the two wins; probabilities = training shares.
     common = 1 if np.sum(y_train == 1) > np.sum(y_train == -1) else -1
