@@ -1,32 +1,38 @@
-"""svmcompare: learning to compare with ties, by support vector comparison machines."""
+"""svmcompare: learning to compare with ties, by support vector comparison machines.
 
-from ._pairs import make_pairs
-from .compare import NoRankingError, SVMCompare
-from .compare_lp import SVMCompareLP
-from .hard_margin import HardMarginLP, HardMarginQP, NotSeparableError
-from .model_selection import SVMCompareCV
-from .pairwise import pairwise_transform
-from .persistence import load_model, save_model
-from .rank import SVMRank, SVMRank2
-from .ranking import OrdinalSVM, RankSVM
+The public names are loaded on first use (PEP 562), so that ``import
+svmcompare`` and the command line's ``--help`` do not pay for scikit-learn,
+numba and pandas until a model is built.
+"""
+
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "HardMarginLP",
-    "HardMarginQP",
-    "NotSeparableError",
-    "OrdinalSVM",
-    "RankSVM",
-    "NoRankingError",
-    "SVMCompare",
-    "SVMCompareCV",
-    "SVMCompareLP",
-    "SVMRank",
-    "SVMRank2",
-    "load_model",
-    "make_pairs",
-    "pairwise_transform",
-    "save_model",
-    "__version__",
-]
+# public name -> the module that defines it
+_EXPORTS = {
+    "HardMarginLP": ".hard_margin",
+    "HardMarginQP": ".hard_margin",
+    "NotSeparableError": ".hard_margin",
+    "OrdinalSVM": ".ranking",
+    "RankSVM": ".ranking",
+    "NoRankingError": ".compare",
+    "SVMCompare": ".compare",
+    "SVMCompareCV": ".model_selection",
+    "SVMCompareLP": ".compare_lp",
+    "SVMRank": ".rank",
+    "SVMRank2": ".rank",
+    "load_model": ".persistence",
+    "make_pairs": "._pairs",
+    "pairwise_transform": ".pairwise",
+    "save_model": ".persistence",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+__getattr__ = lazy_exports(__name__, globals(), _EXPORTS)
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})

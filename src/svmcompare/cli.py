@@ -47,7 +47,7 @@ def _demo(args):
 
 
 def _reproduce(args):
-    from .experiments.reproduce import FIGURES, reproduce
+    from .experiments.reproduce import reproduce
 
     figures = FIGURES if args.figure == "all" else (args.figure,)
     start = time.perf_counter()
@@ -128,6 +128,15 @@ def _fit(args):
     return 0
 
 
+def _pyplot():
+    """matplotlib's pyplot, or a clear error: plots need the optional extra."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ValueError('--plot needs matplotlib: pip install "svmcompare[experiments]"') from exc
+    return plt
+
+
 def _load_pair_model(path, command):
     """A model file whose estimator compares pairs (not graded items)."""
     from ._base import PairwiseKernelModel
@@ -191,8 +200,7 @@ def _evaluate(args):
         auc = comparison_auc(y, score)
         print(f"comparison AUC (Table 3) {auc:.4f}")
         if args.plot:
-            from .experiments.plotting import plt
-
+            plt = _pyplot()
             fpr, tpr, _ = comparison_roc_curve(y, score)
             fig, ax = plt.subplots(figsize=(4.5, 4.5))
             ax.plot(fpr, tpr, drawstyle="steps-post")
@@ -274,9 +282,14 @@ def _add_product_commands(sub):
     evaluate.set_defaults(func=_evaluate)
 
 
-def build_parser():
-    from .experiments.reproduce import FIGURES
+# The figures 'svmcompare reproduce' draws (experiments/reproduce.py checks the
+# list against its own; spelled out here so that parsing never imports the
+# research code).
+FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "figure6", "tutorial",
+           "ordinal")
 
+
+def build_parser():
     parser = argparse.ArgumentParser(
         prog="svmcompare",
         description="Learning to compare with ties: support vector comparison machines.",

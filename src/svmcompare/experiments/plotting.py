@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+# No matplotlib.use(): choosing a backend at import would override the user's
+# (a notebook's, say); without a display matplotlib falls back to Agg itself.
+import matplotlib.pyplot as plt
+import numpy as np
 
 _PANELS = ("latent", "rank", "rank2", "compare")
 
