@@ -45,7 +45,9 @@ def _read_csv(path):
         raise FileNotFoundError(f"No file at {path}.")
     try:
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig")
+        # round_trip: the exact doubles written (older pandas parse 1 ulp off).
+        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig",
+                           float_precision="round_trip")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
 
