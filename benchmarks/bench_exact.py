@@ -47,7 +47,7 @@ def _ours(queue, n, C, shrinking):
 def _peer(queue, n, C):
     from sklearn.svm import SVC
 
-    from svmcompare._pairs import Standardizer, flip_compare
+    from svmcompare._problem import Standardizer, flip_compare
     from svmcompare.kernels import resolve_kernel
 
     X, y, Xtest = _data(n)

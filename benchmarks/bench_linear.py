@@ -37,7 +37,7 @@ def make_linear_pairs(n, seed=0):
 
 
 def _flipped(X, y):
-    from svmcompare._pairs import Standardizer, flip_compare
+    from svmcompare._problem import Standardizer, flip_compare
 
     problem = flip_compare(Standardizer.fit(X).transform_pairs(X), y, 1.0)
     return problem.items[problem.b] - problem.items[problem.a], problem.y

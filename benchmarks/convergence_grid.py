@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.reference.dense import dual_objective, solve_dual_reference  # noqa: E402
 
 from svmcompare import SVMCompare  # noqa: E402
-from svmcompare._pairs import Standardizer, flip_compare  # noqa: E402
+from svmcompare._problem import Standardizer, flip_compare  # noqa: E402
 from svmcompare.kernels import resolve_kernel  # noqa: E402
 from svmcompare.solvers import solve_dual  # noqa: E402
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
 
-from svmcompare import OrdinalSVM, RankSVM, SVMCompare, SVMRank
+from svmcompare import GroupRankSVM, OrdinalSVM, SVMCompare, SVMRank
 from svmcompare.datasets import make_norm_pairs
 
 X, Y = make_norm_pairs(60, "l1", random_state=0)
@@ -47,7 +47,7 @@ BAD_INPUTS = [
     ("predict with other features", lambda: SVMCompare().fit(X, Y).predict(X[:, :, :1]),
      ValueError, "fitted with 2"),
     ("predict before fit", lambda: SVMCompare().predict(X), NotFittedError, "not fitted"),
-    ("groups of another length", lambda: RankSVM().fit(X[:, 0], np.arange(60) % 3, [0, 1]),
+    ("groups of another length", lambda: GroupRankSVM().fit(X[:, 0], np.arange(60) % 3, [0, 1]),
      ValueError, "groups has 2 entries"),
     ("one grade only (ordinal)", lambda: OrdinalSVM().fit(X[:, 0], np.zeros(60)), ValueError,
      "at least two distinct ranks"),

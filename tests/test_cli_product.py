@@ -98,7 +98,8 @@ def test_unreadable_and_incompatible_models_give_one_line(tmp_path, capsys):
 
 
 def test_letor_files_of_graded_items(tmp_path):
-    from svmcompare.datasets import dump_letor, make_graded_blocks
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor
     from svmcompare.metrics import kendall_tau_per_group
 
     X, y, groups, _ = make_graded_blocks()

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svmcompare import RankSVM, SVMCompare, load_model, save_model
+from svmcompare import GroupRankSVM, SVMCompare, load_model, save_model
 from svmcompare.cli import main
-from svmcompare.datasets import load_letor, make_norm_pairs
-from svmcompare.pairs_io import read_pairs
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.io import load_letor, read_pairs
 
 X, Y = make_norm_pairs(40, "l1", random_state=0)
 FRAME = pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
@@ -71,14 +71,14 @@ def test_model_files_that_are_not_pair_models_are_refused_with_the_right_command
     with pytest.raises(TypeError, match="save_model writes svmcompare estimators"):
         save_model({"a": 1}, tmp_path / "x.skops")
     rng = np.random.default_rng(0)
-    save_model(RankSVM().fit(rng.normal(size=(30, 2)), np.arange(30) % 3, np.arange(30) // 10),
+    save_model(GroupRankSVM().fit(rng.normal(size=(30, 2)), np.arange(30) % 3, np.arange(30) // 10),
                tmp_path / "graded.skops")
     for name in ("dict", "graded"):
         code = main(["predict", str(tmp_path / f"{name}.skops"), str(tmp_path / "pairs.csv"),
                      "-o", str(tmp_path / "out.csv")])
         assert code == 2
     err = capsys.readouterr().err
-    assert "holds a RankSVM, which scores graded items" in err and "svmcompare rank" in err
+    assert "holds a GroupRankSVM, which scores graded items" in err and "svmcompare rank" in err
     assert "Traceback" not in err
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from svmcompare import HardMarginLP, HardMarginQP
 from svmcompare.datasets import make_linear_pairs, make_norm_pairs
-from svmcompare.hard_margin import NotSeparableError
+from svmcompare.exceptions import NotSeparableError
 
 from .reference.dense import flipped_from_definition, solve_qp
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
-from svmcompare._pairs import Standardizer
+from svmcompare._problem import Standardizer
 
 ESTIMATORS = [SVMCompare, SVMRank, SVMRank2]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from svmcompare import NoRankingError, SVMCompare, SVMRank, SVMRank2
-from svmcompare._pairs import Standardizer, flip_compare, flip_rank
+from svmcompare._problem import Standardizer, flip_compare, flip_rank
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual, solve_linear

@@ -5,7 +5,7 @@ import pytest
 import skops.io as sio
 
 from svmcompare import (
-    RankSVM,
+    GroupRankSVM,
     SVMCompare,
     SVMCompareLP,
     SVMRank2,
@@ -43,7 +43,7 @@ def test_round_trip_gives_identical_predictions(model, tmp_path):
 
 def test_graded_item_models_round_trip(tmp_path):
     X, y, groups, _ = make_graded_blocks()
-    model = RankSVM().fit(X, y, groups)
+    model = GroupRankSVM().fit(X, y, groups)
     save_model(model, tmp_path / "rank.skops")
     np.testing.assert_array_equal(load_model(tmp_path / "rank.skops").rank(X), model.rank(X))
 

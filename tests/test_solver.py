@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from svmcompare._pairs import BinaryProblem, flip_compare, flip_rank
+from svmcompare._problem import BinaryProblem, flip_compare, flip_rank
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
 

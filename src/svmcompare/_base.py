@@ -10,7 +10,6 @@ threshold tau.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,71 +17,25 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._pairs import (
+from ._problem import Standardizer
+from ._threshold import threshold_compare
+from ._validation import (
     LABELS,
-    Standardizer,
+    check_C,
+    check_kernel_scale,
     check_labels,
     check_pairs,
     check_pairs_labels,
-    threshold_compare,
+    check_positive,
 )
 from .calibration import ScoreCalibrator, cross_validated_scores
-from .kernels import LINEAR, POLY, NystroemMap, exact_feature_map, resolve_kernel
+from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
-
-
-def check_positive(value, name, *, integer=False, allow_none=False):
-    """Raise a clear error unless ``value`` is a positive finite number."""
-    if value is None and allow_none:
-        return
-    kind = numbers.Integral if integer else numbers.Real
-    if not isinstance(value, kind) or isinstance(value, bool):
-        what = "a positive integer" if integer else "a positive number"
-        raise TypeError(f"{name} must be {what}; got {value!r}.")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be positive and finite; got {value}.")
-
-
-MAX_C = 1e100
-
-
-def check_C(C):
-    """C must be positive and at most MAX_C: C times the hinge loss must stay
-    far from overflow (the linear solver's objective reached inf at C = 1e300),
-    and every solver here meets the hard-margin solution long before 1e100."""
-    check_positive(C, "C")
-    if C > MAX_C:
-        raise ValueError(
-            f"C = {C:g} is too large to solve in double precision (at most {MAX_C:g}); a C "
-            "of 1e6-1e10 already gives the hard margin on most data, and HardMarginQP solves "
-            "the hard-margin problem (9) itself."
-        )
-
-
-def check_kernel_scale(kernel, Xs):
-    """Refuse a kernel whose values overflow on the (standardized) items.
-
-    |k(x, z)| <= sqrt(k(x, x) k(z, z)) for the positive semi-definite kernels
-    here, so the largest k(z, z) bounds every kernel value; past 1e100 the
-    dual's gradients lose every digit (and past 1e308 become inf).
-    """
-    if kernel.func is not None or kernel.code not in (LINEAR, POLY):
-        return  # rbf and laplacian are at most 1; callables are checked when called
-    sq = np.einsum("ijk,ijk->ij", Xs, Xs).max()
-    with np.errstate(over="ignore"):
-        largest = sq if kernel.code == LINEAR else \
-            abs(kernel.gamma * sq + kernel.coef0) ** kernel.degree
-    if not largest <= 1e100:
-        raise ValueError(
-            f"The {kernel.name} kernel reaches {largest:.3g} on these items (standardized "
-            f"features; degree={kernel.degree}, gamma={kernel.gamma:g}), beyond what double "
-            "precision can solve; lower the degree or gamma."
-        )
 
 
 def row_expansion(a, b, row_coef, n_items):

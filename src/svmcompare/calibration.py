@@ -39,7 +39,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from ._pairs import LABELS
+from ._validation import LABELS
 from .ordered_logit import OrderedLogit
 
 # A ridge on w that only matters when the scores separate the outcomes.

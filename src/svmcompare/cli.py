@@ -102,8 +102,8 @@ def _parallel_backend(args):
 
 
 def _fit(args):
+    from .io import read_pairs
     from .model_selection import SVMCompareCV
-    from .pairs_io import read_pairs
     from .persistence import save_model
 
     X, y, features = read_pairs(args.pairs, args.items)
@@ -153,7 +153,7 @@ def _load_pair_model(path, command):
 def _predict(args):
     import pandas as pd
 
-    from .pairs_io import read_pairs
+    from .io import read_pairs
 
     model = _load_pair_model(args.model, "predict")
     X, _, _ = read_pairs(args.pairs, args.items, require_labels=False)
@@ -172,7 +172,7 @@ def _predict(args):
 def _rank(args):
     import pandas as pd
 
-    from .pairs_io import read_items
+    from .io import read_items
     from .persistence import load_model
 
     model = load_model(args.model)
@@ -183,8 +183,8 @@ def _rank(args):
 
 
 def _evaluate(args):
+    from .io import read_pairs
     from .metrics import comparison_auc, comparison_errors, comparison_roc_curve
-    from .pairs_io import read_pairs
 
     model = _load_pair_model(args.model, "evaluate")
     X, y, _ = read_pairs(args.pairs, args.items)

@@ -5,17 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import PairwiseKernelModel
-from ._pairs import flip_compare
-
-
-class NoRankingError(ValueError):
-    """The comparison SVM returned a bias beta >= 0, so no ranking function exists.
-
-    Lemma 1 turns the SVM solution (u, beta) into the ranking function
-    r(x) = u^T Phi(x) / (-beta), which requires beta < 0.  A subclass of
-    ``ValueError`` so that scikit-learn's model selection records the grid
-    point as a failed fit and moves on.
-    """
+from ._problem import flip_compare
+from .exceptions import NoRankingError
 
 
 class SVMCompare(PairwiseKernelModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import check_C
+from ._validation import check_C
 from .compare import SVMCompare
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm

@@ -14,17 +14,15 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import PairwiseKernelModel
-from ._pairs import Standardizer, check_pairs_labels, flip_compare
+from ._problem import Standardizer, flip_compare
+from ._validation import check_pairs_labels
 from .compare import SVMCompare
+from .exceptions import NotSeparableError
 from .kernels import resolve_kernel
 from .solvers import solve_dual
 from .solvers.lp import solve_margin_lp
 
 SEPARABLE_TOL = 1e-9  # mu above this counts as a positive margin
-
-
-class NotSeparableError(ValueError):
-    """The pairs admit no linear ranking function with a positive margin."""
 
 
 def _scaler(X, standardize):

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import trapezoid
 
-from ._pairs import check_labels, check_vector
-from .pairwise import check_grades, group_members
+from ._validation import check_labels, check_vector
+from .pairs import check_grades, group_members
 
 
 def _check_scores(score, n):

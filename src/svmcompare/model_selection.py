@@ -29,9 +29,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._base import check_C
-from ._pairs import check_pairs_labels, threshold_compare
-from .compare import NoRankingError, SVMCompare
+from ._threshold import threshold_compare
+from ._validation import check_C, check_pairs_labels
+from .compare import SVMCompare
+from .exceptions import NoRankingError
 from .metrics import comparison_auc, comparison_errors
 
 SCORINGS = ("error", "auc")

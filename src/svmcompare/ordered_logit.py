@@ -24,7 +24,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._pairs import _as_float_matrix, _check_finite
+from ._validation import _as_float_matrix, _check_finite
 
 _TINY = 1e-300
 

@@ -3,8 +3,6 @@
 from .chess import chess_features, load_chess_games
 from .simulated import latent_rank, make_graded_blocks, make_linear_pairs, make_norm_pairs
 from .sushi import load_sushi, load_sushi_scores
-from .svmlight import dump_letor, load_letor
 
-__all__ = ["chess_features", "dump_letor", "latent_rank", "load_chess_games", "load_letor",
-           "load_sushi", "load_sushi_scores", "make_graded_blocks", "make_linear_pairs",
-           "make_norm_pairs"]
+__all__ = ["chess_features", "latent_rank", "load_chess_games", "load_sushi", "load_sushi_scores",
+           "make_graded_blocks", "make_linear_pairs", "make_norm_pairs"]

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._pairs import make_pairs, threshold_compare
+from .._threshold import threshold_compare
+from ..pairs import make_pairs
 
 # Half-widths of the uniform step x' - x, per coordinate, as in the paper's scripts.
 _DELTA_RANGE = {"l2": (-1.0, 0.5), "l1": (-0.5, 0.5), "linf": (-1.0, 1.0)}

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
-from .._pairs import make_pairs
+from ..pairs import make_pairs
 
 SCORE_FILE = "sushi3b.5000.10.score"
 ITEM_FILE = "sushi3.idata"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._pairs import threshold_compare
+from .._threshold import threshold_compare
 from ..datasets import latent_rank, make_norm_pairs
 from ..metrics import comparison_errors
 from ..model_selection import paper_grid, validation_search

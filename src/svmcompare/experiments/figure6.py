@@ -39,11 +39,12 @@ import pandas as pd
 from sklearn.metrics import log_loss
 from tqdm.auto import tqdm
 
-from .._pairs import LABELS
+from .._validation import LABELS
 from ..calibration import ScoreCalibrator
-from ..compare import NoRankingError, SVMCompare
+from ..compare import SVMCompare
 from ..datasets import chess_features, load_chess_games
 from ..datasets.chess import PLAYER_FEATURES, RATING_FEATURES
+from ..exceptions import NoRankingError
 from ..metrics import comparison_auc
 from ..model_selection import validation_search
 from .plotting import plt

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._pairs import Standardizer, flip_compare
+from .._problem import Standardizer, flip_compare
 from ..datasets import latent_rank, make_linear_pairs, make_norm_pairs
 from ..hard_margin import HardMarginLP, HardMarginQP
 from .plotting import draw_pairs, plt

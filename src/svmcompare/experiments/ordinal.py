@@ -14,7 +14,7 @@ Two families are compared on the test people:
   (rounded and clipped to 0..4) and the ordered logit
   (:class:`~svmcompare.ordered_logit.OrderedLogit`, linear);
 * models of orders (fitted on pairs of items of the same person):
-  :class:`~svmcompare.RankSVM` with equal-score pairs dropped (the tutorial's
+  :class:`~svmcompare.GroupRankSVM` with equal-score pairs dropped (the tutorial's
   transform) and with them kept as ties (SVMCompare).
 
 Every model gets Kendall's tau per test person (on its continuous score; the
@@ -41,12 +41,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR
 from tqdm.auto import tqdm
 
-from ..compare import NoRankingError
 from ..datasets import load_sushi_scores
+from ..exceptions import NoRankingError
+from ..graded import GroupRankSVM, OrdinalSVM
 from ..metrics import comparison_errors, kendall_tau_per_group, ordinal_mae
 from ..ordered_logit import OrderedLogit
-from ..pairwise import pair_indices
-from ..ranking import OrdinalSVM, RankSVM
+from ..pairs import pair_indices
 from .plotting import plt
 
 GRADES = np.arange(5)
@@ -70,8 +70,8 @@ MODELS = {
                                                         thresholds="error",
                                                         max_pairs=ORDINAL_PAIRS,
                                                         random_state=0, **p)),
-    "ranksvm": ("orders", lambda p: RankSVM(kernel="rbf", ties="drop", **p)),
-    "compare_ties": ("orders", lambda p: RankSVM(kernel="rbf", ties="keep", **p)),
+    "ranksvm": ("orders", lambda p: GroupRankSVM(kernel="rbf", ties="drop", **p)),
+    "compare_ties": ("orders", lambda p: GroupRankSVM(kernel="rbf", ties="keep", **p)),
 }
 
 

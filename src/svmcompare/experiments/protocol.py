@@ -24,12 +24,13 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from .._pairs import threshold_compare
-from ..compare import NoRankingError, SVMCompare
+from .._threshold import threshold_compare
+from ..baselines import SVMRank, SVMRank2
+from ..compare import SVMCompare
 from ..datasets import latent_rank, load_sushi, make_norm_pairs
+from ..exceptions import NoRankingError
 from ..metrics import comparison_auc, comparison_errors
 from ..model_selection import paper_grid, validation_search
-from ..rank import SVMRank, SVMRank2
 
 SIMULATED = ("l1", "l2", "linf")
 PANELS = (*SIMULATED, "sushi")

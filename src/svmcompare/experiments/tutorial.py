@@ -17,15 +17,15 @@ from sklearn.linear_model import Ridge
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from ..datasets import make_graded_blocks
+from ..graded import GroupRankSVM
 from ..metrics import kendall_tau_per_group
-from ..ranking import RankSVM
 from .plotting import plt
 
 # The tutorial's settings: Ridge(alpha=1) and a linear SVM with C = 0.1.
 TUTORIAL_MODELS = {
     "ridge": lambda: Ridge(alpha=1.0),
-    "ranksvm": lambda: RankSVM(C=0.1),
-    "ranksvm_ties": lambda: RankSVM(C=0.1, ties="keep"),
+    "ranksvm": lambda: GroupRankSVM(C=0.1),
+    "ranksvm_ties": lambda: GroupRankSVM(C=0.1, ties="keep"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Pairs and items from CSV files, for the command line.
+"""Files: pairs and items from CSV, graded items in the SVMlight / LETOR format.
 
 Two layouts of a pairs file are read:
 
@@ -23,8 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from ._pairs import LABELS
+from ._validation import LABELS
+
+# The exact doubles written: pandas before 3.0 parsed some 1 ulp off by
+# default (3.0 parses exactly and deprecates the option).
+_EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def _separator(path):
@@ -45,9 +50,7 @@ def _read_csv(path):
         raise FileNotFoundError(f"No file at {path}.")
     try:
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        # round_trip: the exact doubles written (older pandas parse 1 ulp off).
-        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig",
-                           float_precision="round_trip")
+        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig", **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
 
@@ -87,8 +90,6 @@ def read_items(path):
     An SVMlight / LETOR file gives its items with ids 0, 1, ... in file order.
     """
     if is_letor(path):
-        from .datasets import load_letor
-
         Z = load_letor(path)[0]
         return np.arange(Z.shape[0]), Z, [f"f{k + 1}" for k in range(Z.shape[1])]
     frame = _read_csv(path)
@@ -113,8 +114,7 @@ def is_letor(path):
 
 
 def _letor_pairs(path):
-    from .datasets import load_letor
-    from .pairwise import pairwise_transform
+    from .pairs import pairwise_transform
 
     Z, grades, qid = load_letor(path)
     X, y = pairwise_transform(Z, grades, qid, ties="keep")
@@ -171,3 +171,59 @@ def read_pairs(path, items=None, require_labels=True):
                          f"same order; {detail}.")
     X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
     return X, y, features
+
+
+def load_letor(path, n_features=None):
+    """Read ``<grade> qid:<id> <feature>:<value> ...`` lines.
+
+    Parameters
+    ----------
+    path : str or Path
+    n_features : int, optional
+        Number of features when the file does not mention the last ones.
+
+    Returns
+    -------
+    X : ndarray of shape (n_items, n_features)
+    y : ndarray of shape (n_items,)
+        Grades.
+    groups : ndarray of shape (n_items,)
+        Query ids.  A file without any ``qid:`` (plain SVMlight) is one query,
+        all zeros; a file where only some lines have one is refused, naming
+        the first line without.
+    """
+    try:
+        X, y, qid = load_svmlight_file(str(path), n_features=n_features, query_id=True)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a valid SVMlight/LETOR file ({exc}).") from exc
+    if qid.size == 0:
+        qid = np.zeros(X.shape[0], dtype=np.int64)
+    elif qid.size != X.shape[0]:
+        raise ValueError(f"{path}, line {_first_line_without_qid(path)}: no qid: although "
+                         "other lines have one; give every line a qid: (or none, for one "
+                         "query).")
+    return X.toarray(), y, qid
+
+
+def _first_line_without_qid(path):
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            content = line.split("#", 1)[0].strip()
+            if content and "qid:" not in content:
+                return number
+    return "?"  # pragma: no cover - sklearn counted one
+
+
+def dump_letor(X, y, groups, path):
+    """Write items, grades and query ids in the SVMlight/LETOR format.
+
+    Lines are written sorted by query id (stable), as LETOR tools expect.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    groups = np.asarray(groups)
+    if not (X.ndim == 2 and y.shape == (X.shape[0],) and groups.shape == (X.shape[0],)):
+        raise ValueError(f"Need X (n, p), y (n,), groups (n,); got shapes {X.shape}, "
+                         f"{y.shape}, {groups.shape}.")
+    order = np.argsort(groups, kind="stable")
+    dump_svmlight_file(X[order], y[order], str(path), query_id=groups[order], zero_based=False)

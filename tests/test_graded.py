@@ -11,9 +11,10 @@ from sklearn.linear_model import Ridge
 from sklearn.metrics import ndcg_score
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
-from svmcompare import OrdinalSVM, RankSVM, pairwise_transform
-from svmcompare.datasets import dump_letor, load_letor, make_graded_blocks
+from svmcompare import GroupRankSVM, OrdinalSVM, pairwise_transform
+from svmcompare.datasets import make_graded_blocks
 from svmcompare.experiments.ordinal import split_people
+from svmcompare.io import dump_letor, load_letor
 from svmcompare.metrics import kendall_tau_per_group, ndcg_at_k, ordinal_mae
 
 
@@ -74,7 +75,7 @@ def test_ranksvm_beats_ridge_on_the_tutorial_blocks():
     train = np.arange(X.shape[0]) % 4 < 2
     test = ~train
     ridge = Ridge(1.0).fit(X[train], y[train])
-    rank = RankSVM().fit(X[train], y[train], groups[train])
+    rank = GroupRankSVM().fit(X[train], y[train], groups[train])
     tau_ridge = kendall_tau_per_group(y[test], ridge.predict(X[test]), groups[test])[0]
     tau_rank = kendall_tau_per_group(y[test], rank.rank(X[test]), groups[test])[0]
     assert tau_rank > tau_ridge
@@ -84,7 +85,7 @@ def test_ranksvm_beats_ridge_on_the_tutorial_blocks():
     assert np.mean(rank.predict(pairs) == labels) > 0.9
     with pytest.raises(ValueError, match="use rank"):
         rank.predict(X[test])
-    keep = RankSVM(ties="keep", C=10.0).fit(X[train], y[train], groups[train])
+    keep = GroupRankSVM(ties="keep", C=10.0).fit(X[train], y[train], groups[train])
     assert kendall_tau_per_group(y[test], keep.rank(X[test]), groups[test])[0] > tau_ridge
 
 
@@ -92,7 +93,7 @@ def test_ranksvm_in_grid_search_with_routed_groups():
     X, y, groups, _ = graded_blocks(12)
     groups = groups + 2 * (np.arange(X.shape[0]) % 3)  # six groups for GroupKFold(3)
     with sklearn.config_context(enable_metadata_routing=True):
-        model = RankSVM().set_fit_request(groups=True).set_score_request(groups=True)
+        model = GroupRankSVM().set_fit_request(groups=True).set_score_request(groups=True)
         search = GridSearchCV(model, {"C": [0.01, 1.0]}, cv=GroupKFold(3))
         search.fit(X, y, groups=groups)
     assert search.best_params_["C"] in (0.01, 1.0)

@@ -1,4 +1,8 @@
-"""From graded items to labeled pairs: the pairwise transform of RankSVM.
+"""Pairs: stacking two item arrays into pairs, and graded items into labeled pairs.
+
+A pair set is an array ``X`` of shape ``(n_pairs, 2, n_features)``: ``X[:, 0]``
+holds x and ``X[:, 1]`` holds x'.  Labels follow eq. (1) of the paper: ``1``
+means x' is better, ``-1`` means x is better and ``0`` no significant difference.
 
 Learning to rank starts from items with grades (relevance, ratings) inside
 query groups.  The pairwise transform (the RankSVM tutorial, Herbrich et al.
@@ -15,7 +19,32 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._pairs import _as_float_matrix, _check_finite, check_vector
+from ._validation import _as_float_matrix, _check_finite, check_vector
+
+
+def make_pairs(Xi, Xip):
+    """Stack two ``(n, p)`` arrays of items into a pair array.
+
+    Parameters
+    ----------
+    Xi : array-like of shape (n_pairs, n_features)
+        The first item x of each pair.
+    Xip : array-like of shape (n_pairs, n_features)
+        The second item x' of each pair.
+
+    Returns
+    -------
+    X : ndarray of shape (n_pairs, 2, n_features)
+        ``X[:, 0] == Xi`` and ``X[:, 1] == Xip``.
+    """
+    Xi = _as_float_matrix(Xi, "Xi")
+    Xip = _as_float_matrix(Xip, "Xip")
+    if Xi.shape != Xip.shape:
+        raise ValueError(
+            f"Xi and Xip must have the same shape; got {Xi.shape} and {Xip.shape}."
+        )
+    return np.stack([Xi, Xip], axis=1)
+
 
 TIES = ("keep", "drop")
 

@@ -8,12 +8,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_positive
-from ._pairs import check_pairs
+from ._validation import check_pairs, check_positive
+from .baselines import SVMRank
 from .compare import SVMCompare
 from .metrics import kendall_tau_per_group
-from .pairwise import check_items, pair_indices
-from .rank import SVMRank
+from .pairs import check_items, pair_indices
 
 _PAIR_PARAMS = ("C", "kernel", "gamma", "degree", "coef0", "tol", "solver")
 
@@ -40,7 +39,7 @@ def _fit_pairs(estimator, X, y, groups, max_pairs):
     return X, y, model
 
 
-class RankSVM(RegressorMixin, BaseEstimator):
+class GroupRankSVM(RegressorMixin, BaseEstimator):
     """RankSVM by the pairwise transform inside query groups (the tutorial's model).
 
     ``fit`` forms every pair of items of the same group
@@ -76,7 +75,7 @@ class RankSVM(RegressorMixin, BaseEstimator):
     the splitter only, unless metadata routing is enabled::
 
         sklearn.set_config(enable_metadata_routing=True)
-        model = RankSVM().set_fit_request(groups=True).set_score_request(groups=True)
+        model = GroupRankSVM().set_fit_request(groups=True).set_score_request(groups=True)
         GridSearchCV(model, grid, cv=GroupKFold(3)).fit(X, y, groups=groups)
 
     Then each fit and each score (mean Kendall tau per group) sees the groups
@@ -181,7 +180,7 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C, kernel, gamma, degree, coef0, tol, solver, class_weight :
-        As :class:`RankSVM`.
+        As :class:`GroupRankSVM`.
     ties : {"drop", "keep"}, default="drop"
     thresholds : {"midpoint", "error"}, default="midpoint"
     max_pairs : int or None, default=20000

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from svmcompare import SVMRank, SVMRank2
-from svmcompare._pairs import BinaryProblem, flip_rank2, stack_items
+from svmcompare._problem import BinaryProblem, flip_rank2, stack_items
+from svmcompare._threshold import fit_threshold, zero_one_loss_by_threshold
 from svmcompare.kernels import resolve_kernel
-from svmcompare.rank import fit_threshold, zero_one_loss_by_threshold
 from svmcompare.solvers import solve_dual
 
 

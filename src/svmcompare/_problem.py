@@ -1,17 +1,12 @@
-"""Pair arrays: validation, standardization and the flips that turn labeled
-pairs into binary SVM problems.
+"""From labeled pairs to the binary SVM problems the solvers see.
 
 A pair set is an array ``X`` of shape ``(n_pairs, 2, n_features)``: ``X[:, 0]``
-holds x and ``X[:, 1]`` holds x'.  Labels follow eq. (1) of the paper:
-``1`` means x' is better, ``-1`` means x is better and ``0`` means no
-significant difference.
-
-The solvers never see the pairs themselves.  They see an *item* matrix ``Z``
-(every x and x' row, standardized) and, for each row of the binary problem,
-two indices into ``Z``: ``a`` (the x~ of eq. 8) and ``b`` (the x~').  A row of
-the binary problem is the difference ``Phi(Z[b]) - Phi(Z[a])``.  Keeping
-indices instead of copies is what lets a solver compute rows of the kernel
-K~ = M^T K M (eq. 18) on demand.
+holds x and ``X[:, 1]`` holds x'.  The solvers never see the pairs themselves.
+They see an *item* matrix ``Z`` (every x and x' row, standardized) and, for
+each row of the binary problem, two indices into ``Z``: ``a`` (the x~ of eq. 8)
+and ``b`` (the x~').  A row of the binary problem is the difference
+``Phi(Z[b]) - Phi(Z[a])``.  Keeping indices instead of copies is what lets a
+solver compute rows of the kernel K~ = M^T K M (eq. 18) on demand.
 """
 
 from __future__ import annotations
@@ -19,155 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-LABELS = (-1, 0, 1)
-
-
-def threshold_compare(diff, tau):
-    """t_tau of eq. (4) applied to rank differences r(x') - r(x)."""
-    out = np.zeros(diff.shape, dtype=np.int64)
-    out[diff > tau] = 1
-    out[diff < -tau] = -1
-    return out
-
-
-def make_pairs(Xi, Xip):
-    """Stack two ``(n, p)`` arrays of items into a pair array.
-
-    Parameters
-    ----------
-    Xi : array-like of shape (n_pairs, n_features)
-        The first item x of each pair.
-    Xip : array-like of shape (n_pairs, n_features)
-        The second item x' of each pair.
-
-    Returns
-    -------
-    X : ndarray of shape (n_pairs, 2, n_features)
-        ``X[:, 0] == Xi`` and ``X[:, 1] == Xip``.
-    """
-    Xi = _as_float_matrix(Xi, "Xi")
-    Xip = _as_float_matrix(Xip, "Xip")
-    if Xi.shape != Xip.shape:
-        raise ValueError(
-            f"Xi and Xip must have the same shape; got {Xi.shape} and {Xip.shape}."
-        )
-    return np.stack([Xi, Xip], axis=1)
-
-
-def _as_float_matrix(A, name):
-    A = np.asarray(A)
-    if A.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be numeric; got dtype {A.dtype}.")
-    if A.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n, n_features); got shape {A.shape}.")
-    return A.astype(np.float64)
-
-
-def check_vector(values, n, label, mismatch):
-    """A numeric, finite vector of ``n`` floats.
-
-    ``label`` names it in the type and NaN messages; ``mismatch(k)`` is the
-    message when it has k entries instead of n.
-    """
-    values = np.asarray(values)
-    if values.dtype == object or values.dtype.kind not in "biuf":
-        raise TypeError(f"{label} must be numeric; got dtype {values.dtype}.")
-    values = values.astype(np.float64).ravel()
-    if values.shape[0] != n:
-        raise ValueError(mismatch(values.shape[0]))
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{label} contains NaN or infinity.")
-    return values
-
-
-def _check_finite(A, name):
-    if not np.all(np.isfinite(A)):
-        bad = np.argwhere(~np.isfinite(A))[0]
-        raise ValueError(
-            f"{name} contains NaN or infinity (first at index {tuple(int(i) for i in bad)})."
-        )
-
-
-def check_pairs(X, n_features=None):
-    """Validate a pair array and return it as a float64 ndarray.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_pairs, 2, n_features)
-    n_features : int, optional
-        Expected number of features (the one seen in ``fit``).
-
-    Returns
-    -------
-    X : ndarray of shape (n_pairs, 2, n_features), float64
-    """
-    try:
-        arr = np.asarray(X)
-    except Exception as exc:  # ragged nested lists and the like
-        raise ValueError(f"X could not be read as an array: {exc}") from exc
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(
-            f"X must be a numeric array of shape (n_pairs, 2, n_features); got dtype {arr.dtype}."
-        )
-    if arr.ndim != 3 or arr.shape[1] != 2:
-        raise ValueError(
-            "X must have shape (n_pairs, 2, n_features) with X[:, 0] = x and X[:, 1] = x'; "
-            f"got shape {arr.shape}. Use svmcompare.make_pairs(Xi, Xip) to build it."
-        )
-    if arr.shape[0] == 0:
-        raise ValueError("X has no pairs (n_pairs = 0).")
-    if arr.shape[2] == 0:
-        raise ValueError("X has no features (n_features = 0).")
-    arr = arr.astype(np.float64, copy=False)
-    _check_finite(arr, "X")
-    if n_features is not None and arr.shape[2] != n_features:
-        raise ValueError(
-            f"X has {arr.shape[2]} features per item, but the model was fitted with {n_features}."
-        )
-    return arr
-
-
-def check_labels(y, n_pairs=None):
-    """Validate comparison labels and return them as an int64 array in {-1, 0, 1}.
-
-    Parameters
-    ----------
-    y : array-like of shape (n_pairs,)
-    n_pairs : int, optional
-        Expected length (the number of pairs in ``X``).
-    """
-    arr = np.asarray(y)
-    if arr.dtype.kind == "b":
-        raise TypeError(
-            "y is boolean, which would read False as a tie (0); labels must be -1 (x better), "
-            "0 (tie) or 1 (x' better): e.g. np.where(won, 1, -1) for results without ties."
-        )
-    if arr.dtype == object or arr.dtype.kind not in "biuf":
-        raise TypeError(f"y must be numeric with values in {{-1, 0, 1}}; got dtype {arr.dtype}.")
-    if arr.ndim != 1:
-        if arr.ndim == 2 and 1 in arr.shape:
-            arr = arr.ravel()
-        else:
-            raise ValueError(f"y must be 1-D; got shape {arr.shape}.")
-    if n_pairs is not None and arr.shape[0] != n_pairs:
-        raise ValueError(f"y has {arr.shape[0]} labels but X has {n_pairs} pairs.")
-    farr = arr.astype(np.float64)
-    if not np.all(np.isfinite(farr)):
-        raise ValueError("y contains NaN or infinity; labels must be -1, 0 or 1.")
-    bad = ~np.isin(farr, LABELS)
-    if bad.any():
-        values = np.unique(farr[bad])[:5]
-        shown = ", ".join(f"{v:g}" for v in values)
-        raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).")
-    return farr.astype(np.int64)
-
-
-def check_pairs_labels(X, y):
-    """Validate ``X`` and ``y`` together (see :func:`check_pairs`, :func:`check_labels`)."""
-    X = check_pairs(X)
-    y = check_labels(y, n_pairs=X.shape[0])
-    return X, y
 
 
 @dataclass(frozen=True)

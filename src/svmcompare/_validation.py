@@ -1,0 +1,178 @@
+"""Input checks shared by every estimator, metric and reader: pair arrays,
+comparison labels (eq. 1), numeric vectors and hyper-parameters.  Each
+problem is a ValueError or TypeError whose message names it.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .kernels import LINEAR, POLY
+
+LABELS = (-1, 0, 1)
+
+
+def _as_float_matrix(A, name):
+    A = np.asarray(A)
+    if A.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be numeric; got dtype {A.dtype}.")
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n, n_features); got shape {A.shape}.")
+    return A.astype(np.float64)
+
+
+def check_vector(values, n, label, mismatch):
+    """A numeric, finite vector of ``n`` floats.
+
+    ``label`` names it in the type and NaN messages; ``mismatch(k)`` is the
+    message when it has k entries instead of n.
+    """
+    values = np.asarray(values)
+    if values.dtype == object or values.dtype.kind not in "biuf":
+        raise TypeError(f"{label} must be numeric; got dtype {values.dtype}.")
+    values = values.astype(np.float64).ravel()
+    if values.shape[0] != n:
+        raise ValueError(mismatch(values.shape[0]))
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{label} contains NaN or infinity.")
+    return values
+
+
+def _check_finite(A, name):
+    if not np.all(np.isfinite(A)):
+        bad = np.argwhere(~np.isfinite(A))[0]
+        raise ValueError(
+            f"{name} contains NaN or infinity (first at index {tuple(int(i) for i in bad)})."
+        )
+
+
+def check_pairs(X, n_features=None):
+    """Validate a pair array and return it as a float64 ndarray.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_pairs, 2, n_features)
+    n_features : int, optional
+        Expected number of features (the one seen in ``fit``).
+
+    Returns
+    -------
+    X : ndarray of shape (n_pairs, 2, n_features), float64
+    """
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged nested lists and the like
+        raise ValueError(f"X could not be read as an array: {exc}") from exc
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"X must be a numeric array of shape (n_pairs, 2, n_features); got dtype {arr.dtype}."
+        )
+    if arr.ndim != 3 or arr.shape[1] != 2:
+        raise ValueError(
+            "X must have shape (n_pairs, 2, n_features) with X[:, 0] = x and X[:, 1] = x'; "
+            f"got shape {arr.shape}. Use svmcompare.make_pairs(Xi, Xip) to build it."
+        )
+    if arr.shape[0] == 0:
+        raise ValueError("X has no pairs (n_pairs = 0).")
+    if arr.shape[2] == 0:
+        raise ValueError("X has no features (n_features = 0).")
+    arr = arr.astype(np.float64, copy=False)
+    _check_finite(arr, "X")
+    if n_features is not None and arr.shape[2] != n_features:
+        raise ValueError(
+            f"X has {arr.shape[2]} features per item, but the model was fitted with {n_features}."
+        )
+    return arr
+
+
+def check_labels(y, n_pairs=None):
+    """Validate comparison labels and return them as an int64 array in {-1, 0, 1}.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_pairs,)
+    n_pairs : int, optional
+        Expected length (the number of pairs in ``X``).
+    """
+    arr = np.asarray(y)
+    if arr.dtype.kind == "b":
+        raise TypeError(
+            "y is boolean, which would read False as a tie (0); labels must be -1 (x better), "
+            "0 (tie) or 1 (x' better): e.g. np.where(won, 1, -1) for results without ties."
+        )
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise TypeError(f"y must be numeric with values in {{-1, 0, 1}}; got dtype {arr.dtype}.")
+    if arr.ndim != 1:
+        if arr.ndim == 2 and 1 in arr.shape:
+            arr = arr.ravel()
+        else:
+            raise ValueError(f"y must be 1-D; got shape {arr.shape}.")
+    if n_pairs is not None and arr.shape[0] != n_pairs:
+        raise ValueError(f"y has {arr.shape[0]} labels but X has {n_pairs} pairs.")
+    farr = arr.astype(np.float64)
+    if not np.all(np.isfinite(farr)):
+        raise ValueError("y contains NaN or infinity; labels must be -1, 0 or 1.")
+    bad = ~np.isin(farr, LABELS)
+    if bad.any():
+        values = np.unique(farr[bad])[:5]
+        shown = ", ".join(f"{v:g}" for v in values)
+        raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).")
+    return farr.astype(np.int64)
+
+
+def check_pairs_labels(X, y):
+    """Validate ``X`` and ``y`` together (see :func:`check_pairs`, :func:`check_labels`)."""
+    X = check_pairs(X)
+    y = check_labels(y, n_pairs=X.shape[0])
+    return X, y
+
+
+def check_positive(value, name, *, integer=False, allow_none=False):
+    """Raise a clear error unless ``value`` is a positive finite number."""
+    if value is None and allow_none:
+        return
+    kind = numbers.Integral if integer else numbers.Real
+    if not isinstance(value, kind) or isinstance(value, bool):
+        what = "a positive integer" if integer else "a positive number"
+        raise TypeError(f"{name} must be {what}; got {value!r}.")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be positive and finite; got {value}.")
+
+
+MAX_C = 1e100
+
+
+def check_C(C):
+    """C must be positive and at most MAX_C: C times the hinge loss must stay
+    far from overflow (the linear solver's objective reached inf at C = 1e300),
+    and every solver here meets the hard-margin solution long before 1e100."""
+    check_positive(C, "C")
+    if C > MAX_C:
+        raise ValueError(
+            f"C = {C:g} is too large to solve in double precision (at most {MAX_C:g}); a C "
+            "of 1e6-1e10 already gives the hard margin on most data, and HardMarginQP solves "
+            "the hard-margin problem (9) itself."
+        )
+
+
+def check_kernel_scale(kernel, Xs):
+    """Refuse a kernel whose values overflow on the (standardized) items.
+
+    |k(x, z)| <= sqrt(k(x, x) k(z, z)) for the positive semi-definite kernels
+    here, so the largest k(z, z) bounds every kernel value; past 1e100 the
+    dual's gradients lose every digit (and past 1e308 become inf).
+    """
+    if kernel.func is not None or kernel.code not in (LINEAR, POLY):
+        return  # rbf and laplacian are at most 1; callables are checked when called
+    sq = np.einsum("ijk,ijk->ij", Xs, Xs).max()
+    with np.errstate(over="ignore"):
+        largest = sq if kernel.code == LINEAR else \
+            abs(kernel.gamma * sq + kernel.coef0) ** kernel.degree
+    if not largest <= 1e100:
+        raise ValueError(
+            f"The {kernel.name} kernel reaches {largest:.3g} on these items (standardized "
+            f"features; degree={kernel.degree}, gamma={kernel.gamma:g}), beyond what double "
+            "precision can solve; lower the degree or gamma."
+        )
