@@ -10,13 +10,18 @@ from svmcompare.calibration import ScoreCalibrator, cross_validated_scores
 from svmcompare.datasets import make_norm_pairs
 
 
-def test_link_recovers_an_ordered_logit_and_its_closed_form():
-    rng = np.random.default_rng(0)
-    d = rng.normal(size=20_000) * 3
-    theta, w = np.array([-1.0, 1.5]), 2.0
+def _ordered_logit_sample(seed, theta, w, n=20_000):
+    """Scores d and outcomes drawn from the ordered logit with cut points theta."""
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=n) * 3
     cumulative = 1 / (1 + np.exp(-(theta[None, :] - w * d[:, None])))
     u = rng.uniform(size=d.size)
-    y = np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
+    return d, np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
+
+
+def test_link_recovers_an_ordered_logit_and_its_closed_form():
+    theta, w = np.array([-1.0, 1.5]), 2.0
+    d, y = _ordered_logit_sample(0, theta, w)
     calibrator = ScoreCalibrator(symmetric=False).fit(d, y)
     grid = np.linspace(-2, 2, 9)
     sig = 1 / (1 + np.exp(-(theta[None, :] - w * grid[:, None])))
@@ -25,12 +30,8 @@ def test_link_recovers_an_ordered_logit_and_its_closed_form():
 
 
 def test_symmetric_link_swaps_outcomes_with_the_pair_and_recovers_symmetric_cuts():
-    rng = np.random.default_rng(1)
-    d = rng.normal(size=20_000) * 3
     theta, w = np.array([-1.2, 1.2]), 1.5
-    cumulative = 1 / (1 + np.exp(-(theta[None, :] - w * d[:, None])))
-    u = rng.uniform(size=d.size)
-    y = np.where(u < cumulative[:, 0], -1, np.where(u < cumulative[:, 1], 0, 1))
+    d, y = _ordered_logit_sample(1, theta, w)
     calibrator = ScoreCalibrator().fit(d, y)
     grid = np.linspace(-3, 3, 13)
     proba = calibrator.predict_proba(grid)
