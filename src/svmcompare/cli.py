@@ -183,21 +183,23 @@ def _rank(args):
 
 
 def _evaluate(args):
+    import numpy as np
+
     from .io import read_pairs
-    from .metrics import comparison_auc, comparison_errors, comparison_roc_curve
+    from .metrics import comparison_report, comparison_roc_curve
 
     model = _load_pair_model(args.model, "evaluate")
     X, y, _ = read_pairs(args.pairs, args.items)
-    errors = comparison_errors(y, model.predict(X))
-    n = errors["count"]
-    print(f"pairs {n} ({errors['equality']} ties, {errors['inequality']} non-ties)")
-    print(f"zero-one error {100 * errors['error'] / n:.2f}%: false positives "
-          f"{errors['false_positive']} (tie predicted different), false negatives "
-          f"{errors['false_negative']} (difference predicted tie), inversions "
-          f"{errors['inversion']} (wrong direction)")
-    if errors["equality"] and errors["inequality"]:
-        score = model.decision_function(X)
-        auc = comparison_auc(y, score)
+    score = model.decision_function(X)
+    report = comparison_report(y, score, model._threshold())
+    n = report["count"]
+    print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")
+    print(f"zero-one error {100 * report['error_rate']:.2f}%: false positives "
+          f"{report['false_positive']} (tie predicted different), false negatives "
+          f"{report['false_negative']} (difference predicted tie), inversions "
+          f"{report['inversion']} (wrong direction)")
+    if not np.isnan(report["auc"]):
+        auc = report["auc"]
         print(f"comparison AUC (Table 3) {auc:.4f}")
         if args.plot:
             plt = _pyplot()

@@ -145,6 +145,38 @@ def comparison_auc(y_true, score, inversions="false_negative"):
 # -- metrics of graded items (learning to rank, ordinal regression) ---------
 
 
+
+def comparison_report(y_true, score, tau=1.0, inversions="false_negative"):
+    """Errors of the thresholded comparison t_tau (eq. 4) by kind, and the AUC.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_pairs,), values in {-1, 0, 1}
+    score : array-like of shape (n_pairs,)
+        Rank differences r(x') - r(x).
+    tau : float, default=1.0
+        The threshold (1 for SVMCompare, eq. 5; ``threshold_`` for the baselines).
+    inversions : str
+        As in :func:`comparison_roc_curve`.
+
+    Returns
+    -------
+    dict
+        :func:`comparison_errors` of ``t_tau(score)``, plus ``error_rate``
+        (error / count) and ``auc`` (:func:`comparison_auc`; NaN unless
+        ``y_true`` has both ties and non-ties, where it is undefined).
+    """
+    from ._threshold import threshold_compare
+
+    y_true = check_labels(y_true)
+    score = check_vector(score, y_true.shape[0], "score",
+                         lambda k: f"score has {k} entries but y_true has {y_true.shape[0]}.")
+    report = comparison_errors(y_true, threshold_compare(score, tau))
+    report["error_rate"] = report["error"] / report["count"]
+    both = 0 < report["equality"] < report["count"]
+    report["auc"] = comparison_auc(y_true, score, inversions) if both else np.nan
+    return report
+
 def _per_group(y_true, score, groups):
     """(grades, scores) of each group, groups in sorted order."""
     score = _check_scores(score, np.asarray(y_true).ravel().shape[0])

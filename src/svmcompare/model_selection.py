@@ -29,11 +29,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._threshold import threshold_compare
 from ._validation import check_C, check_pairs_labels
 from .compare import SVMCompare
 from .exceptions import NoRankingError
-from .metrics import comparison_auc, comparison_errors
+from .metrics import comparison_report
 
 SCORINGS = ("error", "auc")
 
@@ -106,11 +105,8 @@ def _scores(model, X_val, y_val):
     """Validation zero-one error and comparison AUC of a fitted model (NaN if none)."""
     if model is None:
         return {"error": np.nan, "auc": np.nan, "failed": True}
-    diff = model.decision_function(X_val)
-    errors = comparison_errors(y_val, threshold_compare(diff, model._threshold()))
-    has_both = 0 < errors["equality"] < errors["count"]
-    auc = comparison_auc(y_val, diff) if has_both else np.nan
-    return {"error": errors["error"] / errors["count"], "auc": auc, "failed": False}
+    report = comparison_report(y_val, model.decision_function(X_val), model._threshold())
+    return {"error": report["error_rate"], "auc": report["auc"], "failed": False}
 
 
 def _path_and_score(estimator, Cs, X_train, y_train, X_val, y_val):

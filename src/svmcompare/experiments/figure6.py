@@ -45,7 +45,7 @@ from ..compare import SVMCompare
 from ..datasets import chess_features, load_chess_games
 from ..datasets.chess import PLAYER_FEATURES, RATING_FEATURES
 from ..exceptions import NoRankingError
-from ..metrics import comparison_auc
+from ..metrics import comparison_report
 from ..model_selection import validation_search
 from .plotting import plt
 
@@ -127,9 +127,8 @@ def _brier(y, proba):
 
 
 def _metrics(y, score, proba):
-    has_ties = np.any(y == 0) and np.any(y != 0)
     return {
-        "auc": comparison_auc(y, score) if has_ties else np.nan,
+        "auc": comparison_report(y, score)["auc"],
         "log_loss": log_loss(y, np.clip(proba, 1e-12, 1), labels=list(LABELS)),
         "brier": _brier(y, proba),
         "accuracy": float(np.mean(np.asarray(LABELS)[np.argmax(proba, axis=1)] == y)),

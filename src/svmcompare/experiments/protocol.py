@@ -24,12 +24,11 @@ import pandas as pd
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from .._threshold import threshold_compare
 from ..baselines import SVMRank, SVMRank2
 from ..compare import SVMCompare
 from ..datasets import latent_rank, load_sushi, make_norm_pairs
 from ..exceptions import NoRankingError
-from ..metrics import comparison_auc, comparison_errors
+from ..metrics import comparison_report
 from ..model_selection import paper_grid, validation_search
 
 SIMULATED = ("l1", "l2", "linf")
@@ -98,12 +97,10 @@ def draw_sets(setting, sushi=None):
 
 def _test_scores(y, diff, tau):
     """Test error (%) with its kinds, and the comparison AUC, of scores r(x') - r(x)."""
-    e = comparison_errors(y, threshold_compare(diff, tau))
-    both = 0 < e["equality"] < e["count"]
-    auc = comparison_auc(y, diff) if both else np.nan
+    e = comparison_report(y, diff, tau)
     # The paper's scripts count inversions as true positives (see metrics).
-    scripts_auc = comparison_auc(y, diff, inversions="true_positive") if both else np.nan
-    return {"test_error": 100.0 * e["error"] / e["count"], "test_auc": auc,
+    scripts_auc = comparison_report(y, diff, tau, inversions="true_positive")["auc"]
+    return {"test_error": 100.0 * e["error_rate"], "test_auc": e["auc"],
             "test_auc_scripts": scripts_auc,
             "false_positive": e["false_positive"], "false_negative": e["false_negative"],
             "inversion": e["inversion"], "test_pairs": e["count"]}
