@@ -91,7 +91,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
 
     _uses_bias = False
 
-    def _validate_params(self):
+    def _check_params(self):
         check_C(self.C)
         check_positive(self.tol, "tol")
         check_positive(self.cache_size, "cache_size")
@@ -147,7 +147,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
 
     def _prepare(self, X, y):
         """Validate, standardize and build the binary problem (no solving)."""
-        kernel = self._validate_params()
+        kernel = self._check_params()
         X, y = check_pairs_labels(X, y)
         self._check_label_set(y)
         scaler = Standardizer.fit(X)

@@ -30,7 +30,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     _uses_bias = False
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
+    def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, random_state=None):
         self.C = C

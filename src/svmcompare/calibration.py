@@ -64,7 +64,7 @@ class ScoreCalibrator:
     scale_ : float
     """
 
-    def __init__(self, symmetric=True):
+    def __init__(self, *, symmetric=True):
         self.symmetric = symmetric
 
     def fit(self, score, y):

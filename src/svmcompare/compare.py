@@ -127,7 +127,7 @@ class SVMCompare(PairwiseKernelModel):
 
     _uses_bias = True
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight=None, tol=1e-3, max_iter=None, cache_size=200.0, shrinking=True,
                  solver="auto", n_components=100, probability=False, random_state=None):
         self.C = C

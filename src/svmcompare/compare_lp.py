@@ -65,7 +65,7 @@ class SVMCompareLP(SVMCompare):
         Ranking weights (linear kernel only).
     """
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
+    def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight=None):
         self.C = C
         self.kernel = kernel
@@ -74,7 +74,7 @@ class SVMCompareLP(SVMCompare):
         self.coef0 = coef0
         self.class_weight = class_weight
 
-    def _validate_params(self):
+    def _check_params(self):
         check_C(self.C)
         return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 

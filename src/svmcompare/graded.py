@@ -82,7 +82,7 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     of its rows.  Without routing, each training fold is one group.
     """
 
-    def __init__(self, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
+    def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
                  class_weight=None, max_pairs_per_group=None, tol=1e-3, solver="auto",
                  random_state=None):
         self.C = C
@@ -197,7 +197,7 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
     pair_model_ : SVMRank or SVMCompare
     """
 
-    def __init__(self, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
+    def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
                  thresholds="midpoint", class_weight=None, max_pairs=20_000, tol=1e-3,
                  solver="auto", random_state=None):
         self.C = C

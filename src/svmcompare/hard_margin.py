@@ -75,7 +75,7 @@ class HardMarginLP(_LinearComparison):
         with a positive margin.
     """
 
-    def __init__(self, standardize=True, max_coef=None):
+    def __init__(self, *, standardize=True, max_coef=None):
         self.standardize = standardize
         self.max_coef = max_coef
 
@@ -128,7 +128,7 @@ class HardMarginQP(_LinearComparison):
         Whether the dual solver met ``tol`` (False comes with a ConvergenceWarning).
     """
 
-    def __init__(self, standardize=True, tol=1e-9):
+    def __init__(self, *, standardize=True, tol=1e-9):
         self.standardize = standardize
         self.tol = tol
 

@@ -228,7 +228,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     classes_, n_features_in_ : as the estimator's.
     """
 
-    def __init__(self, estimator=None, Cs=None, gammas=None, scoring="error", cv=5,
+    def __init__(self, estimator=None, *, Cs=None, gammas=None, scoring="error", cv=5,
                  n_jobs=None, progress=False):
         self.estimator = estimator
         self.Cs = Cs

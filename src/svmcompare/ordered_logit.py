@@ -95,7 +95,7 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
     n_iter_ : int
     """
 
-    def __init__(self, alpha=1.0, max_iter=1000, tol=1e-8):
+    def __init__(self, *, alpha=1.0, max_iter=1000, tol=1e-8):
         self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
