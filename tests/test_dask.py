@@ -22,7 +22,7 @@ def cluster():
 
 def test_grid_search_on_dask_equals_local(cluster, tmp_path, capsys):
     X, y = make_norm_pairs(150, "l1", random_state=0)
-    grid = {"Cs": [0.1, 1.0, 10.0], "gammas": [0.5, 1.0]}
+    grid = {"param_grid": {"gamma": [0.5, 1.0], "C": [0.1, 1.0, 10.0]}}
     local = SVMCompareCV(n_jobs=2, **grid).fit(X, y)
     with distributed.Client(cluster) as _, joblib.parallel_backend("dask"):
         remote = SVMCompareCV(n_jobs=2, **grid).fit(X, y)

@@ -36,7 +36,7 @@ def test_bit_identical_predictions_and_probabilities_across_processes():
 
 def test_n_jobs_does_not_change_the_search():
     X, y = make_norm_pairs(120, "l1", random_state=1)
-    grid = {"Cs": [0.1, 1.0, 10.0], "gammas": [0.5, 2.0]}
+    grid = {"param_grid": {"gamma": [0.5, 2.0], "C": [0.1, 1.0, 10.0]}}
     one = SVMCompareCV(n_jobs=1, **grid).fit(X, y)
     two = SVMCompareCV(n_jobs=2, **grid).fit(X, y)
     assert one.best_params_ == two.best_params_

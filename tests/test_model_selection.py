@@ -69,7 +69,7 @@ def test_svmcomparecv_matches_an_exhaustive_search(norm_data):
     (X, y), (Xtest, _) = norm_data
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     Cs, gammas = [0.1, 1.0, 10.0], [0.25, 1.0]
-    ours = SVMCompareCV(Cs=Cs, gammas=gammas, cv=cv).fit(X, y)
+    ours = SVMCompareCV(param_grid={"gamma": gammas, "C": Cs}, cv=cv).fit(X, y)
     reference = GridSearchCV(SVMCompare(), {"gamma": gammas, "C": Cs}, cv=cv).fit(X, y)
     assert ours.best_params_ == pytest.approx(reference.best_params_)
     assert 1 - ours.best_score_ == pytest.approx(reference.best_score_, abs=1e-9)
@@ -82,7 +82,8 @@ def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
     from svmcompare import SVMCompareCV
 
     (X, y), _ = norm_data
-    model = SVMCompareCV(SVMRank(), Cs=[0.1, 10.0], gammas=[0.5], scoring="auc", cv=3).fit(X, y)
+    model = SVMCompareCV(SVMRank(), param_grid={"gamma": [0.5], "C": [0.1, 10.0]}, scoring="auc",
+                         cv=3).fit(X, y)
     assert model.best_params_["C"] in (0.1, 10.0)
     assert 0.5 < model.best_score_ <= 1.0
     assert isinstance(model.best_estimator_, SVMRank)

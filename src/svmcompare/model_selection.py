@@ -109,9 +109,60 @@ def _scores(model, X_val, y_val):
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False}
 
 
-def _path_and_score(estimator, Cs, X_train, y_train, X_val, y_val):
-    models = fit_C_path(estimator, X_train, y_train, Cs)
-    return [(model, _scores(model, X_val, y_val)) for model in models]
+def _path_on_split(estimator, Cs, X, y, split, keep_models):
+    """Fit the C path on the split's training pairs, score on its validation pairs."""
+    train, val = split
+    models = fit_C_path(estimator, X[train], y[train], Cs)
+    scores = [_scores(model, X[val], y[val]) for model in models]
+    return models if keep_models else [None] * len(models), scores
+
+
+def search_grid(estimator, param_grid, X, y, splits, *, n_jobs=None, progress=False,
+                description=None, keep_models=False):
+    """Score every grid point on every (train, validation) split.
+
+    The one search engine under :func:`validation_search` (one split) and
+    :class:`SVMCompareCV` (K folds): the grid points that differ only in C
+    form one warm-started path (:func:`fit_C_path`) per split, and the paths
+    run in parallel through joblib.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A comparison estimator; its other hyper-parameters are kept.
+    param_grid : dict of name -> sequence
+        The Cartesian product of the values, in ``itertools.product`` order.
+    X, y : pair array and labels
+    splits : list of (train indices, validation indices)
+    n_jobs, progress, description : parallelism and the progress bar
+    keep_models : bool, default=False
+        Return the fitted models too (memory: one model per point and split).
+
+    Returns
+    -------
+    points : list of dict
+        The grid points.
+    scores : list (per split) of list (per point) of dict
+        ``error``, ``auc`` and ``failed`` (no ranking function) of each point.
+    models : list (per split) of list (per point), or None
+    """
+    points, Cs, groups = _grouped_by_C(param_grid, estimator)
+    tasks = [(k, others, indices) for k in range(len(splits))
+             for others, indices in groups.items()]
+    jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=not progress,
+                leave=False)
+    outputs = Parallel(n_jobs=n_jobs)(
+        delayed(_path_on_split)(clone(estimator).set_params(**dict(others)), Cs, X, y,
+                                splits[k], keep_models)
+        for k, others, _ in jobs
+    )
+    scores = [[None] * len(points) for _ in splits]
+    models = [[None] * len(points) for _ in splits]
+    for (k, _, indices), (path_models, path_scores) in zip(tasks, outputs, strict=True):
+        for index, model, score in zip(indices, path_models, path_scores, strict=True):
+            scores[k][index] = score
+            models[k][index] = model
+    return points, scores, models if keep_models else None
 
 
 def _grouped_by_C(param_grid, estimator):
@@ -163,20 +214,16 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
     """
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}.")
-    points, Cs, groups = _grouped_by_C(param_grid, estimator)
-    jobs = tqdm(list(groups.items()), desc=description or type(estimator).__name__,
-                disable=not progress, leave=False)
-    outputs = Parallel(n_jobs=n_jobs)(
-        delayed(_path_and_score)(clone(estimator).set_params(**dict(others)), Cs,
-                                 X_train, y_train, X_val, y_val)
-        for others, _ in jobs
-    )
-    fitted = [None] * len(points)
-    for (_, indices), path in zip(groups.items(), outputs, strict=True):
-        for index, item in zip(indices, path, strict=True):
-            fitted[index] = item
-    results = pd.DataFrame([{**p, **score} for p, (_, score) in zip(points, fitted,
-                                                                     strict=True)])
+    X_train, y_train = check_pairs_labels(X_train, y_train)
+    X_val, y_val = check_pairs_labels(X_val, y_val)
+    n_train = X_train.shape[0]
+    split = (np.arange(n_train), np.arange(n_train, n_train + X_val.shape[0]))
+    points, scores, models = search_grid(
+        estimator, param_grid, np.concatenate([X_train, X_val]),
+        np.concatenate([y_train, y_val]), [split], n_jobs=n_jobs, progress=progress,
+        description=description, keep_models=True)
+    results = pd.DataFrame([{**p, **score} for p, score in zip(points, scores[0],
+                                                                strict=True)])
     if results["failed"].all():
         raise NoRankingError(
             f"Every grid point failed for {type(estimator).__name__}: beta >= 0 everywhere. "
@@ -184,26 +231,25 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
         )
     best_index = _best_index(results[scoring], scoring)
     results["selected"] = np.arange(len(results)) == best_index
-    return fitted[best_index][0], results
+    return models[0][best_index], results
 
 
 class SVMCompareCV(ClassifierMixin, BaseEstimator):
-    """Cross-validated choice of C and gamma with warm-started C paths.
+    """Cross-validated choice of hyper-parameters with warm-started C paths.
 
-    For each fold and each gamma, the fits over ``Cs`` form one warm-started
-    path (:func:`fit_C_path`); the grid point with the best mean validation
-    score over the folds is refitted on all pairs.
+    For each fold and each value of the other parameters, the fits over C form
+    one warm-started path (:func:`search_grid`); the grid point with the best
+    mean validation score over the folds is refitted on all pairs.
 
     Parameters
     ----------
     estimator : estimator, default=None
         The model to tune; ``SVMCompare()`` when None.  ``SVMRank`` and
         ``SVMRank2`` work too.  Its other hyper-parameters are kept.
-    Cs : sequence of float, default=None
-        Costs; the paper's 10^-3..10^3 (10 values) when None.
-    gammas : sequence of float, default=None
-        Kernel scales; the paper's 2^-7..2^4 (10 values) when None.  Ignored
-        for the linear kernel.
+    param_grid : dict of name -> sequence, default=None
+        The grid (any hyper-parameters of the estimator).  None: the paper's
+        C = 10^-3..10^3 and gamma = 2^-7..2^4 (10 values each; C alone for
+        the linear kernel).
     scoring : {"error", "auc"}, default="error"
         Minimum mean validation zero-one error or maximum mean comparison AUC.
     cv : int or cross-validation splitter, default=5
@@ -216,55 +262,49 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     best_params_ : dict
-        The chosen ``C`` and ``gamma``.
+        The chosen grid point.
     best_score_ : float
         Its mean validation error or AUC.
     best_estimator_ : estimator
         Refitted on all pairs with ``best_params_``.
     cv_results_ : pandas.DataFrame
-        One row per grid point: ``C``, ``gamma``, ``mean_error``,
+        One row per grid point: its parameters, ``mean_error``,
         ``std_error``, ``mean_auc``, ``std_auc``, ``n_failed`` (folds where
-        the fit had no ranking function).
+        the fit had no ranking function; such a point gets no mean score).
     classes_, n_features_in_ : as the estimator's.
     """
 
-    def __init__(self, estimator=None, *, Cs=None, gammas=None, scoring="error", cv=5,
+    def __init__(self, estimator=None, *, param_grid=None, scoring="error", cv=5,
                  n_jobs=None, progress=False):
         self.estimator = estimator
-        self.Cs = Cs
-        self.gammas = gammas
+        self.param_grid = param_grid
         self.scoring = scoring
         self.cv = cv
         self.n_jobs = n_jobs
         self.progress = progress
 
     def fit(self, X, y):
-        """Choose C and gamma by cross-validation, then refit on all pairs."""
+        """Choose the grid point by cross-validation, then refit on all pairs."""
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}; got {self.scoring!r}.")
         X, y = check_pairs_labels(X, y)
         base = SVMCompare() if self.estimator is None else self.estimator
-        grid = paper_grid()
-        Cs = grid["C"] if self.Cs is None else np.asarray(self.Cs, dtype=float)
-        gammas = grid["gamma"] if self.gammas is None else np.asarray(self.gammas, dtype=float)
-        if base.kernel == "linear":
-            gammas = np.array([base.gamma], dtype=float)
+        grid = self.param_grid
+        if grid is None:
+            grid = paper_grid()
+            if base.kernel == "linear":
+                grid = {"C": grid["C"]}
         splits = list(check_cv(self.cv, y, classifier=True).split(np.zeros(len(y)), y))
-        tasks = [(fold, gamma) for fold in range(len(splits)) for gamma in gammas]
-        jobs = tqdm(tasks, desc="SVMCompareCV", disable=not self.progress, leave=False)
-        outputs = Parallel(n_jobs=self.n_jobs)(
-            delayed(_path_scores)(clone(base).set_params(gamma=gamma), Cs, X, y, splits[fold])
-            for fold, gamma in jobs
-        )
-        rows = []
-        for (fold, gamma), scores in zip(tasks, outputs, strict=True):
-            for C, score in zip(Cs, scores, strict=True):
-                rows.append({"fold": fold, "gamma": gamma, "C": C, **score})
-        per_fold = pd.DataFrame(rows)
-        summary = per_fold.groupby(["gamma", "C"], sort=False).agg(
+        points, scores, _ = search_grid(base, grid, X, y, splits, n_jobs=self.n_jobs,
+                                        progress=self.progress, description="SVMCompareCV")
+        # Grouped by the point's index: parameter values may be None or dicts.
+        per_fold = pd.DataFrame([{"point": index, **score} for fold_scores in scores
+                                 for index, score in enumerate(fold_scores)])
+        statistics = per_fold.groupby("point", sort=True).agg(
             mean_error=("error", "mean"), std_error=("error", "std"),
             mean_auc=("auc", "mean"), std_auc=("auc", "std"), n_failed=("failed", "sum"),
-        ).reset_index()
+        ).reset_index(drop=True)
+        summary = pd.concat([pd.DataFrame(points), statistics], axis=1)
         # A grid point that fails on any fold has no mean score.
         column = "mean_error" if self.scoring == "error" else "mean_auc"
         summary.loc[summary["n_failed"] > 0, column] = np.nan
@@ -274,8 +314,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             )
         best = _best_index(summary[column], self.scoring)
         self.cv_results_ = summary
-        self.best_params_ = {"C": float(summary.loc[best, "C"]),
-                             "gamma": float(summary.loc[best, "gamma"])}
+        self.best_params_ = dict(points[best])
         self.best_score_ = float(summary.loc[best, column])
         self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
         self.classes_ = self.best_estimator_.classes_
@@ -307,9 +346,3 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         tags.input_tags.three_d_array = True
         tags.input_tags.two_d_array = False
         return tags
-
-
-def _path_scores(estimator, Cs, X, y, split):
-    train, val = split
-    models = fit_C_path(estimator, X[train], y[train], Cs)
-    return [_scores(model, X[val], y[val]) for model in models]
