@@ -33,7 +33,8 @@ BAD_INPUTS = [
     ("SVMRank with only ties", lambda: SVMRank().fit(X[TIES], Y[TIES]), ValueError,
      "has none"),
     ("too few ties for C (beta >= 0)",
-     lambda: SVMCompare(C=1e-3).fit(X[NON_TIES | (np.cumsum(TIES) <= 1)],
+     lambda: SVMCompare(C=1e-3, class_weight=None, on_degenerate="raise").fit(
+         X[NON_TIES | (np.cumsum(TIES) <= 1)],
                                     Y[NON_TIES | (np.cumsum(TIES) <= 1)]),
      ValueError, "class_weight='balanced'"),
     ("C <= 0", lambda: SVMCompare(C=-1).fit(X, Y), ValueError, "C must be positive"),
@@ -59,7 +60,8 @@ BAD_INPUTS = [
      "C = 1e+300 is too large"),
     ("a kernel that overflows", lambda: SVMCompare(kernel="poly", degree=200).fit(X, Y),
      ValueError, "The poly kernel reaches"),
-    ("beta numerically 0 (linear)", lambda: SVMCompare(kernel="linear").fit(
+    ("beta numerically 0 (linear)", lambda: SVMCompare(
+        kernel="linear", class_weight=None, on_degenerate="raise").fit(
         [[[0.010863617116851331], [-2.292418095744832]],
          [[-0.36785909997515115], [-2.0743352154981824]],
          [[-1.8527876671332573], [-0.330253513580876]],

@@ -21,6 +21,9 @@ def _standardize(X):
     return (X - mean) / sd
 
 
+PAPER = {"class_weight": None, "on_degenerate": "raise"}  # the paper's problem
+
+
 def _svc_reference(X, y, C, gamma, Xtest):
     """SVC on the precomputed K~ of the flipped data; ranking function by eq. (19)."""
     Xs = _standardize(X)
@@ -52,7 +55,7 @@ def test_matches_svc_on_precomputed_ktilde_at_paper_size():
     """The issue's acceptance check: n = 800 training pairs, half equality."""
     X, y = make_norm_pairs(800, "l1", random_state=10)
     Xtest, ytest = make_norm_pairs(2000, "l1", random_state=11)
-    model = SVMCompare(C=1.0, gamma=1.0).fit(X, y)
+    model = SVMCompare(C=1.0, gamma=1.0, class_weight=None).fit(X, y)  # SVC: no weights
     objective, beta, ref_pred = _svc_reference(X, y, 1.0, 1.0, Xtest)
     assert model.dual_objective_ == pytest.approx(objective, rel=1e-4)
     assert model.intercept_ == pytest.approx(beta, rel=5e-3)
@@ -65,7 +68,7 @@ def test_matches_svc_on_precomputed_ktilde_at_paper_size():
 def test_matches_svc_other_hyperparameters(C, gamma, shrinking):
     X, y = make_norm_pairs(200, "linf", random_state=3)
     Xtest, _ = make_norm_pairs(500, "linf", random_state=4)
-    model = SVMCompare(C=C, gamma=gamma, shrinking=shrinking).fit(X, y)
+    model = SVMCompare(C=C, gamma=gamma, shrinking=shrinking, class_weight=None).fit(X, y)
     objective, _, ref_pred = _svc_reference(X, y, C, gamma, Xtest)
     assert model.dual_objective_ == pytest.approx(objective, rel=1e-4)
     assert np.mean(model.predict(Xtest) == ref_pred) >= 0.99
@@ -140,7 +143,7 @@ def test_beta_nonnegative_raises_and_balanced_weights_cure_it():
     """Noisy data with 10% equality pairs: the paper's problem has no ranking."""
     X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
     with pytest.raises(NoRankingError, match="class_weight='balanced'"):
-        SVMCompare(C=1.0, gamma=1.0).fit(X, y)
+        SVMCompare(C=1.0, gamma=1.0, **PAPER).fit(X, y)
     assert issubclass(NoRankingError, ValueError)
     model = SVMCompare(C=1.0, gamma=1.0, class_weight="balanced").fit(X, y)
     assert model.intercept_ < 0
@@ -149,10 +152,34 @@ def test_beta_nonnegative_raises_and_balanced_weights_cure_it():
 
 def test_failed_fit_leaves_no_fitted_state():
     X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
-    model = SVMCompare(C=1.0, gamma=1.0)
+    model = SVMCompare(C=1.0, gamma=1.0, **PAPER)
     with pytest.raises(NoRankingError):
         model.fit(X, y)
     assert not hasattr(model, "n_features_in_")
+
+
+def test_degenerate_beta_falls_back_to_the_svm_direction_and_an_eq6_threshold():
+    # Issue 16: the default fit must work where the paper's problem has beta >= 0.
+    from svmcompare._threshold import fit_threshold
+
+    X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
+    with pytest.warns(UserWarning, match="tie threshold is chosen on the training pairs"):
+        model = SVMCompare(C=1.0, gamma=1.0, class_weight=None).fit(X, y)
+    assert model.degenerate_ and model.intercept_ >= 0 and np.isnan(model.margin_)
+    diff = model.decision_function(X)
+    assert model.threshold_ == fit_threshold(diff, y) > 0
+    # r is the SVM's own u^T Phi (scale 1): a tighter solve gives the same scores.
+    tight = SVMCompare(C=1.0, gamma=1.0, class_weight=None, tol=1e-7)
+    with pytest.warns(UserWarning):
+        tight.fit(X, y)
+    np.testing.assert_allclose(tight.decision_function(X), diff, atol=1e-2 * np.ptp(diff))
+    # c_tau with the fallback threshold, and better than calling every pair different.
+    expected = np.sign(diff) * (np.abs(diff) > model.threshold_)
+    np.testing.assert_array_equal(model.predict(X), expected)
+    # The defaults (balanced) fit without any warning here.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not SVMCompare(C=1.0, gamma=1.0).fit(X, y).degenerate_
 
 
 @pytest.mark.parametrize("labels, match", [
@@ -193,7 +220,7 @@ def test_gridsearch_records_failed_grid_points_and_moves_on():
     grid = {"class_weight": [None, "balanced"]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        search = GridSearchCV(SVMCompare(), grid, cv=3).fit(X, y)
+        search = GridSearchCV(SVMCompare(on_degenerate="raise"), grid, cv=3).fit(X, y)
     assert any(issubclass(w.category, FitFailedWarning) for w in caught)
     scores = search.cv_results_["mean_test_score"]
     assert np.isnan(scores[0]) and np.isfinite(scores[1])

@@ -57,7 +57,7 @@ def test_rank_is_the_sparse_kernel_expansion():
 def test_no_ranking_and_bad_params():
     X, y = make_norm_pairs(100, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
     with pytest.raises(NoRankingError, match="beta"):
-        SVMCompareLP(C=0.01).fit(X, y)
+        SVMCompareLP(C=0.01, class_weight=None, on_degenerate="raise").fit(X, y)
     with pytest.raises(ValueError, match="C must be positive"):
         SVMCompareLP(C=-1).fit(X, y)
     with pytest.raises(ValueError, match="no equality pairs"):

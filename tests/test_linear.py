@@ -104,7 +104,7 @@ def test_linear_solver_refuses_nonlinear_kernels():
 def test_linear_solver_reports_beta_nonnegative():
     X, y = make_norm_pairs(400, "l2", equality_fraction=0.05, noise=2.0, random_state=0)
     with pytest.raises(NoRankingError):
-        SVMCompare(kernel="linear", C=1.0).fit(X, y)
+        SVMCompare(kernel="linear", C=1.0, class_weight=None, on_degenerate="raise").fit(X, y)
 
 
 def test_nystroem_approximates_the_exact_rbf_model():

@@ -31,11 +31,12 @@ def test_failed_points_are_recorded():
     X, y = make_norm_pairs(200, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
     Xv, yv = make_norm_pairs(200, "l2", equality_fraction=0.1, noise=1.0, random_state=1)
     grid = {"class_weight": [None, "balanced"]}
-    best, results = validation_search(SVMCompare(), grid, X, y, Xv, yv)
+    paper = SVMCompare(on_degenerate="raise")
+    best, results = validation_search(paper, grid, X, y, Xv, yv)
     assert results["failed"].tolist() == [True, False]
     assert best.class_weight == "balanced"
     with pytest.raises(NoRankingError, match="Every grid point failed"):
-        validation_search(SVMCompare(), {"class_weight": [None]}, X, y, Xv, yv)
+        validation_search(paper, {"class_weight": [None]}, X, y, Xv, yv)
 
 
 @pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
@@ -57,7 +58,7 @@ def test_path_marks_failed_fits_as_none():
     from svmcompare.model_selection import fit_C_path
 
     X, y = make_norm_pairs(200, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
-    path = fit_C_path(SVMCompare(), X, y, [1.0])
+    path = fit_C_path(SVMCompare(class_weight=None, on_degenerate="raise"), X, y, [1.0])
     assert path == [None]
 
 

@@ -68,16 +68,14 @@ def _make_model(args):
     from . import SVMCompare, SVMCompareLP, SVMRank, SVMRank2
 
     params = {"C": args.C, "kernel": args.kernel, "gamma": args.gamma, "degree": args.degree}
+    class_weight = None if args.class_weight == "none" else args.class_weight
     if args.model_type == "lp":
         if args.probability:
             raise ValueError("--probability is not available for --model-type lp.")
-        return SVMCompareLP(class_weight=args.class_weight, **params)
+        return SVMCompareLP(class_weight=class_weight, **params)
     if args.model_type == "compare":
-        return SVMCompare(class_weight=args.class_weight, probability=args.probability,
+        return SVMCompare(class_weight=class_weight, probability=args.probability,
                           random_state=0, **params)
-    if args.class_weight is not None:
-        raise ValueError("--class-weight applies to --model-type compare and lp (the rank "
-                         "models do not learn from ties).")
     model = SVMRank if args.model_type == "rank" else SVMRank2
     return model(probability=args.probability, random_state=0, **params)
 
@@ -241,8 +239,9 @@ def _add_product_commands(sub):
     fit.add_argument("--C", type=float, default=1.0)
     fit.add_argument("--gamma", type=float, default=1.0)
     fit.add_argument("--degree", type=int, default=3)
-    fit.add_argument("--class-weight", choices=["balanced"], default=None,
-                     help="weigh ties and non-ties equally (for data with few ties)")
+    fit.add_argument("--class-weight", choices=["balanced", "none"], default="balanced",
+                     help="compare and lp: 'balanced' (default) weighs ties and non-ties "
+                          "equally; 'none' is the paper's problem")
     fit.add_argument("--probability", action="store_true",
                      help="also fit win/tie/loss probabilities (5 more fits)")
     fit.add_argument("--grid", action="store_true",

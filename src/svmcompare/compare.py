@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ._base import PairwiseKernelModel
 from ._problem import flip_compare
+from ._threshold import fit_threshold
 from .exceptions import NoRankingError
+
+ON_DEGENERATE = ("fallback", "raise")
 
 
 class SVMCompare(PairwiseKernelModel):
@@ -35,12 +40,20 @@ class SVMCompare(PairwiseKernelModel):
         Degree of the "poly" kernel (gamma <x, z> + coef0) ** degree.
     coef0 : float, default=1.0
         Offset of the "poly" kernel.
-    class_weight : None, "balanced" or dict, default=None
+    class_weight : None, "balanced" or dict, default="balanced"
         Multiplies C per flipped label: ``{1: w_1, -1: w_-1}`` where 1 marks a
         significant difference and -1 an equality.  "balanced" uses
-        m / (2 * count of the label).  ``None`` is the paper's problem.  With
-        few equality pairs the paper's problem often has beta >= 0 (no ranking
-        exists); "balanced" is the usual cure.
+        m / (2 * count of the label), so that ties and non-ties weigh the
+        same whatever their shares.  ``None`` is the paper's problem (its
+        reproductions use it), which on data with few ties often has
+        beta >= 0.
+    on_degenerate : {"fallback", "raise"}, default="fallback"
+        What to do when the SVM's beta is >= 0 or within the solver's noise of
+        0, so that Lemma 1's r = u^T Phi / (-beta) does not exist or has a
+        meaningless scale.  "fallback": keep the direction the SVM found,
+        r = u^T Phi, and choose the tie threshold tau on the training pairs by
+        eq. (6), as SVMRank does; a UserWarning says so, and ``degenerate_``
+        is True.  "raise": the paper's behaviour, :class:`NoRankingError`.
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation of the dual.
     max_iter : int or None, default=None
@@ -87,7 +100,13 @@ class SVMCompare(PairwiseKernelModel):
     classes_ : ndarray, [-1, 0, 1]
     n_features_in_ : int
     margin_ : float
-        -1 / beta, the margin of Lemma 1 in units of rank.
+        -1 / beta, the margin of Lemma 1 in units of rank (NaN when degenerate).
+    threshold_ : float
+        tau of the comparison t_tau(r(x') - r(x)): 1 (c_1, eq. 5), or the
+        threshold of eq. (6) when ``degenerate_``.
+    degenerate_ : bool
+        Whether beta was >= 0 or within the solver's noise of 0, so that the
+        ``on_degenerate="fallback"`` ranking and threshold are used.
     dual_objective_ : float
         Objective of the dual (18) at the solution (exact solver).
     kkt_violation_ : float
@@ -128,14 +147,16 @@ class SVMCompare(PairwiseKernelModel):
     _uses_bias = True
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-                 class_weight=None, tol=1e-3, max_iter=None, cache_size=200.0, shrinking=True,
-                 solver="auto", n_components=100, probability=False, random_state=None):
+                 class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
+                 cache_size=200.0, shrinking=True, solver="auto", n_components=100,
+                 probability=False, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.class_weight = class_weight
+        self.on_degenerate = on_degenerate
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
@@ -164,29 +185,48 @@ class SVMCompare(PairwiseKernelModel):
         return flip_compare(Xs, y, float(self.C), self.class_weight)
 
     def _rank_scale(self, beta, bias_noise=0.0):
+        if self.on_degenerate not in ON_DEGENERATE:
+            raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; "
+                             f"got {self.on_degenerate!r}.")
         beta = float(beta)
         # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
         # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
         # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
         # order of the pairs (``bias_noise`` of the solver results).
         near_zero = max(float(bias_noise), 1e-300)
-        if not beta < -near_zero:
-            what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
+        self.degenerate_ = not beta < -near_zero
+        if not self.degenerate_:
+            # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
+            # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
+            return 1.0 / (-beta)
+        what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
+        found = f"SVMCompare found beta = {beta + 0.0:.4g}, {what} (C={self.C})"
+        if self.on_degenerate == "raise":
             raise NoRankingError(
-                f"SVMCompare found beta = {beta + 0.0:.4g}, {what} (C={self.C}), so Lemma 1 "
-                "gives no ranking function: the SVM predicts a significant difference for "
-                "(nearly) every pair. This happens when ties weigh little against the other "
-                "pairs at this C, or when the features say little about which item is better. "
-                "class_weight='balanced' (--class-weight balanced on the command line) is the "
-                "usual cure; a different C or kernel may also help."
+                f"{found}, so Lemma 1 gives no ranking function: the SVM predicts a "
+                "significant difference for (nearly) every pair. This happens when ties weigh "
+                "little against the other pairs at this C, or when the features say little "
+                "about which item is better. class_weight='balanced' (--class-weight balanced "
+                "on the command line) is the usual cure; on_degenerate='fallback' keeps the "
+                "SVM's ranking direction with a tie threshold chosen on the training pairs."
             )
-        # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
-        # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
-        return 1.0 / (-beta)
+        warnings.warn(
+            f"{found}: Lemma 1's tie band has no usable scale, so the SVM's ranking "
+            "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
+            "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
+            "gives the paper's NoRankingError instead.",
+            UserWarning, stacklevel=4,
+        )
+        return 1.0
 
     def _finish_fit(self, Xs, y):
-        self.margin_ = -1.0 / self.intercept_
+        if self.degenerate_:
+            self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
+            self.margin_ = np.nan
+        else:
+            # c_1 of eq. (5): rank differences within [-1, 1] are not significant.
+            self.threshold_ = 1.0
+            self.margin_ = -1.0 / self.intercept_
 
     def _threshold(self):
-        # c_1 of eq. (5): rank differences within [-1, 1] are not significant.
-        return 1.0
+        return self.threshold_

@@ -66,13 +66,14 @@ class SVMCompareLP(SVMCompare):
     """
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-                 class_weight=None):
+                 class_weight="balanced", on_degenerate="fallback"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
         self.class_weight = class_weight
+        self.on_degenerate = on_degenerate
 
     def _check_params(self):
         check_C(self.C)

@@ -21,7 +21,9 @@ def _pair_model(estimator, ties):
     """SVMRank on the strict pairs (ties dropped) or SVMCompare with ties kept."""
     params = {name: getattr(estimator, name) for name in _PAIR_PARAMS}
     if ties == "keep":
-        return SVMCompare(class_weight=estimator.class_weight, **params)
+        # The paper's rule (NoRankingError when beta >= 0): a grid search over
+        # these models skips such points, as the ordinal reproduction expects.
+        return SVMCompare(class_weight=estimator.class_weight, on_degenerate="raise", **params)
     return SVMRank(**params)
 
 

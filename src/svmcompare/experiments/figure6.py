@@ -108,7 +108,7 @@ def _model(kernel, features, **params):
     with gamma = 1 / n_features, which keeps SMO fast on standardized counts."""
     if kernel == "poly":
         params.setdefault("gamma", 1.0 / len(FEATURE_SETS[features]))
-    return SVMCompare(kernel=kernel, class_weight="balanced", **params)
+    return SVMCompare(kernel=kernel, class_weight="balanced", on_degenerate="raise", **params)
 
 
 def _select(sets, kernel, features, grid, n_jobs):

@@ -33,7 +33,12 @@ from ..model_selection import paper_grid, validation_search
 
 SIMULATED = ("l1", "l2", "linf")
 PANELS = (*SIMULATED, "sushi")
-MODELS = {"rank": SVMRank, "rank2": SVMRank2, "compare": SVMCompare}
+def _paper_compare(**params):
+    """SVMCompare as the paper has it: no class weights, NoRankingError when beta >= 0."""
+    return SVMCompare(class_weight=None, on_degenerate="raise", **params)
+
+
+MODELS = {"rank": SVMRank, "rank2": SVMRank2, "compare": _paper_compare}
 SETS = ("train", "validation", "test")
 
 
