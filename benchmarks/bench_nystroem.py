@@ -31,7 +31,7 @@ def _fit(queue, n, solver, components):
     base = peak_rss_mb()
     start = time.perf_counter()
     model = SVMCompare(C=C, gamma=GAMMA, solver=solver, n_components=components,
-                       random_state=0).fit(X, y)
+                       class_weight=None, random_state=0).fit(X, y)
     seconds = time.perf_counter() - start
     mb = peak_rss_mb() - base
     pred = model.predict(Xtest)
