@@ -43,6 +43,8 @@ BAD_INPUTS = [
      "kernel must be one of"),
     ("unknown solver", lambda: SVMCompare(solver="magic").fit(X, Y), ValueError,
      "solver must be one of"),
+    ("unknown on_degenerate", lambda: SVMCompare(on_degenerate="maybe").fit(X, Y), ValueError,
+     "on_degenerate must be one of"),
     ("bad class_weight", lambda: SVMCompare(class_weight="foo").fit(X, Y), ValueError,
      "class_weight must be"),
     ("predict with other features", lambda: SVMCompare().fit(X, Y).predict(X[:, :, :1]),

@@ -155,7 +155,7 @@ def test_failed_fit_leaves_no_fitted_state():
     model = SVMCompare(C=1.0, gamma=1.0, **PAPER)
     with pytest.raises(NoRankingError):
         model.fit(X, y)
-    assert not hasattr(model, "n_features_in_")
+    assert not hasattr(model, "n_features_in_") and not hasattr(model, "degenerate_")
 
 
 def test_degenerate_beta_falls_back_to_the_svm_direction_and_an_eq6_threshold():

@@ -14,6 +14,11 @@ from .exceptions import NoRankingError
 ON_DEGENERATE = ("fallback", "raise")
 
 
+def check_on_degenerate(value):
+    if value not in ON_DEGENERATE:
+        raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; got {value!r}.")
+
+
 class SVMCompare(PairwiseKernelModel):
     """Support vector comparison machine (Algorithm 1 of Venuto et al.).
 
@@ -184,18 +189,19 @@ class SVMCompare(PairwiseKernelModel):
         # Flipped data, eq. (8).
         return flip_compare(Xs, y, float(self.C), self.class_weight)
 
+    def _check_params(self):
+        check_on_degenerate(self.on_degenerate)  # before the solve, not after it
+        return super()._check_params()
+
     def _rank_scale(self, beta, bias_noise=0.0):
-        if self.on_degenerate not in ON_DEGENERATE:
-            raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; "
-                             f"got {self.on_degenerate!r}.")
         beta = float(beta)
         # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
         # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
         # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
         # order of the pairs (``bias_noise`` of the solver results).
         near_zero = max(float(bias_noise), 1e-300)
-        self.degenerate_ = not beta < -near_zero
-        if not self.degenerate_:
+        if beta < -near_zero:
+            self.degenerate_ = False
             # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
             # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
             return 1.0 / (-beta)
@@ -217,6 +223,7 @@ class SVMCompare(PairwiseKernelModel):
             "gives the paper's NoRankingError instead.",
             UserWarning, stacklevel=4,
         )
+        self.degenerate_ = True  # set only now: a raising fit leaves no fitted state
         return 1.0
 
     def _finish_fit(self, Xs, y):

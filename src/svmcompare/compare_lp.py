@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_C
-from .compare import SVMCompare
+from .compare import SVMCompare, check_on_degenerate
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
 
@@ -77,6 +77,7 @@ class SVMCompareLP(SVMCompare):
 
     def _check_params(self):
         check_C(self.C)
+        check_on_degenerate(self.on_degenerate)
         return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 
     def _resolve_solver(self, kernel, n_pairs, n_features=1):

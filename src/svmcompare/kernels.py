@@ -21,6 +21,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import comb
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -211,8 +212,6 @@ def exact_feature_map(kernel, items, n_rows):
     """
     if kernel.code != POLY or kernel.func is not None:
         return None
-    from math import comb
-
     rank = comb(items.shape[1] + kernel.degree, kernel.degree)
     if rank > MAX_EXACT_FEATURES or rank >= n_rows:
         return None

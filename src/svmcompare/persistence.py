@@ -12,7 +12,7 @@ another minor version is refused, since fitted attributes may differ.
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 FORMAT = "svmcompare-model"
@@ -47,13 +47,11 @@ def save_model(model, path):
     if not _is_own_estimator(model):
         raise TypeError(f"save_model writes svmcompare estimators; got {type(model).__name__}.")
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
-                                         dir=path.parent if str(path.parent) else ".")
-    os.close(handle)
-    umask = os.umask(0)
-    os.umask(umask)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    # Created as open() would (0666 less the umask), unlike mkstemp's 0600,
+    # which the rename would carry over; O_EXCL: never someone else's file.
+    os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     try:
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would outlive the rename
         sio.dump({"format": FORMAT, "version": _library_version(), "model": model},
                  temporary)
         os.replace(temporary, path)

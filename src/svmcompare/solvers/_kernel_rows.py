@@ -81,38 +81,43 @@ def _kernel_pre(code, dot, sq_s, sq_t, gamma, coef0, degree):
 
 
 @njit(cache=True)
+def _near_duplicates(d2, sq_s, sq_t):
+    """Whether ||a||^2 + ||b||^2 - 2 a.b = d2 keeps only the rounding of the
+    norms, which the Laplacian kernel's square root magnifies (kernel errors of
+    1e-6 at gamma = 16): such distances are summed from the differences."""
+    return d2 < 1e-6 * (sq_s + sq_t)
+
+
+@njit(cache=True)
+def _squared_distance(items, s, t):
+    d2 = 0.0
+    for f in range(items.shape[1]):
+        diff = items[s, f] - items[t, f]
+        d2 += diff * diff
+    return d2
+
+
+@njit(cache=True)
 def _laplacian_exponent(items, s, t, dot, sqnorm, gamma):
-    """-gamma ||z_s - z_t||, with the distance of near duplicates summed from
-    the differences: through ||a||^2 + ||b||^2 - 2 a.b it keeps only the
-    rounding of the norms, which the square root magnifies (kernel errors of
-    1e-6 at gamma = 16)."""
+    """-gamma ||z_s - z_t||, exact for near duplicates."""
     d2 = max(sqnorm[s] + sqnorm[t] - 2.0 * dot, 0.0)
-    if d2 < 1e-6 * (sqnorm[s] + sqnorm[t]):
-        d2 = 0.0
-        for f in range(items.shape[1]):
-            diff = items[s, f] - items[t, f]
-            d2 += diff * diff
+    if _near_duplicates(d2, sqnorm[s], sqnorm[t]):
+        d2 = _squared_distance(items, s, t)
     return -gamma * math.sqrt(d2)
 
 
 @njit(cache=True)
 def _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, dense, arg):
-    """Recompute the exponents of near-duplicate items (see _laplacian_exponent).
+    """Recompute the exponents -gamma ||z_s - z_t|| of near-duplicate items.
 
-    A separate pass, so that the loops that fill ``arg`` stay vectorized; the
-    test reads the distance back from the exponent."""
-    n = items.shape[0]
-    count = n if dense else n_subset
+    A separate pass, so that the loops that fill ``arg`` stay vectorized; it
+    reads the distance back from the exponent.  ``arg`` is indexed by item
+    when ``dense``, else by position in ``subset``."""
+    count = items.shape[0] if dense else n_subset
     for k in range(count):
         t = k if dense else subset[k]
-        d = arg[t] if dense else arg[k]
-        d2 = (d / gamma) ** 2
-        if d2 < 1e-6 * (sqnorm[s] + sqnorm[t]):
-            value = _laplacian_exponent(items, s, t, items[s] @ items[t], sqnorm, gamma)
-            if dense:
-                arg[t] = value
-            else:
-                arg[k] = value
+        if _near_duplicates((arg[k] / gamma) ** 2, sqnorm[s], sqnorm[t]):
+            arg[k] = -gamma * math.sqrt(_squared_distance(items, s, t))
 
 
 @njit(cache=True)

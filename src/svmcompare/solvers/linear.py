@@ -57,12 +57,11 @@ class LinearResult:
     n_newton : int
         Newton steps over all smoothing levels.
     converged : bool
-    score_scale : float
-        max_t |u^T d_t|, the scale of the fitted values on the training rows.
     bias_noise : float
         A beta closer to 0 than this is smoothing or rounding noise:
-        max(smoothing, 1e-8) max(1, score_scale) (the smoothed hinge moves
-        margins by up to the smoothing level).
+        max(smoothing, 1e-8) max(1, s), with s = max_t |u^T d_t| the scale of
+        the fitted values (the smoothed hinge moves margins by up to the
+        smoothing level).
     """
 
     u: np.ndarray
@@ -72,7 +71,6 @@ class LinearResult:
     smoothing: float
     n_newton: int
     converged: bool
-    score_scale: float = 0.0
     bias_noise: float = 0.0
 
 
@@ -397,5 +395,4 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
     objective = float(0.5 * u @ u + C @ hinge)
     score_scale = float(np.max(np.abs(scores))) if z.size else 0.0
     noise = max(delta, 1e-8) * max(1.0, score_scale)
-    return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), score_scale,
-                        noise)
+    return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), noise)

@@ -84,11 +84,10 @@ class DualResult:
     bias_interval : tuple of float
         Every beta in [low, high] is optimal; ``bias`` is the one
         :func:`choose_bias` takes (a point when a variable is free).
-    score_scale : float
-        max_t |u^T (Phi(b_t) - Phi(a_t))|, the scale of the fitted values on the
-        training rows (= max |(Q alpha)_t|).
     bias_noise : float
-        A beta closer to 0 than this is rounding noise: 1e-8 max(1, score_scale).
+        A beta closer to 0 than this is rounding noise: 1e-8 max(1, s), with s
+        the scale of the fitted values, max_t |u^T (Phi(b_t) - Phi(a_t))|
+        = max |(Q alpha)_t|.
     """
 
     alpha: np.ndarray
@@ -99,7 +98,6 @@ class DualResult:
     converged: bool
     max_shrunk: int = 0
     bias_interval: tuple = (0.0, 0.0)
-    score_scale: float = 0.0
     bias_noise: float = 0.0
 
 
@@ -736,5 +734,5 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     interval = dual_bias_interval(alpha, G, y, C) if bias else (0.0, 0.0)
     score_scale = float(np.max(np.abs(G + 1.0))) if m else 0.0
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
-                      int(n_iter), converged, int(max_shrunk), interval, score_scale,
+                      int(n_iter), converged, int(max_shrunk), interval,
                       1e-8 * max(1.0, score_scale))
