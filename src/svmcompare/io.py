@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from ._validation import LABELS
 
@@ -192,6 +191,8 @@ def load_letor(path, n_features=None):
         all zeros; a file where only some lines have one is refused, naming
         the first line without.
     """
+    from sklearn.datasets import load_svmlight_file  # 30 ms: only for SVMlight files
+
     try:
         X, y, qid = load_svmlight_file(str(path), n_features=n_features, query_id=True)
     except ValueError as exc:
@@ -219,6 +220,8 @@ def dump_letor(X, y, groups, path):
 
     Lines are written sorted by query id (stable), as LETOR tools expect.
     """
+    from sklearn.datasets import dump_svmlight_file
+
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     groups = np.asarray(groups)
