@@ -322,7 +322,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
-        return threshold_compare(self.decision_function(X), self._threshold())
+        check_is_fitted(self)
+        return threshold_compare(self.decision_function(X), self.threshold_)
 
     @available_if(lambda self: getattr(self, "probability", False))
     def predict_proba(self, X):

@@ -176,3 +176,19 @@ def check_kernel_scale(kernel, Xs):
             f"features; degree={kernel.degree}, gamma={kernel.gamma:g}), beyond what double "
             "precision can solve; lower the degree or gamma."
         )
+
+
+def check_compare_label_set(y, model="SVMCompare"):
+    """The flipped data of eq. (8) need equality pairs and inequality pairs."""
+    n_eq = int(np.count_nonzero(y == 0))
+    if n_eq == 0:
+        raise ValueError(
+            f"{model} needs equality pairs (y = 0) and inequality pairs (y = +-1); "
+            "y has no equality pairs. Use SVMRank, which learns from inequality pairs only."
+        )
+    if n_eq == y.size:
+        raise ValueError(
+            f"{model} needs equality pairs (y = 0) and inequality pairs (y = +-1); "
+            "y has only equality pairs, so every pair is predicted equal and no ranking "
+            "can be learned. SVMRank needs inequality pairs too."
+        )

@@ -54,9 +54,6 @@ class _RankSVMBase(PairwiseKernelModel):
     def _finish_fit(self, Xs, y):
         self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
 
-    def _threshold(self):
-        return self.threshold_
-
 
 class SVMRank(_RankSVMBase):
     """The paper's "rank" baseline: kernel RankSVM on inequality pairs + threshold.

@@ -189,7 +189,7 @@ def _evaluate(args):
     model = _load_pair_model(args.model, "evaluate")
     X, y, _ = read_pairs(args.pairs, args.items)
     score = model.decision_function(X)
-    report = comparison_report(y, score, model._threshold())
+    report = comparison_report(y, score, model.threshold_)
     n = report["count"]
     print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")
     print(f"zero-one error {100 * report['error_rate']:.2f}%: false positives "

@@ -9,6 +9,7 @@ import numpy as np
 from ._base import PairwiseKernelModel
 from ._problem import flip_compare
 from ._threshold import fit_threshold
+from ._validation import check_compare_label_set
 from .exceptions import NoRankingError
 
 ON_DEGENERATE = ("fallback", "raise")
@@ -172,18 +173,7 @@ class SVMCompare(PairwiseKernelModel):
         self.random_state = random_state
 
     def _check_label_set(self, y):
-        n_eq = int(np.count_nonzero(y == 0))
-        if n_eq == 0:
-            raise ValueError(
-                "SVMCompare needs equality pairs (y = 0) and inequality pairs (y = +-1); "
-                "y has no equality pairs. Use SVMRank, which learns from inequality pairs only."
-            )
-        if n_eq == y.size:
-            raise ValueError(
-                "SVMCompare needs equality pairs (y = 0) and inequality pairs (y = +-1); "
-                "y has only equality pairs, so every pair is predicted equal and no ranking "
-                "can be learned. SVMRank needs inequality pairs too."
-            )
+        check_compare_label_set(y, "SVMCompare")
 
     def _binary_problem(self, Xs, y):
         # Flipped data, eq. (8).
@@ -234,6 +224,3 @@ class SVMCompare(PairwiseKernelModel):
             # c_1 of eq. (5): rank differences within [-1, 1] are not significant.
             self.threshold_ = 1.0
             self.margin_ = -1.0 / self.intercept_
-
-    def _threshold(self):
-        return self.threshold_

@@ -15,8 +15,7 @@ import numpy as np
 
 from ._base import PairwiseKernelModel
 from ._problem import Standardizer, flip_compare
-from ._validation import check_pairs_labels
-from .compare import SVMCompare
+from ._validation import check_compare_label_set, check_pairs_labels
 from .exceptions import NotSeparableError
 from .kernels import resolve_kernel
 from .solvers import solve_dual
@@ -41,10 +40,6 @@ class _LinearComparison(PairwiseKernelModel):
         X, y = check_pairs_labels(X, y)
         scaler = _scaler(X, self.standardize)
         return y, scaler, scaler.transform_pairs(X)
-
-    def _threshold(self):
-        # c_1 of eq. (5).
-        return 1.0
 
 
 class HardMarginLP(_LinearComparison):
@@ -87,6 +82,7 @@ class HardMarginLP(_LinearComparison):
         result = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y, self.max_coef)
         self._set_ranking(scaler, resolve_kernel("linear"), "lp", weights=result.w)
         self.margin_ = result.mu
+        self.threshold_ = 1.0  # c_1 of eq. (5)
         self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
         return self
 
@@ -137,7 +133,7 @@ class HardMarginQP(_LinearComparison):
         if not (np.isfinite(self.tol) and self.tol > 0):
             raise ValueError(f"tol must be a positive number; got {self.tol}.")
         y, scaler, Xs = self._prepare_linear(X, y)
-        SVMCompare()._check_label_set(y)  # the flipped data need both kinds of pairs
+        check_compare_label_set(y, "HardMarginQP")  # eq. (8) needs both kinds of pairs
         lp = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y)
         if not lp.mu > SEPARABLE_TOL:
             raise NotSeparableError(
@@ -159,4 +155,5 @@ class HardMarginQP(_LinearComparison):
         # Lemma 1: w = -u / beta.
         self._set_ranking(scaler, resolve_kernel("linear"), "exact", weights=-u / beta)
         self.margin_ = -1.0 / beta
+        self.threshold_ = 1.0  # c_1 of eq. (5)
         return self

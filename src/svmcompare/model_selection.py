@@ -105,7 +105,7 @@ def _scores(model, X_val, y_val):
     """Validation zero-one error and comparison AUC of a fitted model (NaN if none)."""
     if model is None:
         return {"error": np.nan, "auc": np.nan, "failed": True}
-    report = comparison_report(y_val, model.decision_function(X_val), model._threshold())
+    report = comparison_report(y_val, model.decision_function(X_val), model.threshold_)
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False}
 
 

@@ -122,7 +122,7 @@ def _fit_task(setting, model_name, sets, grid, scoring):
         return {**row, "failed": True, "seconds": time.perf_counter() - start}
     chosen = results[results["selected"]].iloc[0]
     X_test, y_test = sets["test"]
-    scores = _test_scores(y_test, model.decision_function(X_test), model._threshold())
+    scores = _test_scores(y_test, model.decision_function(X_test), model.threshold_)
     return {**row, "failed": False, "C": model.C, "gamma": model.gamma,
             "validation_error": 100.0 * chosen["error"], "validation_auc": chosen["auc"],
             **scores, "seconds": time.perf_counter() - start}
