@@ -90,7 +90,7 @@ def test_cross_validated_scores_are_held_out():
     X, y = make_norm_pairs(200, "l1", random_state=3)
     model = SVMCompare(C=100.0, gamma=2.0)
     in_sample = clone(model).fit(X, y).decision_function(X)
-    held_out = cross_validated_scores(model, X, y, random_state=0)
+    held_out, _ = cross_validated_scores(model, X, y, random_state=0)
     # An overfitted model separates its own training pairs better than held-out ones.
     eq = y == 0
     assert np.mean(np.abs(in_sample[eq])) < np.mean(np.abs(held_out[eq]))

@@ -22,13 +22,14 @@ from ._threshold import threshold_compare
 from ._validation import (
     LABELS,
     check_C,
+    check_context,
     check_kernel_scale,
     check_labels,
     check_pairs,
     check_pairs_labels,
     check_positive,
 )
-from .calibration import ScoreCalibrator, cross_validated_scores
+from .calibration import ScoreCalibrator, cross_validated_scores, score_spread
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
@@ -63,6 +64,8 @@ class Prepared:
     problem: object
     solver: str
     feature_map: object = None  # NystroemMap of the "nystroem" solver, fitted once
+    X: np.ndarray = None  # the validated pairs (calibration refits on them)
+    context: np.ndarray = None  # the validated pair context, or None
 
 
 class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
@@ -121,7 +124,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             return "exact" if wide else "linear"
         return "exact" if n_pairs <= AUTO_NYSTROEM_PAIRS else "nystroem"
 
-    def fit(self, X, y):
+    def fit(self, X, y, context=None):
         """Fit the model on labeled pairs.
 
         Parameters
@@ -131,24 +134,37 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_pairs,)
             Labels in {-1, 0, 1} (eq. 1): 1 if x' is better, -1 if x is
             better, 0 for no significant difference.
+        context : array-like of shape (n_pairs, q), optional
+            An advantage of x' over x that belongs to the positions in the
+            pair, not to the items (e.g. +1 when x' plays at home, -1 when x
+            does, 0 on neutral ground): swapping x and x' negates it.  The
+            comparison becomes d = r(x') - r(x) + v^T context with v
+            (``context_coef_``) learned jointly, as a linear block
+            c_s^T c_t added to K~ (regularized with the ranking function).
+            Then ``decision_function``, ``predict``, ``predict_proba`` and
+            ``score`` need the context of their pairs too.
 
         Returns
         -------
         self
         """
-        prepared = self._prepare(X, y)
+        prepared = self._prepare(X, y, context)
         result, feature_map = self._solve(prepared)
         self._store(prepared, result, feature_map)
         if getattr(self, "probability", False):
-            X, y = check_pairs_labels(X, y)
-            held_out = cross_validated_scores(self, X, y, random_state=self.random_state)
-            self.calibrator_ = ScoreCalibrator().fit(held_out, y)
+            held_out, scales = cross_validated_scores(
+                self, prepared.X, prepared.y, context=prepared.context,
+                random_state=self.random_state)
+            self.calibrator_ = ScoreCalibrator().fit(held_out / scales, prepared.y)
+            self.score_scale_ = score_spread(
+                self._decision_standardized(prepared.Xs, prepared.context))
         return self
 
-    def _prepare(self, X, y):
+    def _prepare(self, X, y, context=None):
         """Validate, standardize and build the binary problem (no solving)."""
         kernel = self._check_params()
         X, y = check_pairs_labels(X, y)
+        context = check_context(context, X.shape[0])
         self._check_label_set(y)
         scaler = Standardizer.fit(X)
         Xs = scaler.transform_pairs(X)
@@ -158,7 +174,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
                 "pairs say nothing about which item is better; check how X was built."
             )
         check_kernel_scale(kernel, Xs)
-        problem = self._binary_problem(Xs, y)
+        problem = self._binary_problem(Xs, y, context)
         solver = self._resolve_solver(kernel, X.shape[0], Xs.shape[2])
         feature_map = None
         if solver == "nystroem":
@@ -169,7 +185,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             if feature_map is not None:
                 solver = "nystroem"
         return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs, problem=problem,
-                        solver=solver, feature_map=feature_map)
+                        solver=solver, feature_map=feature_map, X=X, context=context)
 
     def _solve(self, prepared, gram=None, alpha0=None):
         """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""
@@ -188,6 +204,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             features = problem.items
         D = differences(features, problem.a, problem.b)
         del features
+        if problem.context.shape[1]:
+            D = np.hstack([D, problem.context])  # v is the last q weights
         return solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol), \
             feature_map
 
@@ -202,6 +220,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             # u = sum_t alpha_t y_t (Phi(b_t) - Phi(a_t)) (eq. 17).
             keep, coef = row_expansion(problem.a[sv], problem.b[sv], scale * dual_coef,
                                        problem.items.shape[0])
+            # v = sum_t alpha_t y_t c_t: the context block's share of eq. (17).
+            context_coef = scale * (problem.context[sv].T @ dual_coef)
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
                               expansion=(problem.items[keep], coef))
             self.dual_objective_ = result.objective
@@ -209,10 +229,15 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             self.n_iter_ = result.n_iter
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
+            q = problem.context.shape[1]
+            u = result.u[:result.u.size - q]
+            context_coef = scale * result.u[u.size:]
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
-                              weights=scale * result.u, feature_map=feature_map)
+                              weights=scale * u, feature_map=feature_map)
             self.primal_objective_ = result.primal_objective
             self.n_iter_ = result.n_newton
+        self.context_coef_ = context_coef if prepared.context is not None else None
+        self.n_context_ = 0 if prepared.context is None else prepared.context.shape[1]
         self.support_ = sv
         self.dual_coef_ = dual_coef
         self.n_support_ = np.array(
@@ -221,7 +246,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self.intercept_ = float(result.bias)
         # False after a ConvergenceWarning: the fit stopped short of its tolerance.
         self.converged_ = bool(result.converged)
-        self._finish_fit(prepared.Xs, prepared.y)
+        self._finish_fit(prepared.Xs, prepared.y, prepared.context)
         return self
 
     def _set_ranking(self, scaler, kernel, solver, *, expansion=None, weights=None,
@@ -295,12 +320,14 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             raise ValueError("Z contains NaN or infinity.")
         return self._rank_standardized(self.scaler_.transform_items(Z))
 
-    def decision_function(self, X):
-        """Rank differences r(x') - r(x) of each pair.
+    def decision_function(self, X, context=None):
+        """Rank differences r(x') - r(x) (+ v^T context) of each pair.
 
         Parameters
         ----------
         X : array-like of shape (n_pairs, 2, n_features)
+        context : array-like of shape (n_pairs, q), optional
+            Needed when the model was fitted with a context (see :meth:`fit`).
 
         Returns
         -------
@@ -308,14 +335,18 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = check_pairs(X, n_features=self.n_features_in_)
-        return self._decision_standardized(self.scaler_.transform_pairs(X))
+        context = check_context(context, X.shape[0], getattr(self, "n_context_", 0))
+        return self._decision_standardized(self.scaler_.transform_pairs(X), context)
 
-    def _decision_standardized(self, Xs):
+    def _decision_standardized(self, Xs, context=None):
         n = Xs.shape[0]
         r = self._rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
-        return r[n:] - r[:n]
+        diff = r[n:] - r[:n]
+        if context is not None:
+            diff = diff + context @ self.context_coef_
+        return diff
 
-    def predict(self, X):
+    def predict(self, X, context=None):
         """Compare each pair: c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5).
 
         Returns
@@ -323,10 +354,10 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
         check_is_fitted(self)
-        return threshold_compare(self.decision_function(X), self.threshold_)
+        return threshold_compare(self.decision_function(X, context), self.threshold_)
 
     @available_if(lambda self: getattr(self, "probability", False))
-    def predict_proba(self, X):
+    def predict_proba(self, X, context=None):
         """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
 
         The ordered-logit link of :mod:`svmcompare.calibration` on the rank
@@ -338,13 +369,14 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_pairs, 3)
         """
         check_is_fitted(self, "calibrator_")
-        return self.calibrator_.predict_proba(self.decision_function(X))
+        return self.calibrator_.predict_proba(self.decision_function(X, context)
+                                              / self.score_scale_)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""
         X = check_pairs(X)
         y = check_labels(y, n_pairs=X.shape[0])
-        correct = self.predict(X) == y
+        correct = self.predict(X, context) == y
         return float(np.average(correct, weights=sample_weight))
 
     def __sklearn_tags__(self):

@@ -90,6 +90,13 @@ class BinaryProblem:
     b: np.ndarray  # (m,) int64, index of x~'
     y: np.ndarray  # (m,) float64 in {-1, 1}
     C: np.ndarray  # (m,) float64 > 0
+    # (m, q) float64: the pair context of each row, oriented as the row (negated
+    # when the row is (x', x)); q = 0 without context.
+    context: np.ndarray = None
+
+    def __post_init__(self):
+        if self.context is None:
+            object.__setattr__(self, "context", np.zeros((self.a.shape[0], 0)))
 
     @property
     def m(self):
@@ -107,7 +114,20 @@ def stack_items(Xs):
     return items, first, first + n
 
 
-def flip_compare(Xs, y, C, class_weight=None):
+def _oriented_context(context, rows, sign):
+    """Context of the listed pairs with the orientation of their rows (sign +-1)."""
+    if context is None:
+        return np.zeros((rows.size, 0))
+    return context[rows] * np.asarray(sign, dtype=np.float64).reshape(-1, 1)
+
+
+def _stack_context(context, parts):
+    """Context rows for ``parts``, a list of (pair indices, sign) in row order."""
+    blocks = [_oriented_context(context, rows, sign) for rows, sign in parts]
+    return np.ascontiguousarray(np.concatenate(blocks, axis=0))
+
+
+def flip_compare(Xs, y, C, class_weight=None, context=None):
     """The flipped data of eq. (8) for SVMcompare.
 
     Rows, in the order of eq. (8): the pairs of I_1 as (x, x'), the pairs of
@@ -116,7 +136,8 @@ def flip_compare(Xs, y, C, class_weight=None):
 
     ``class_weight`` scales C per row by flipped label: ``None``,
     ``"balanced"`` (m / (2 * count of the label), as scikit-learn) or a dict
-    ``{1: w, -1: w}``.
+    ``{1: w, -1: w}``.  ``context`` (n, q), the advantage of x' over x, is
+    negated on the rows that are (x', x).
     """
     items, first, second = stack_items(Xs)
     i1 = np.flatnonzero(y == 1)
@@ -129,7 +150,8 @@ def flip_compare(Xs, y, C, class_weight=None):
     )
     weights = flipped_class_weights(ytilde, class_weight)
     Cvec = C * np.where(ytilde > 0, weights[1], weights[-1])
-    return BinaryProblem(items, a, b, ytilde, Cvec)
+    ctx = _stack_context(context, [(i1, 1.0), (im1, -1.0), (i0, 1.0), (i0, -1.0)])
+    return BinaryProblem(items, a, b, ytilde, Cvec, ctx)
 
 
 def flipped_class_weights(ytilde, class_weight):
@@ -165,7 +187,7 @@ def flipped_class_weights(ytilde, class_weight):
     )
 
 
-def flip_rank(Xs, y, C):
+def flip_rank(Xs, y, C, context=None):
     """SVMrank data (eq. 3): inequality pairs only, each oriented so that the
     better item is ``b``; every row has label 1 and no bias."""
     items, first, second = stack_items(Xs)
@@ -173,10 +195,11 @@ def flip_rank(Xs, y, C):
     better_second = y[ineq] == 1
     a = np.where(better_second, first[ineq], second[ineq])
     b = np.where(better_second, second[ineq], first[ineq])
-    return BinaryProblem(items, a, b, np.ones(ineq.size), np.full(ineq.size, float(C)))
+    ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0))])
+    return BinaryProblem(items, a, b, np.ones(ineq.size), np.full(ineq.size, float(C)), ctx)
 
 
-def flip_rank2(Xs, y, C):
+def flip_rank2(Xs, y, C, context=None):
     """The rank2 data of Table 2.
 
     Each equality pair becomes two opposite inequality pairs (x, x') and
@@ -197,4 +220,6 @@ def flip_rank2(Xs, y, C):
         [np.where(better_second, second[ineq], first[ineq]), second[eq], first[eq]]
     )
     Cvec = np.concatenate([np.full(ineq.size, 2.0 * C), np.full(2 * eq.size, float(C))])
-    return BinaryProblem(items, a, b, np.ones(a.size), Cvec)
+    ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0)),
+                                           (eq, 1.0), (eq, -1.0)])
+    return BinaryProblem(items, a, b, np.ones(a.size), Cvec, ctx)

@@ -192,3 +192,35 @@ def check_compare_label_set(y, model="SVMCompare"):
             "y has only equality pairs, so every pair is predicted equal and no ranking "
             "can be learned. SVMRank needs inequality pairs too."
         )
+
+
+def check_context(context, n_pairs, n_context=None):
+    """Validate a pair context: None or an (n_pairs, q) float64 array.
+
+    ``n_context`` is the q a fitted model expects: None (no context at fit)
+    refuses a context, an integer requires one with that many columns.
+    """
+    if context is None:
+        if n_context:
+            raise ValueError(
+                f"The model was fitted with a pair context of {n_context} column(s); pass "
+                "context= (zeros for pairs where neither position has an advantage).")
+        return None
+    context = np.asarray(context)
+    if context.dtype == object or context.dtype.kind not in "biuf":
+        raise TypeError(f"context must be numeric; got dtype {context.dtype}.")
+    if context.ndim == 1:
+        context = context[:, None]
+    if context.ndim != 2 or context.shape[0] != n_pairs:
+        raise ValueError(f"context must have shape (n_pairs, q) = ({n_pairs}, q); "
+                         f"got {context.shape}.")
+    if context.shape[1] == 0:
+        return None if not n_context else check_context(None, n_pairs, n_context)
+    if n_context is not None and context.shape[1] != n_context:
+        what = "no context" if not n_context else f"{n_context} context column(s)"
+        raise ValueError(f"context has {context.shape[1]} column(s), but the model was fitted "
+                         f"with {what}.")
+    context = context.astype(np.float64)
+    if not np.all(np.isfinite(context)):
+        raise ValueError("context contains NaN or infinity.")
+    return context

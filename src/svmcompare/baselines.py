@@ -51,8 +51,8 @@ class _RankSVMBase(PairwiseKernelModel):
         # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
         return 1.0
 
-    def _finish_fit(self, Xs, y):
-        self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
+    def _finish_fit(self, Xs, y, context=None):
+        self.threshold_ = fit_threshold(self._decision_standardized(Xs, context), y)
 
 
 class SVMRank(_RankSVMBase):
@@ -99,9 +99,9 @@ class SVMRank(_RankSVMBase):
                 "With only equality pairs no ranking can be learned."
             )
 
-    def _binary_problem(self, Xs, y):
+    def _binary_problem(self, Xs, y, context=None):
         # Eq. (3) on I_1 and I_-1, each pair oriented toward its better item.
-        return flip_rank(Xs, y, float(self.C))
+        return flip_rank(Xs, y, float(self.C), context)
 
 
 class SVMRank2(_RankSVMBase):
@@ -121,5 +121,5 @@ class SVMRank2(_RankSVMBase):
         # Every label set gives inequality pairs here: nothing to refuse.
         return None
 
-    def _binary_problem(self, Xs, y):
-        return flip_rank2(Xs, y, float(self.C))
+    def _binary_problem(self, Xs, y, context=None):
+        return flip_rank2(Xs, y, float(self.C), context)

@@ -102,11 +102,29 @@ class ScoreCalibrator:
         return proba
 
 
-def cross_validated_scores(estimator, X, y, cv=5, random_state=None):
+def score_spread(score):
+    """Root mean square of scores (1 when they are all 0): the unit in which a
+    model's scores reach the link, so that models whose scores differ only in
+    scale (e.g. Lemma 1's 1 / (-beta) for beta near 0) share one link."""
+    spread = float(np.sqrt(np.mean(np.square(score)))) if np.size(score) else 0.0
+    return spread if spread > 0 and np.isfinite(spread) else 1.0
+
+
+def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None):
     """Held-out decision values d of every pair by K-fold refits of ``estimator``.
 
     Folds are stratified by label and shuffled with ``random_state``; K is
     lowered to the size of the smallest label class if needed (at least 2).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_pairs,)
+        Each pair's d from the fold model that did not see it.
+    spreads : ndarray of shape (n_pairs,)
+        The :func:`score_spread` of that fold model's d on its own training
+        pairs: ``scores / spreads`` puts every fold on one scale, which a
+        link needs (pooling folds whose scores differ by orders of magnitude
+        gives probabilities that do not depend on the pair).
     """
     counts = np.unique(y, return_counts=True)[1]
     folds = min(cv, int(counts.min()))
@@ -116,7 +134,12 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None):
             f"cross-validation; the rarest label has {counts.min()}.")
     splitter = StratifiedKFold(folds, shuffle=True, random_state=random_state)
     scores = np.empty(y.shape[0])
+    spreads = np.empty(y.shape[0])
     for train, test in splitter.split(np.zeros(y.shape[0]), y):
-        model = clone(estimator).set_params(probability=False).fit(X[train], y[train])
-        scores[test] = model.decision_function(X[test])
-    return scores
+        model = clone(estimator).set_params(probability=False)
+        fit_context = None if context is None else context[train]
+        model.fit(X[train], y[train], context=fit_context)
+        scores[test] = model.decision_function(
+            X[test], context=None if context is None else context[test])
+        spreads[test] = score_spread(model.decision_function(X[train], context=fit_context))
+    return scores, spreads

@@ -175,9 +175,9 @@ class SVMCompare(PairwiseKernelModel):
     def _check_label_set(self, y):
         check_compare_label_set(y, "SVMCompare")
 
-    def _binary_problem(self, Xs, y):
+    def _binary_problem(self, Xs, y, context=None):
         # Flipped data, eq. (8).
-        return flip_compare(Xs, y, float(self.C), self.class_weight)
+        return flip_compare(Xs, y, float(self.C), self.class_weight, context)
 
     def _check_params(self):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it
@@ -216,9 +216,9 @@ class SVMCompare(PairwiseKernelModel):
         self.degenerate_ = True  # set only now: a raising fit leaves no fitted state
         return 1.0
 
-    def _finish_fit(self, Xs, y):
+    def _finish_fit(self, Xs, y, context=None):
         if self.degenerate_:
-            self.threshold_ = fit_threshold(self._decision_standardized(Xs), y)
+            self.threshold_ = fit_threshold(self._decision_standardized(Xs, context), y)
             self.margin_ = np.nan
         else:
             # c_1 of eq. (5): rank differences within [-1, 1] are not significant.

@@ -83,6 +83,12 @@ class SVMCompareLP(SVMCompare):
     def _resolve_solver(self, kernel, n_pairs, n_features=1):
         return "lp"
 
+    def fit(self, X, y, context=None):
+        """Solve (LP-1) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
+        if context is not None:
+            raise ValueError("SVMCompareLP does not take a pair context; SVMCompare does.")
+        return super().fit(X, y)
+
     def _solve(self, prepared, gram=None, alpha0=None):
         """Solve (LP-1); ``gram`` (the item kernel matrix) is shared along C paths."""
         problem = prepared.problem
@@ -99,5 +105,6 @@ class SVMCompareLP(SVMCompare):
         self.intercept_ = result.beta
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective
+        self.n_context_ = 0
         self._finish_fit(prepared.Xs, prepared.y)
         return self

@@ -191,9 +191,9 @@ def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
 
     K~_st = k(b_s, b_t) - k(b_s, a_t) - k(a_s, b_t) + k(a_s, a_t) = d(b_t) - d(a_t)
     with d = k(b_s, .) - k(a_s, .): two kernel rows, over the items of the
-    listed rows only.
+    listed rows only.  A pair context adds its linear block: K~_st += c_s . c_t.
     """
-    a, b, y = pairs
+    a, b, y, ctx = pairs
     ka, d = work[0], work[1]
     item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
     item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
@@ -207,12 +207,25 @@ def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
     for k in range(n_rows):
         t = position(rows, k)
         out[t] = ys * y[t] * (d[b[t]] - d[a[t]])
+    if ctx.shape[1] > 0:  # a separate loop: the one above stays as fast without context
+        for k in range(n_rows):
+            t = position(rows, k)
+            out[t] += ys * y[t] * context_dot(ctx, s, t)
+
+
+@njit(cache=True, inline="always")
+def context_dot(ctx, s, t):
+    """c_s . c_t, the context block of K~."""
+    total = 0.0
+    for f in range(ctx.shape[1]):
+        total += ctx[s, f] * ctx[t, f]
+    return total
 
 
 @njit(cache=True)
 def items_of(rows, pairs, n_items, subset):
     """Write the items of ``rows`` into ``subset`` (sorted); return their number."""
-    a, b, _ = pairs
+    a, b = pairs[0], pairs[1]
     used = np.zeros(n_items, dtype=np.bool_)
     for k in range(rows.shape[0]):
         used[a[rows[k]]] = True
@@ -227,9 +240,9 @@ def items_of(rows, pairs, n_items, subset):
 
 @njit(cache=True)
 def q_diagonal(kp, pairs):
-    """QD_t = K~_tt = k(b, b) - 2 k(a, b) + k(a, a), without any kernel row."""
+    """QD_t = K~_tt = k(b, b) - 2 k(a, b) + k(a, a) (+ |c_t|^2), without any kernel row."""
     code, items, sqnorm, gamma, coef0, degree, gram = kp
-    a, b, _ = pairs
+    a, b, ctx = pairs[0], pairs[1], pairs[3]
     m = a.shape[0]
     out = np.empty(m)
     p = items.shape[1]
@@ -248,5 +261,5 @@ def q_diagonal(kp, pairs):
             kab = kernel_value(code, dab, sqnorm[ia], sqnorm[ib], gamma, coef0, degree)
         kaa = kernel_value(code, sqnorm[ia], sqnorm[ia], sqnorm[ia], gamma, coef0, degree)
         kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
-        out[t] = kbb - 2.0 * kab + kaa
+        out[t] = kbb - 2.0 * kab + kaa + context_dot(ctx, t, t)
     return out

@@ -246,12 +246,13 @@ def _gradient_on(rows, kp, pairs, alpha, cache, G):
     c = sum_s alpha_s y_s (e_{b_s} - e_{a_s}) (eqs. 17 and 19), one kernel row
     per item with a nonzero coefficient, over the items of the listed rows.
     """
-    a, b, y = pairs
+    a, b, y, ctx = pairs
     data, slot_of, full, work = cache[0], cache[1], cache[5], cache[7]
     n_items = kp[1].shape[0]
     for t in rows:
         G[t] = -1.0
     coef = np.zeros(n_items)
+    v = np.zeros(ctx.shape[1])  # sum_s alpha_s y_s c_s over the uncached rows
     for s in range(alpha.shape[0]):
         if alpha[s] == 0.0:
             continue
@@ -262,6 +263,8 @@ def _gradient_on(rows, kp, pairs, alpha, cache, G):
         else:
             coef[b[s]] += alpha[s] * y[s]
             coef[a[s]] -= alpha[s] * y[s]
+            for f in range(v.shape[0]):
+                v[f] += alpha[s] * y[s] * ctx[s, f]
     targets = np.empty(n_items, dtype=np.int64)
     n_targets = items_of(rows, pairs, n_items, targets)
     f = np.zeros(n_items)
@@ -276,6 +279,8 @@ def _gradient_on(rows, kp, pairs, alpha, cache, G):
             cache[4][1] += n_targets * (kp[1].shape[1] + 3)
     for t in rows:
         G[t] += y[t] * (f[b[t]] - f[a[t]])
+        for k in range(v.shape[0]):
+            G[t] += y[t] * v[k] * ctx[t, k]
 
 
 @njit(cache=True)
@@ -654,8 +659,9 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
 
     Parameters
     ----------
-    problem : svmcompare._pairs.BinaryProblem
-        Items, the index pairs (a, b) of each row, labels and per-row C.
+    problem : svmcompare.solvers.BinaryProblem
+        Items, the index pairs (a, b) of each row, labels, per-row C and the
+        rows' pair context (a linear block c_s . c_t added to K~).
     kernel : KernelSpec
     bias : bool, default=True
         Whether the primal has an unregularized bias beta (SVMcompare, eq. 9);
@@ -687,6 +693,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     b = np.ascontiguousarray(problem.b, dtype=np.int64)
     y = np.ascontiguousarray(problem.y, dtype=np.float64)
     C = np.ascontiguousarray(problem.C, dtype=np.float64)
+    context = np.ascontiguousarray(problem.context, dtype=np.float64)
     m = a.shape[0]
     budget = float(cache_size) * 2**20
 
@@ -715,7 +722,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     kp = (code, items, sqnorm, float(kernel.gamma), float(kernel.coef0), int(kernel.degree),
           gram)
     alpha, G, n_iter, violation, objective, max_shrunk, scale = _smo(
-        kp, (a, b, y), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
+        kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
         bool(shrinking),
     )
     _snap_to_bounds(alpha, C)

@@ -1,0 +1,117 @@
+"""Pair context: an advantage that belongs to the position in the pair (issue 16)."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from svmcompare import SVMCompare, SVMRank
+from svmcompare._problem import BinaryProblem, flip_compare
+from svmcompare.kernels import resolve_kernel
+from svmcompare.solvers import solve_dual
+
+from .reference.dense import dual_objective, ktilde_from_definition, rbf, solve_dual_reference
+
+
+def _home_advantage_pairs(n=400, home=0.8, seed=0):
+    """r(z) = 2 z_0 - z_1; x' at home (+1), x at home (-1) or neutral (0)."""
+    rng = np.random.default_rng(seed)
+    Xi, Xip = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    context = rng.choice([-1.0, 0.0, 1.0], size=n)
+    w = np.array([2.0, -1.0])
+    d = Xip @ w - Xi @ w + home * context + rng.logistic(scale=0.3, size=n)
+    y = np.where(d > 0.7, 1, np.where(d < -0.7, -1, 0))
+    return np.stack([Xi, Xip], axis=1), y, context[:, None]
+
+
+@pytest.mark.parametrize("solver", ["linear", "exact"])
+def test_a_simulated_home_advantage_is_recovered(solver):
+    X, y, context = _home_advantage_pairs()
+    model = SVMCompare(kernel="linear", C=10.0, solver=solver).fit(X, y, context=context)
+    # The ranking's scale is Lemma 1's; the advantage in units of w_0 is not.
+    ratio = model.context_coef_[0] / model.coef_[0]
+    assert ratio == pytest.approx(0.8 / 2.0, rel=0.2)
+    plain = SVMCompare(kernel="linear", C=10.0, solver=solver).fit(X, y)
+    assert model.score(X, y, context=context) > plain.score(X, y) + 0.03
+
+
+def test_exact_and_linear_solvers_agree_on_the_context_coefficient():
+    X, y, context = _home_advantage_pairs(n=150, seed=1)
+    exact = SVMCompare(kernel="linear", C=1.0, solver="exact", tol=1e-6).fit(X, y, context)
+    linear = SVMCompare(kernel="linear", C=1.0, solver="linear", tol=1e-8).fit(X, y, context)
+    np.testing.assert_allclose(exact.context_coef_, linear.context_coef_, rtol=1e-3)
+    np.testing.assert_allclose(exact.decision_function(X, context),
+                               linear.decision_function(X, context), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_the_context_block_is_the_dual_of_the_reference_qp(shrinking):
+    # Independent check of the compiled context block: Clarabel on
+    # Q = y y^T * (K~ + C C^T) built from the definitions.
+    X, y, context = _home_advantage_pairs(n=40, seed=2)
+    problem = flip_compare(X, y, 1.0, None, context)
+    kernel = resolve_kernel("rbf", gamma=0.5)
+    xt, xtp = problem.items[problem.a], problem.items[problem.b]
+    K = ktilde_from_definition(xt, xtp, rbf(0.5)) + problem.context @ problem.context.T
+    Q = np.outer(problem.y, problem.y) * K
+    reference = solve_dual_reference(Q, problem.y, problem.C)
+    ours = solve_dual(problem, kernel, tol=1e-8, shrinking=shrinking)
+    assert dual_objective(ours.alpha, Q) == pytest.approx(dual_objective(reference, Q),
+                                                          rel=1e-6)
+
+
+def test_warm_started_gradients_include_the_context():
+    X, y, context = _home_advantage_pairs(n=60, seed=3)
+    problem = flip_compare(X, y, 1.0, None, context)
+    kernel = resolve_kernel("rbf", gamma=0.5)
+    cold = solve_dual(problem, kernel, tol=1e-8)
+    warm = solve_dual(problem, kernel, tol=1e-8, alpha0=cold.alpha, cache_size=0.001)
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-9)
+    assert warm.n_iter <= 2
+
+
+def test_an_empty_context_is_the_problem_without_context():
+    X, y, _ = _home_advantage_pairs(n=60, seed=4)
+    problem = flip_compare(X, y, 1.0)
+    empty = BinaryProblem(problem.items, problem.a, problem.b, problem.y, problem.C,
+                          np.zeros((problem.m, 0)))
+    kernel = resolve_kernel("rbf", gamma=0.5)
+    np.testing.assert_array_equal(solve_dual(problem, kernel).alpha,
+                                  solve_dual(empty, kernel).alpha)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_swapping_the_pair_and_negating_the_context_mirrors_everything(kernel):
+    X, y, context = _home_advantage_pairs(n=200, seed=5)
+    model = SVMCompare(kernel=kernel, probability=True, random_state=0).fit(X, y, context)
+    swapped = X[:, ::-1]
+    np.testing.assert_allclose(model.decision_function(swapped, -context),
+                               -model.decision_function(X, context), atol=1e-10)
+    np.testing.assert_array_equal(model.predict(swapped, -context), -model.predict(X, context))
+    np.testing.assert_allclose(model.predict_proba(swapped, -context),
+                               model.predict_proba(X, context)[:, ::-1], atol=1e-10)
+
+
+def test_baselines_take_a_context_too():
+    X, y, context = _home_advantage_pairs(n=200, seed=6)
+    model = SVMRank(kernel="linear").fit(X, y, context=context)
+    assert model.context_coef_[0] / model.coef_[0] == pytest.approx(0.4, rel=0.3)
+
+
+def test_context_errors_name_the_problem():
+    X, y, context = _home_advantage_pairs(n=100, seed=7)
+    fitted = SVMCompare(kernel="linear").fit(X, y, context=context)
+    with pytest.raises(ValueError, match="fitted with a pair context of 1 column"):
+        fitted.predict(X)
+    with pytest.raises(ValueError, match="2 column"):
+        fitted.predict(X, np.hstack([context, context]))
+    plain = clone(fitted).fit(X, y)
+    with pytest.raises(ValueError, match="fitted with no context"):
+        plain.predict(X, context)
+    with pytest.raises(ValueError, match="shape"):
+        clone(fitted).fit(X, y, context=context[:50])
+    with pytest.raises(ValueError, match="NaN"):
+        clone(fitted).fit(X, y, context=np.full_like(context, np.nan))
+    with pytest.raises(TypeError, match="numeric"):
+        clone(fitted).fit(X, y, context=np.full(context.shape, "home", dtype=object))
+    # A 1-D context is one column.
+    assert clone(fitted).fit(X, y, context=context[:, 0]).context_coef_.shape == (1,)
