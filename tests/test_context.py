@@ -44,7 +44,8 @@ def test_exact_and_linear_solvers_agree_on_the_context_coefficient():
 
 
 @pytest.mark.parametrize("shrinking", [True, False])
-def test_the_context_block_is_the_dual_of_the_reference_qp(shrinking):
+@pytest.mark.parametrize("precomputed", [False, True])
+def test_the_context_block_is_the_dual_of_the_reference_qp(shrinking, precomputed):
     # Independent check of the compiled context block: Clarabel on
     # Q = y y^T * (K~ + C C^T) built from the definitions.
     X, y, context = _home_advantage_pairs(n=40, seed=2)
@@ -54,7 +55,8 @@ def test_the_context_block_is_the_dual_of_the_reference_qp(shrinking):
     K = ktilde_from_definition(xt, xtp, rbf(0.5)) + problem.context @ problem.context.T
     Q = np.outer(problem.y, problem.y) * K
     reference = solve_dual_reference(Q, problem.y, problem.C)
-    ours = solve_dual(problem, kernel, tol=1e-8, shrinking=shrinking)
+    gram = kernel.block(problem.items, problem.items) if precomputed else None
+    ours = solve_dual(problem, kernel, tol=1e-8, shrinking=shrinking, gram=gram)
     assert dual_objective(ours.alpha, Q) == pytest.approx(dual_objective(reference, Q),
                                                           rel=1e-6)
 

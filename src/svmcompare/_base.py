@@ -29,7 +29,13 @@ from ._validation import (
     check_pairs_labels,
     check_positive,
 )
-from .calibration import ScoreCalibrator, cross_validated_scores, score_spread
+from .calibration import (
+    PairTieCalibrator,
+    ScoreCalibrator,
+    cross_validated_scores,
+    pair_tie_features,
+    score_spread,
+)
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
@@ -155,9 +161,19 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             held_out, scales = cross_validated_scores(
                 self, prepared.X, prepared.y, context=prepared.context,
                 random_state=self.random_state)
-            self.calibrator_ = ScoreCalibrator().fit(held_out / scales, prepared.y)
-            self.score_scale_ = score_spread(
-                self._decision_standardized(prepared.Xs, prepared.context))
+            self._calibrate(held_out / scales, prepared.y, prepared.Xs, prepared.context)
+        return self
+
+    def _calibrate(self, held_out, y, Xs, context=None):
+        """Fit the probability link on held-out scores in units of their fold
+        model's training-score spread (see :func:`calibration.cross_validated_scores`),
+        for pairs ``Xs`` standardized by this model; sets ``calibrator_`` and
+        ``score_scale_`` (this model's training-score spread)."""
+        if getattr(self, "tie_band", "constant") == "pair":
+            self.calibrator_ = PairTieCalibrator().fit(held_out, y, pair_tie_features(Xs))
+        else:
+            self.calibrator_ = ScoreCalibrator().fit(held_out, y)
+        self.score_scale_ = score_spread(self._decision_standardized(Xs, context))
         return self
 
     def _prepare(self, X, y, context=None):
@@ -369,8 +385,11 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_pairs, 3)
         """
         check_is_fitted(self, "calibrator_")
-        return self.calibrator_.predict_proba(self.decision_function(X, context)
-                                              / self.score_scale_)
+        X = check_pairs(X, n_features=self.n_features_in_)
+        context = check_context(context, X.shape[0], getattr(self, "n_context_", 0))
+        Xs = self.scaler_.transform_pairs(X)
+        diff = self._decision_standardized(Xs, context) / self.score_scale_
+        return self.calibrator_.predict_proba(diff, pair_tie_features(Xs))
 
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""

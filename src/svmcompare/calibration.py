@@ -27,6 +27,21 @@ The slope w is kept >= 0: scores that rank the outcomes backwards on the
 calibration pairs give w = 0, the class frequencies, rather than probabilities
 that fall as d grows.
 
+Drawish pairs.  With a constant band, how likely a tie is depends on the
+pair only through |d|; yet two defensive teams draw more often than two
+attacking teams of the same strength.  :class:`PairTieCalibrator` lets the
+band's half-width depend on the pair through symmetric pair features s
+(by default s = [(x + x') / 2, |x' - x|] on standardized features, which a
+swap leaves unchanged):
+
+    P(y = -1) = sigma(-theta(s) - w d),
+    P(y =  1) = sigma(-theta(s) + w d),
+    P(y =  0) = 1 - P(y = -1) - P(y = 1),    theta(s) = exp(a + b^T s) > 0,
+
+so that P(y = 0) is symmetric and P(y = -1) <-> P(y = 1) antisymmetric under
+a swap, as for the constant band (b = 0 is it).  w >= 0, a and b are fitted
+by maximum likelihood on both orientations with a ridge on b.
+
 For a fitted SVM the scores must be held out: :func:`cross_validated_scores`
 refits clones of the model on K folds and scores each pair with the model
 that did not see it (as scikit-learn's ``SVC(probability=True)`` does for
@@ -36,6 +51,8 @@ Platt scaling).
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
@@ -44,6 +61,7 @@ from .ordered_logit import OrderedLogit
 
 # A ridge on w that only matters when the scores separate the outcomes.
 _LINK_ALPHA = 1e-6
+_TINY = 1e-300
 
 
 class ScoreCalibrator:
@@ -69,16 +87,7 @@ class ScoreCalibrator:
 
     def fit(self, score, y):
         """Fit on scores (n,) and labels (n,) in {-1, 0, 1} (at least two distinct)."""
-        score = np.asarray(score, dtype=np.float64).ravel()
-        y = np.asarray(y).ravel()
-        if score.shape != y.shape:
-            raise ValueError(f"score has {score.size} entries but y has {y.size}.")
-        if not np.all(np.isfinite(score)):
-            raise ValueError("score contains NaN or infinity.")
-        if not np.all(np.isin(y, LABELS)):
-            raise ValueError("y must be in {-1, 0, 1}.")
-        if np.unique(y).size < 2:
-            raise ValueError("Calibrating probabilities needs at least two distinct outcomes.")
+        score, y = _check_scores_labels(score, y)
         if self.symmetric:
             score, y = np.concatenate([score, -score]), np.concatenate([y, -y])
         spread = score.std()
@@ -93,13 +102,110 @@ class ScoreCalibrator:
             self.link_.thresholds_ = (cuts - cuts[::-1]) / 2
         return self
 
-    def predict_proba(self, score):
-        """(n, 3) probabilities of -1, 0, 1 for scores (n,)."""
+    def predict_proba(self, score, tie_features=None):
+        """(n, 3) probabilities of -1, 0, 1 for scores (n,) (``tie_features`` unused)."""
         score = np.asarray(score, dtype=np.float64).ravel()
         present = self.link_.predict_proba(score[:, None] / self.scale_)
         proba = np.zeros((score.size, len(LABELS)))
         proba[:, np.searchsorted(LABELS, self.link_.classes_)] = present
         return proba
+
+
+# Ridge on the tie-band coefficients b of PairTieCalibrator, in units of the
+# summed log-likelihood over both orientations: enough to keep a band driven by
+# dozens of pair features from fitting noise on a few hundred pairs.
+_BAND_ALPHA = 10.0
+
+
+def pair_tie_features(Xs):
+    """Symmetric pair features s = [(x + x') / 2, |x' - x|] of standardized pairs."""
+    return np.hstack([(Xs[:, 0] + Xs[:, 1]) / 2, np.abs(Xs[:, 1] - Xs[:, 0])])
+
+
+def _band_objective(params, d, S, y, alpha):
+    """Negative log-likelihood of the pair-dependent band and its gradient."""
+    w, a, b = params[0], params[1], params[2:]
+    theta = np.exp(np.clip(a + S @ b, -30.0, 30.0))
+    lower, upper = -theta - w * d, theta - w * d  # P(y <= -1), P(y <= 0) = sigma(.)
+    s_lo, s_up = expit(lower), expit(upper)
+    p_loss, p_win = s_lo, 1.0 - s_up
+    p_tie = np.maximum(s_up - s_lo, _TINY)
+    prob = np.where(y < 0, np.maximum(p_loss, _TINY),
+                    np.where(y > 0, np.maximum(p_win, _TINY), p_tie))
+    # d(log P)/d lower and d(log P)/d upper for each outcome.
+    g_lo = np.where(y < 0, 1.0 - s_lo, np.where(y > 0, 0.0, -s_lo * (1 - s_lo) / p_tie))
+    g_up = np.where(y < 0, 0.0, np.where(y > 0, -s_up, s_up * (1 - s_up) / p_tie))
+    loss = -np.sum(np.log(prob)) + 0.5 * alpha * (b @ b)
+    grad_w = np.sum((g_lo + g_up) * d)  # d lower / dw = d upper / dw = -d
+    g_theta = (g_up - g_lo) * theta  # d(log P)/d(a + b^T s)
+    grad_a = -np.sum(g_theta)
+    grad_b = -(S.T @ g_theta) + alpha * b
+    return loss, np.concatenate([[grad_w, grad_a], grad_b])
+
+
+class PairTieCalibrator:
+    """Win / tie / loss link whose tie band depends on the pair (see the module docstring).
+
+    Attributes
+    ----------
+    slope_ : float
+        w (on scores divided by ``scale_``).
+    band_intercept_ : float
+        a.
+    band_coef_ : ndarray
+        b, on the tie features standardized by ``feature_mean_``, ``feature_scale_``.
+    scale_ : float
+    """
+
+    def fit(self, score, y, tie_features):
+        score, y = _check_scores_labels(score, y)
+        S = np.asarray(tie_features, dtype=np.float64)
+        if S.ndim != 2 or S.shape[0] != score.size:
+            raise ValueError(f"tie_features must have shape ({score.size}, k); got {S.shape}.")
+        # Both orientations: s is unchanged by a swap, d and y change sign.
+        d, yy, S = np.concatenate([score, -score]), np.concatenate([y, -y]), np.vstack([S, S])
+        spread = d.std()
+        self.scale_ = float(spread) if spread > 0 else 1.0
+        d = d / self.scale_
+        self.feature_mean_ = S.mean(axis=0)
+        scale = S.std(axis=0)
+        self.feature_scale_ = np.where(scale > 0, scale, 1.0)
+        S = (S - self.feature_mean_) / self.feature_scale_
+        start = ScoreCalibrator().fit(score, y)
+        w0 = float(start.link_.coef_[0]) / start.scale_ * self.scale_
+        theta0 = max(float(start.link_.thresholds_[1]), 1e-3)
+        x0 = np.concatenate([[w0, np.log(theta0)], np.zeros(S.shape[1])])
+        bounds = [(0.0, None)] + [(None, None)] * (S.shape[1] + 1)
+        result = minimize(_band_objective, x0, args=(d, S, yy, _BAND_ALPHA), jac=True,
+                          method="L-BFGS-B", bounds=bounds)
+        self.slope_ = float(result.x[0])
+        self.band_intercept_ = float(result.x[1])
+        self.band_coef_ = result.x[2:]
+        return self
+
+    def predict_proba(self, score, tie_features):
+        """(n, 3) probabilities of -1, 0, 1."""
+        d = np.asarray(score, dtype=np.float64).ravel() / self.scale_
+        S = (np.asarray(tie_features, dtype=np.float64) - self.feature_mean_) \
+            / self.feature_scale_
+        theta = np.exp(np.clip(self.band_intercept_ + S @ self.band_coef_, -30.0, 30.0))
+        p_loss = expit(-theta - self.slope_ * d)
+        p_win = expit(-theta + self.slope_ * d)
+        return np.column_stack([p_loss, np.maximum(1.0 - p_loss - p_win, 0.0), p_win])
+
+
+def _check_scores_labels(score, y):
+    score = np.asarray(score, dtype=np.float64).ravel()
+    y = np.asarray(y).ravel()
+    if score.shape != y.shape:
+        raise ValueError(f"score has {score.size} entries but y has {y.size}.")
+    if not np.all(np.isfinite(score)):
+        raise ValueError("score contains NaN or infinity.")
+    if not np.all(np.isin(y, LABELS)):
+        raise ValueError("y must be in {-1, 0, 1}.")
+    if np.unique(y).size < 2:
+        raise ValueError("Calibrating probabilities needs at least two distinct outcomes.")
+    return score, y
 
 
 def score_spread(score):

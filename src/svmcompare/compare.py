@@ -13,6 +13,7 @@ from ._validation import check_compare_label_set
 from .exceptions import NoRankingError
 
 ON_DEGENERATE = ("fallback", "raise")
+TIE_BANDS = ("constant", "pair")
 
 
 def check_on_degenerate(value):
@@ -88,7 +89,17 @@ class SVMCompare(PairwiseKernelModel):
     probability : bool, default=False
         Also fit the win / tie / loss probabilities of :meth:`predict_proba`:
         an ordered-logit link on held-out rank differences from 5-fold refits
-        (:mod:`svmcompare.calibration`), at the cost of 5 more fits.
+        (:mod:`svmcompare.calibration`), at the cost of 5 more fits
+        (:class:`SVMCompareCV` reuses its folds instead).
+    tie_band : {"constant", "pair"}, default="constant"
+        The probability link's tie band.  "constant": P(y = 0) depends on
+        the pair only through |r(x') - r(x)| (the paper's model).  "pair":
+        drawish pairs, a band of half-width exp(a + b^T s) with symmetric
+        pair features s = [(x + x') / 2, |x' - x|] (standardized), so that
+        two items can tie more often than their rank gap says
+        (:class:`svmcompare.calibration.PairTieCalibrator`, equations in
+        its module).  Only ``predict_proba`` changes; ``SVMCompareCV``
+        chooses it by validation.
     random_state : int, RandomState or None
         Seed of the Nystroem landmarks and of the calibration folds (the
         solvers are otherwise deterministic).
@@ -155,7 +166,7 @@ class SVMCompare(PairwiseKernelModel):
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, random_state=None):
+                 probability=False, tie_band="constant", random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -170,6 +181,7 @@ class SVMCompare(PairwiseKernelModel):
         self.solver = solver
         self.n_components = n_components
         self.probability = probability
+        self.tie_band = tie_band
         self.random_state = random_state
 
     def _check_label_set(self, y):
@@ -181,6 +193,8 @@ class SVMCompare(PairwiseKernelModel):
 
     def _check_params(self):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it
+        if self.tie_band not in TIE_BANDS:
+            raise ValueError(f"tie_band must be one of {TIE_BANDS}; got {self.tie_band!r}.")
         return super()._check_params()
 
     def _rank_scale(self, beta, bias_noise=0.0):

@@ -26,15 +26,18 @@ import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._validation import check_C, check_pairs_labels
+from ._problem import Standardizer
+from ._validation import check_C, check_context, check_pairs_labels
+from .calibration import PairTieCalibrator, ScoreCalibrator, pair_tie_features, score_spread
 from .compare import SVMCompare
 from .exceptions import NoRankingError
 from .metrics import comparison_report
 
-SCORINGS = ("error", "auc")
+SCORINGS = ("error", "auc", "log_loss")
 
 
 def paper_grid(n_C=10, n_gamma=10):
@@ -50,12 +53,19 @@ def paper_grid(n_C=10, n_gamma=10):
 
 
 def _grid_points(param_grid):
-    names = list(param_grid)
-    combos = itertools.product(*param_grid.values())
-    return [dict(zip(names, values, strict=True)) for values in combos]
+    """Grid points of a dict (Cartesian product) or a list of dicts (their union)."""
+    grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
+    points = []
+    for grid in grids:
+        if not isinstance(grid, dict):
+            raise TypeError(f"param_grid must be a dict or a list of dicts; got {grid!r}.")
+        names = list(grid)
+        for values in itertools.product(*grid.values()):
+            points.append(dict(zip(names, values, strict=True)))
+    return points
 
 
-def fit_C_path(estimator, X, y, Cs):
+def fit_C_path(estimator, X, y, Cs, context=None):
     """Fit ``estimator`` at every C in ``Cs``, sharing work between the fits.
 
     Parameters
@@ -64,6 +74,8 @@ def fit_C_path(estimator, X, y, Cs):
         Its other hyper-parameters (kernel, gamma, class_weight...) are used.
     X, y : pair array and labels
     Cs : sequence of float > 0
+    context : array of shape (n_pairs, q), optional
+        The pair context (see :meth:`SVMCompare.fit`).
 
     Returns
     -------
@@ -74,7 +86,7 @@ def fit_C_path(estimator, X, y, Cs):
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
-    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y)
+    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context)
     unit_cost = prepared.problem.C
     gram = None
     if prepared.solver in ("exact", "lp"):
@@ -101,24 +113,33 @@ def fit_C_path(estimator, X, y, Cs):
     return models
 
 
-def _scores(model, X_val, y_val):
-    """Validation zero-one error and comparison AUC of a fitted model (NaN if none)."""
+def _take(context, rows):
+    return None if context is None else context[rows]
+
+
+def _scores(model, X, y, context, split):
+    """Validation error, AUC and the held-out scores in units of the model's
+    training-score spread (for a probability link); NaN when the fit failed."""
     if model is None:
-        return {"error": np.nan, "auc": np.nan, "failed": True}
-    report = comparison_report(y_val, model.decision_function(X_val), model.threshold_)
-    return {"error": report["error_rate"], "auc": report["auc"], "failed": False}
-
-
-def _path_on_split(estimator, Cs, X, y, split, keep_models):
-    """Fit the C path on the split's training pairs, score on its validation pairs."""
+        return {"error": np.nan, "auc": np.nan, "failed": True, "held_out": None}
     train, val = split
-    models = fit_C_path(estimator, X[train], y[train], Cs)
-    scores = [_scores(model, X[val], y[val]) for model in models]
+    diff = model.decision_function(X[val], _take(context, val))
+    spread = score_spread(model.decision_function(X[train], _take(context, train)))
+    report = comparison_report(y[val], diff, model.threshold_)
+    return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
+            "held_out": diff / spread}
+
+
+def _path_on_split(estimator, Cs, X, y, context, split, keep_models):
+    """Fit the C path on the split's training pairs, score on its validation pairs."""
+    train, _ = split
+    models = fit_C_path(estimator, X[train], y[train], Cs, _take(context, train))
+    scores = [_scores(model, X, y, context, split) for model in models]
     return models if keep_models else [None] * len(models), scores
 
 
-def search_grid(estimator, param_grid, X, y, splits, *, n_jobs=None, progress=False,
-                description=None, keep_models=False):
+def search_grid(estimator, param_grid, X, y, splits, *, context=None, n_jobs=None,
+                progress=False, description=None, keep_models=False):
     """Score every grid point on every (train, validation) split.
 
     The one search engine under :func:`validation_search` (one split) and
@@ -130,10 +151,12 @@ def search_grid(estimator, param_grid, X, y, splits, *, n_jobs=None, progress=Fa
     ----------
     estimator : estimator
         A comparison estimator; its other hyper-parameters are kept.
-    param_grid : dict of name -> sequence
-        The Cartesian product of the values, in ``itertools.product`` order.
+    param_grid : dict of name -> sequence, or list of such dicts
+        The Cartesian product of the values, in ``itertools.product`` order
+        (the union over the dicts of a list, in order).
     X, y : pair array and labels
     splits : list of (train indices, validation indices)
+    context : array of shape (n_pairs, q), optional
     n_jobs, progress, description : parallelism and the progress bar
     keep_models : bool, default=False
         Return the fitted models too (memory: one model per point and split).
@@ -143,44 +166,50 @@ def search_grid(estimator, param_grid, X, y, splits, *, n_jobs=None, progress=Fa
     points : list of dict
         The grid points.
     scores : list (per split) of list (per point) of dict
-        ``error``, ``auc`` and ``failed`` (no ranking function) of each point.
+        ``error``, ``auc``, ``failed`` (no ranking function) and
+        ``held_out`` (validation scores over the model's training-score
+        spread) of each point.
     models : list (per split) of list (per point), or None
     """
-    points, Cs, groups = _grouped_by_C(param_grid, estimator)
-    tasks = [(k, others, indices) for k in range(len(splits))
-             for others, indices in groups.items()]
+    points = _grid_points(param_grid)
+    groups = _grouped_by_C(points, estimator)
+    tasks = [(k, others, entries) for k in range(len(splits))
+             for others, entries in groups.items()]
     jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=not progress,
                 leave=False)
     outputs = Parallel(n_jobs=n_jobs)(
-        delayed(_path_on_split)(clone(estimator).set_params(**dict(others)), Cs, X, y,
-                                splits[k], keep_models)
-        for k, others, _ in jobs
+        delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
+                                [C for _, C in entries], X, y, context, splits[k],
+                                keep_models)
+        for k, others, entries in jobs
     )
     scores = [[None] * len(points) for _ in splits]
     models = [[None] * len(points) for _ in splits]
-    for (k, _, indices), (path_models, path_scores) in zip(tasks, outputs, strict=True):
-        for index, model, score in zip(indices, path_models, path_scores, strict=True):
+    for (k, _, entries), (path_models, path_scores) in zip(tasks, outputs, strict=True):
+        for (index, _), model, score in zip(entries, path_models, path_scores, strict=True):
             scores[k][index] = score
             models[k][index] = model
     return points, scores, models if keep_models else None
 
 
-def _grouped_by_C(param_grid, estimator):
-    """Grid points grouped by everything but C: one warm-started path per group."""
-    points = _grid_points(param_grid)
-    Cs = list(param_grid["C"]) if "C" in param_grid else [estimator.C]
+def _grouped_by_C(points, estimator):
+    """Grid points grouped by everything but C: one warm-started path per group.
+
+    Returns {other parameters: [(point index, C), ...]}.
+    """
     groups = {}
     for index, point in enumerate(points):
         others = tuple((k, v) for k, v in point.items() if k != "C")
-        groups.setdefault(others, []).append(index)
-    return points, Cs, groups
+        groups.setdefault(others, []).append((index, point.get("C", estimator.C)))
+    return groups
 
 
 def _best_index(values, scoring):
     values = np.asarray(values, dtype=float)
-    worst = np.inf if scoring == "error" else -np.inf
+    larger_is_better = scoring == "auc"
+    worst = -np.inf if larger_is_better else np.inf
     values = np.where(np.isnan(values), worst, values)
-    return int(np.argmin(values) if scoring == "error" else np.argmax(values))
+    return int(np.argmax(values) if larger_is_better else np.argmin(values))
 
 
 def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
@@ -212,8 +241,8 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
         One row per grid point: its parameters, validation ``error`` and
         ``auc``, and ``failed`` (beta >= 0 for SVMCompare: no ranking).
     """
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}.")
+    if scoring not in ("error", "auc"):
+        raise ValueError(f"scoring must be 'error' or 'auc'; got {scoring!r}.")
     X_train, y_train = check_pairs_labels(X_train, y_train)
     X_val, y_val = check_pairs_labels(X_val, y_val)
     n_train = X_train.shape[0]
@@ -222,8 +251,8 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
         estimator, param_grid, np.concatenate([X_train, X_val]),
         np.concatenate([y_train, y_val]), [split], n_jobs=n_jobs, progress=progress,
         description=description, keep_models=True)
-    results = pd.DataFrame([{**p, **score} for p, score in zip(points, scores[0],
-                                                                strict=True)])
+    results = pd.DataFrame([{**p, **{k: v for k, v in score.items() if k != "held_out"}}
+                            for p, score in zip(points, scores[0], strict=True)])
     if results["failed"].all():
         raise NoRankingError(
             f"Every grid point failed for {type(estimator).__name__}: beta >= 0 everywhere. "
@@ -234,91 +263,200 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
     return models[0][best_index], results
 
 
+def default_grid(n_features):
+    """The grid :class:`SVMCompareCV` searches when given none.
+
+    Linear: C = 10^-3..10^2.  RBF: C = 10^-2..10^2 and gamma = 1/4, 1 and 4
+    divided by the number of features (on standardized features a typical
+    squared distance is 2 n_features, so gamma = 1 / n_features gives kernel
+    values around e^-2).  Both with class_weight "balanced" and None.
+    """
+    n = max(int(n_features), 1)
+    weights = ["balanced", None]
+    return [
+        {"kernel": ["linear"], "class_weight": weights, "C": list(np.logspace(-3, 2, 6))},
+        {"kernel": ["rbf"], "class_weight": weights, "gamma": [0.25 / n, 1.0 / n, 4.0 / n],
+         "C": list(np.logspace(-2, 2, 5))},
+    ]
+
+
+def _link_scores(held_out, y, splits, Xs, tie_band):
+    """Cross-fitted log-loss and Brier score of a probability link on held-out scores.
+
+    For each split, the link is fitted on the other splits' held-out scores
+    and evaluated on its own: each pair's probability comes from a model and a
+    link that never saw it.
+    """
+    log_losses, briers = [], []
+    features = pair_tie_features(Xs) if tie_band == "pair" else None
+    for k, (_, val) in enumerate(splits):
+        others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
+        if tie_band == "pair":
+            link = PairTieCalibrator().fit(held_out[others], y[others], features[others])
+            proba = link.predict_proba(held_out[val], features[val])
+        else:
+            proba = ScoreCalibrator().fit(held_out[others], y[others]).predict_proba(
+                held_out[val])
+        truth = y[val] + 1
+        log_losses.append(-np.mean(np.log(np.clip(proba[np.arange(val.size), truth],
+                                                  1e-15, None))))
+        onehot = np.eye(3)[truth]
+        briers.append(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
+    return float(np.mean(log_losses)), float(np.mean(briers))
+
+
 class SVMCompareCV(ClassifierMixin, BaseEstimator):
-    """Cross-validated choice of hyper-parameters with warm-started C paths.
+    """Cross-validated comparison model: the one to start with on real data.
 
     For each fold and each value of the other parameters, the fits over C form
     one warm-started path (:func:`search_grid`); the grid point with the best
-    mean validation score over the folds is refitted on all pairs.
+    mean validation score over the folds is refitted on all pairs.  With
+    ``probability=True`` the held-out scores of the chosen point's folds also
+    calibrate the refitted model's probabilities (no extra fits), and the
+    tie band (constant or drawish pairs, ``SVMCompare(tie_band=...)``) is
+    chosen with the rest.
 
     Parameters
     ----------
     estimator : estimator, default=None
         The model to tune; ``SVMCompare()`` when None.  ``SVMRank`` and
         ``SVMRank2`` work too.  Its other hyper-parameters are kept.
-    param_grid : dict of name -> sequence, default=None
-        The grid (any hyper-parameters of the estimator).  None: the paper's
-        C = 10^-3..10^3 and gamma = 2^-7..2^4 (10 values each; C alone for
-        the linear kernel).
-    scoring : {"error", "auc"}, default="error"
-        Minimum mean validation zero-one error or maximum mean comparison AUC.
+    param_grid : dict or list of dicts, default=None
+        The grid (any hyper-parameters of the estimator).  None:
+        :func:`default_grid` (kernel linear and rbf, C, gamma, class_weight)
+        for ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
+        non-linear kernel, gamma as in :func:`default_grid`.
+    scoring : {"error", "auc", "log_loss"} or None, default=None
+        Minimum mean validation zero-one error, maximum mean comparison AUC,
+        or minimum mean log-loss of the calibrated probabilities (needs
+        ``probability=True``).  None: "log_loss" when ``probability=True``,
+        else "error".
     cv : int or cross-validation splitter, default=5
-        As scikit-learn's ``cv`` (an int gives stratified folds on y).
+        As scikit-learn's ``cv`` (an int gives stratified folds on y, in the
+        order of the pairs; pass a splitter to shuffle or to keep time order).
+    probability : bool, default=False
+        Calibrate win / tie / loss probabilities (:meth:`predict_proba`).
     n_jobs : int or None
-        Parallel (fold, gamma) paths through joblib.
+        Parallel (fold, path) fits through joblib.
+    random_state : int or None
+        Passed to the estimator (Nystroem landmarks) when not None.
     progress : bool, default=False
         Show a progress bar over the paths.
 
     Attributes
     ----------
     best_params_ : dict
-        The chosen grid point.
+        The chosen grid point (with ``tie_band`` when ``probability=True``).
     best_score_ : float
-        Its mean validation error or AUC.
+        Its mean validation score.
     best_estimator_ : estimator
         Refitted on all pairs with ``best_params_``.
     cv_results_ : pandas.DataFrame
-        One row per grid point: its parameters, ``mean_error``,
-        ``std_error``, ``mean_auc``, ``std_auc``, ``n_failed`` (folds where
-        the fit had no ranking function; such a point gets no mean score).
+        One row per grid point (and tie band): its parameters, ``mean_error``,
+        ``std_error``, ``mean_auc``, ``std_auc``, ``mean_log_loss`` and
+        ``mean_brier`` (with ``probability=True``), ``n_failed`` (folds where the
+        fit had no ranking function; such a point gets no scores, NaN).
     classes_, n_features_in_ : as the estimator's.
     """
 
-    def __init__(self, estimator=None, *, param_grid=None, scoring="error", cv=5,
-                 n_jobs=None, progress=False):
+    def __init__(self, estimator=None, *, param_grid=None, scoring=None, cv=5,
+                 probability=False, n_jobs=None, random_state=None, progress=False):
         self.estimator = estimator
         self.param_grid = param_grid
         self.scoring = scoring
         self.cv = cv
+        self.probability = probability
         self.n_jobs = n_jobs
+        self.random_state = random_state
         self.progress = progress
 
-    def fit(self, X, y):
-        """Choose the grid point by cross-validation, then refit on all pairs."""
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}; got {self.scoring!r}.")
+    def _scoring(self):
+        scoring = self.scoring
+        if scoring is None:
+            scoring = "log_loss" if self.probability else "error"
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {SCORINGS} or None; got {scoring!r}.")
+        if scoring == "log_loss" and not self.probability:
+            raise ValueError("scoring='log_loss' needs probability=True.")
+        return scoring
+
+    def _grid(self, base, n_features):
+        if self.param_grid is not None:
+            return self.param_grid
+        if isinstance(base, SVMCompare) and self.estimator is None:
+            return default_grid(n_features)
+        grid = {"C": list(np.logspace(-3, 2, 6))}
+        if getattr(base, "kernel", "linear") != "linear":
+            grid["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
+        return grid
+
+    def _splits(self, y):
+        return list(check_cv(self.cv, y, classifier=True).split(np.zeros(len(y)), y))
+
+    def fit(self, X, y, context=None):
+        """Choose the grid point by cross-validation, then refit on all pairs.
+
+        ``context`` (n_pairs, q): the pair context, as :meth:`SVMCompare.fit`.
+        """
+        scoring = self._scoring()
         X, y = check_pairs_labels(X, y)
-        base = SVMCompare() if self.estimator is None else self.estimator
-        grid = self.param_grid
-        if grid is None:
-            grid = paper_grid()
-            if base.kernel == "linear":
-                grid = {"C": grid["C"]}
-        splits = list(check_cv(self.cv, y, classifier=True).split(np.zeros(len(y)), y))
-        points, scores, _ = search_grid(base, grid, X, y, splits, n_jobs=self.n_jobs,
+        context = check_context(context, X.shape[0])
+        base = SVMCompare() if self.estimator is None else clone(self.estimator)
+        if self.random_state is not None and "random_state" in base.get_params():
+            base.set_params(random_state=self.random_state)
+        splits = self._splits(y)
+        points, scores, _ = search_grid(base, self._grid(base, X.shape[2]), X, y, splits,
+                                        context=context, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
-        # Grouped by the point's index: parameter values may be None or dicts.
-        per_fold = pd.DataFrame([{"point": index, **score} for fold_scores in scores
-                                 for index, score in enumerate(fold_scores)])
-        statistics = per_fold.groupby("point", sort=True).agg(
-            mean_error=("error", "mean"), std_error=("error", "std"),
-            mean_auc=("auc", "mean"), std_auc=("auc", "std"), n_failed=("failed", "sum"),
-        ).reset_index(drop=True)
-        summary = pd.concat([pd.DataFrame(points), statistics], axis=1)
-        # A grid point that fails on any fold has no mean score.
-        column = "mean_error" if self.scoring == "error" else "mean_auc"
-        summary.loc[summary["n_failed"] > 0, column] = np.nan
+        rows, row_params, held_out = [], [], []
+        Xs = None
+        bands = ("constant", "pair") if self.probability and "tie_band" in base.get_params() \
+            else (None,)
+        for index, point in enumerate(points):
+            per_fold = [fold[index] for fold in scores]
+            failed = sum(score["failed"] for score in per_fold)
+            errors = [score["error"] for score in per_fold]
+            aucs = [score["auc"] for score in per_fold]
+            row = {**point, "mean_error": np.mean(errors), "std_error": np.std(errors),
+                   "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed}
+            pooled = None
+            if not failed:
+                pooled = np.empty(y.size)
+                for (_, val), score in zip(splits, per_fold, strict=True):
+                    pooled[val] = score["held_out"]
+            for band in bands:
+                banded = dict(row) if band is None else {**row, "tie_band": band}
+                if self.probability:
+                    if Xs is None:
+                        Xs = Standardizer.fit(X).transform_pairs(X)
+                    loss, brier = (np.nan, np.nan) if failed else _link_scores(
+                        pooled, y, splits, Xs, band)
+                    banded.update(mean_log_loss=loss, mean_brier=brier)
+                if failed:  # a point that fails on any fold has no mean score
+                    banded.update(mean_error=np.nan, mean_auc=np.nan)
+                rows.append(banded)
+                row_params.append(dict(point) if band is None else {**point, "tie_band": band})
+                held_out.append(pooled)
+        summary = pd.DataFrame(rows)
+        column = "mean_" + scoring
         if summary[column].isna().all():
             raise NoRankingError(
-                "Every grid point failed on some fold: beta >= 0. Try class_weight='balanced'."
+                "Every grid point failed on some fold: beta >= 0. Use "
+                "class_weight='balanced' or on_degenerate='fallback'."
             )
-        best = _best_index(summary[column], self.scoring)
+        best = _best_index(summary[column], scoring)
+        self.best_params_ = row_params[best]
         self.cv_results_ = summary
-        self.best_params_ = dict(points[best])
         self.best_score_ = float(summary.loc[best, column])
-        self.best_estimator_ = clone(base).set_params(**self.best_params_).fit(X, y)
-        self.classes_ = self.best_estimator_.classes_
-        self.n_features_in_ = self.best_estimator_.n_features_in_
+        model = clone(base).set_params(**self.best_params_, probability=False) \
+            if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
+        model.fit(X, y, context=context)
+        if self.probability:
+            model.set_params(probability=True)
+            model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context)
+        self.best_estimator_ = model
+        self.classes_ = model.classes_
+        self.n_features_in_ = model.n_features_in_
         return self
 
     def _fitted(self):
@@ -329,20 +467,26 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         """r(z) of the refitted best model."""
         return self._fitted().rank(Z)
 
-    def decision_function(self, X):
-        """r(x') - r(x) of the refitted best model."""
-        return self._fitted().decision_function(X)
+    def decision_function(self, X, context=None):
+        """r(x') - r(x) (+ v^T context) of the refitted best model."""
+        return self._fitted().decision_function(X, context)
 
-    def predict(self, X):
+    def predict(self, X, context=None):
         """Comparisons in {-1, 0, 1} by the refitted best model."""
-        return self._fitted().predict(X)
+        return self._fitted().predict(X, context)
 
-    def score(self, X, y, sample_weight=None):
+    @available_if(lambda self: self.probability)
+    def predict_proba(self, X, context=None):
+        """P(y = -1), P(y = 0), P(y = 1) of each pair (``probability=True``)."""
+        return self._fitted().predict_proba(X, context)
+
+    def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly by the refitted best model."""
-        return self._fitted().score(X, y, sample_weight=sample_weight)
+        return self._fitted().score(X, y, sample_weight=sample_weight, context=context)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.three_d_array = True
         tags.input_tags.two_d_array = False
         return tags
+

@@ -250,7 +250,7 @@ def q_diagonal(kp, pairs):
         ia = a[t]
         ib = b[t]
         if code == PRECOMPUTED:
-            out[t] = gram[ib, ib] - 2.0 * gram[ia, ib] + gram[ia, ia]
+            out[t] = gram[ib, ib] - 2.0 * gram[ia, ib] + gram[ia, ia] + context_dot(ctx, t, t)
             continue
         dab = 0.0
         for k in range(p):
