@@ -20,7 +20,7 @@ from ..ratings import Elo, Glicko
 # Lichess (Kaggle datasnaek/chess) column names -> ours.
 _LICHESS = {"created_at": "time", "white_id": "white", "black_id": "black"}
 _RESULTS = {"white": 1.0, "draw": 0.5, "black": 0.0, "1-0": 1.0, "1/2-1/2": 0.5, "0-1": 0.0,
-            "1": 1.0, "0.5": 0.5, "0": 0.0}
+            "1": 1.0, "0.5": 0.5, "0": 0.0, "1.0": 1.0, "0.0": 0.0, ".5": 0.5}
 
 PLAYER_FEATURES = (
     "elo", "glicko", "glicko_rd", "moves_first", "games", "wins", "draws", "losses",
@@ -130,6 +130,37 @@ def _history_before(long):
     return long[["game", "player", "period"]].join(before, on=["player", "period"])
 
 
+def history_features(games, initial_elo=1200.0, glicko_c=15.0):
+    """The ``PLAYER_FEATURES`` of both players of each game, from earlier periods only.
+
+    ``games`` has columns ``white``, ``black`` (player ids), ``score``
+    (white's: 1, 0.5, 0) and ``period`` (integers, non-decreasing); returns
+    an array of shape (n_games, 2, 16), x = white's features.
+    """
+    white, black = games["white"].to_numpy(), games["black"].to_numpy()
+    score, day = games["score"].to_numpy(), games["period"].to_numpy()
+    elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day)
+    glicko_before = Glicko(c=glicko_c).update(white, black, score, day)
+    history = _history_before(_long_format(games, elo_before))
+    n = len(games)
+    sides = []
+    for side, index in ((1, slice(0, n)), (2, slice(n, 2 * n))):
+        h = history.iloc[index]
+        count = h["games"].to_numpy()
+        safe = np.maximum(count, 1.0)
+        last = h["last_period"].to_numpy(dtype=float)
+        sides.append(np.column_stack([
+            elo_before[f"rating{side}"], glicko_before[f"rating{side}"],
+            glicko_before[f"rd{side}"], np.full(n, 1.0 if side == 1 else 0.0),
+            count, h["wins"], h["draws"], h["losses"],
+            h["wins"] / safe, h["draws"] / safe, h["losses"] / safe,
+            h["upset_wins"] / safe, h["upset_losses"] / safe,
+            np.where(count > 0, h["opponent_elo"] / safe, 0.0), h["opponent_gap"] / safe,
+            np.where(np.isnan(last), 0.0, day - np.nan_to_num(last)),
+        ]))
+    return np.stack(sides, axis=1)
+
+
 def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
     """Features of white and black for each game, from earlier periods only.
 
@@ -164,28 +195,8 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
     games = games.copy()
     ordinals = pd.PeriodIndex(games["time"].dt.to_period(period)).asi8
     games["period"] = ordinals - ordinals.min()
-    white, black = games["white"].to_numpy(), games["black"].to_numpy()
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
-    elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day)
-    glicko_before = Glicko(c=glicko_c).update(white, black, score, day)
-    history = _history_before(_long_format(games, elo_before))
-    n = len(games)
-    sides = []
-    for side, index in ((1, slice(0, n)), (2, slice(n, 2 * n))):
-        h = history.iloc[index]
-        count = h["games"].to_numpy()
-        safe = np.maximum(count, 1.0)
-        last = h["last_period"].to_numpy(dtype=float)
-        sides.append(np.column_stack([
-            elo_before[f"rating{side}"], glicko_before[f"rating{side}"],
-            glicko_before[f"rd{side}"], np.full(n, 1.0 if side == 1 else 0.0),
-            count, h["wins"], h["draws"], h["losses"],
-            h["wins"] / safe, h["draws"] / safe, h["losses"] / safe,
-            h["upset_wins"] / safe, h["upset_losses"] / safe,
-            np.where(count > 0, h["opponent_elo"] / safe, 0.0), h["opponent_gap"] / safe,
-            np.where(np.isnan(last), 0.0, day - np.nan_to_num(last)),
-        ]))
-    X = np.stack(sides, axis=1)
+    X = history_features(games, initial_elo, glicko_c)
     y = np.rint(1 - 2 * score).astype(np.int64)  # white's score 1 -> -1, 0.5 -> 0, 0 -> 1
     info = pd.DataFrame({"period": day, "white_games": X[:, 0, 4], "black_games": X[:, 1, 4]})
     return X, y, info

@@ -1,0 +1,191 @@
+"""Any two-player games table as labeled pairs, with features from past games only.
+
+:func:`games_features` generalizes :func:`svmcompare.datasets.chess_features`
+to the results of any sport or contest: football matches, ice hockey games,
+chess games, head-to-head ratings.  Each game becomes a pair (x = the first
+player's features, x' = the second's) whose features are computed from the
+games of strictly earlier periods (ratings, counts and shares of results;
+see ``GAME_FEATURES``), a label y in {-1, 0, 1}, and a pair context for a
+positional advantage (home ground, the first move) that belongs to neither
+player.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .chess import PLAYER_FEATURES, history_features
+
+# The chess features without "moves_first": a position goes to the context.
+_POSITION = PLAYER_FEATURES.index("moves_first")
+GAME_FEATURES = tuple(f for f in PLAYER_FEATURES if f != "moves_first")
+
+_SCORE_OF_SIGN = {1: 1.0, 0: 0.5, -1: 0.0}
+
+
+def _scores(values, result_map):
+    """The first player's score (1, 0.5, 0) from the result column and its map."""
+    if result_map is None:
+        raise ValueError(
+            "result_map is required (it is never guessed): 'score' for the first player's "
+            "score 1 / 0.5 / 0, 'sign' for 1 / 0 / -1 (first wins / draw / second wins), "
+            "or a dict from each result value to the first player's score.")
+    if result_map == "score":
+        mapping = {1: 1.0, 0.5: 0.5, 0: 0.0}
+    elif result_map == "sign":
+        mapping = _SCORE_OF_SIGN
+    elif isinstance(result_map, dict):
+        mapping = {key: float(value) for key, value in result_map.items()}
+        bad = [v for v in mapping.values() if v not in (0.0, 0.5, 1.0)]
+        if bad:
+            raise ValueError(f"result_map values must be the first player's score 1, 0.5 "
+                             f"or 0; got {bad[0]!r}.")
+    else:
+        raise ValueError(f"result_map must be 'score', 'sign' or a dict; got {result_map!r}.")
+    scores = pd.Series(values).map(mapping)
+    if scores.isna().any():
+        bad = int(np.flatnonzero(scores.isna().to_numpy())[0])
+        raise ValueError(f"result of game {bad} is {values.iloc[bad]!r}, which result_map "
+                         f"does not map (it maps {sorted(mapping, key=str)}).")
+    return scores.to_numpy(dtype=float)
+
+
+def _yyyymmdd(numbers_):
+    """Whether integers look like dates written YYYYMMDD (e.g. 20091008)."""
+    values = np.asarray(numbers_)
+    if values.dtype.kind not in "iu" and not (
+            values.dtype.kind == "f" and np.all(values == np.round(values))):
+        return False
+    values = values.astype(np.int64)
+    year, month, day = values // 10000, values // 100 % 100, values % 100
+    return bool(np.all((year >= 1000) & (year <= 2999) & (month >= 1) & (month <= 12)
+                       & (day >= 1) & (day <= 31)))
+
+
+def _periods(values, period):
+    """Integer rating periods (0, 1, ...) from a time column.
+
+    Datetimes (or strings that parse as dates, or YYYYMMDD integers) are
+    grouped by the pandas offset alias ``period``; other integers are used as
+    they are (each value a period); other values (e.g. seasons "2008-9") are
+    ordered by sorting and each distinct value is a period.
+    """
+    values = pd.Series(values).reset_index(drop=True)
+    if values.isna().any():
+        raise ValueError(f"time of game {int(np.flatnonzero(values.isna())[0])} is missing.")
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        if _yyyymmdd(values):
+            times = pd.to_datetime(values.astype(np.int64).astype(str), format="%Y%m%d")
+        else:
+            ordinal = values.to_numpy()
+            return np.unique(ordinal, return_inverse=True)[1].astype(np.int64)
+    elif pd.api.types.is_datetime64_any_dtype(values):
+        times = values
+    else:
+        text = values.astype(str)
+        # A date has a day: three groups of digits (a season "2009-10" has two).
+        dated = text.str.count(r"\d+").ge(3).all()
+        times = pd.to_datetime(text, errors="coerce") if dated else None
+        if times is None or times.isna().any():  # labels such as seasons: sorted order
+            return np.unique(text, return_inverse=True)[1].astype(np.int64)
+    ordinals = pd.PeriodIndex(times.dt.to_period(period)).asi8
+    return ordinals - ordinals.min()
+
+
+def _advantage(games, advantage):
+    if advantage is None:
+        return None
+    if isinstance(advantage, numbers.Real) and not isinstance(advantage, bool):
+        return np.full((len(games), 1), float(advantage))
+    if advantage not in games.columns:
+        raise ValueError(f"advantage column {advantage!r} is not in the games table.")
+    column = games[advantage]
+    if pd.api.types.is_bool_dtype(column):
+        return column.to_numpy(dtype=float)[:, None]
+    values = pd.to_numeric(column, errors="coerce")
+    if values.isna().any():
+        bad = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise ValueError(f"advantage of game {bad} is {column.iloc[bad]!r}; expected numbers "
+                         "or True / False.")
+    return values.to_numpy(dtype=float)[:, None]
+
+
+def games_features(games, *, first, second, result, result_map, time=None, period="D",
+                   advantage=None, initial_elo=1200.0, glicko_c=15.0):
+    """Pairs, labels and context from a table of two-player games.
+
+    Every feature of a game comes from games of strictly earlier periods, so
+    nothing from the game itself or the future leaks into it.
+
+    Parameters
+    ----------
+    games : pandas.DataFrame
+        One row per game.
+    first, second : str
+        Columns of the two players' ids; x is the first player's features,
+        x' the second's.
+    result : str
+        Column of the result.
+    result_map : {"score", "sign"} or dict
+        How to read ``result`` (required, never guessed): "score", the first
+        player's score 1 / 0.5 / 0; "sign", 1 / 0 / -1 for first wins / draw
+        / second wins; or a dict from each value (e.g. "H", "D", "A") to the
+        first player's score.
+    time : str or None
+        Column of the game's time: datetimes, date strings, YYYYMMDD integers
+        (read as dates), other integers (periods as given) or sortable labels
+        such as seasons.  None: the row order, each game its own period (only
+        right when the rows are in time order).
+    period : pandas offset alias, default="D"
+        Rating period for datetimes: features use earlier periods only.
+    advantage : str, number or None
+        The pair context: a column (or one number for every game) that is
+        positive when the *second* player has the positional advantage (+1:
+        second at home, -1: first at home or moving first, 0: neutral).
+        True / False columns read as 1 / 0.
+    initial_elo, glicko_c : as :func:`svmcompare.datasets.chess_features`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_games, 2, 15)
+        The ``GAME_FEATURES`` of the first and the second player.
+    y : ndarray of shape (n_games,)
+        -1 the first player won, 0 draw, 1 the second won.
+    context : ndarray of shape (n_games, 1) or None
+        From ``advantage``.
+    info : pandas.DataFrame
+        Per game (in the input's row order): ``period`` and each player's
+        number of earlier games (``first_games``, ``second_games``).
+    """
+    if not isinstance(games, pd.DataFrame):
+        raise TypeError(f"games must be a pandas DataFrame; got {type(games).__name__}.")
+    missing = [c for c in (first, second, result) + ((time,) if time else ())
+               if c not in games.columns]
+    if missing:
+        raise ValueError(f"The games table has no column(s) {missing}; it has "
+                         f"{list(games.columns)}.")
+    score = _scores(games[result].reset_index(drop=True), result_map)
+    if time is None:
+        day = np.arange(len(games), dtype=np.int64)
+    else:
+        day = _periods(games[time], period)
+    table = pd.DataFrame({"white": games[first].astype(str).to_numpy(),
+                          "black": games[second].astype(str).to_numpy(),
+                          "score": score, "period": day})
+    if (table["white"] == table["black"]).any():
+        bad = int(np.flatnonzero(table["white"] == table["black"])[0])
+        raise ValueError(f"game {bad} has the same player on both sides.")
+    # The rating systems walk the periods in order; the output keeps the input's.
+    order = np.argsort(day, kind="stable")
+    features = np.empty((len(games), 2, len(PLAYER_FEATURES)))
+    features[order] = history_features(table.iloc[order].reset_index(drop=True),
+                                       initial_elo, glicko_c)
+    X = np.delete(features, _POSITION, axis=2)
+    y = np.rint(1 - 2 * score).astype(np.int64)  # first's score 1 -> -1, 0.5 -> 0, 0 -> 1
+    games_column = GAME_FEATURES.index("games")
+    info = pd.DataFrame({"period": day, "first_games": X[:, 0, games_column],
+                         "second_games": X[:, 1, games_column]})
+    return X, y, _advantage(games, advantage), info

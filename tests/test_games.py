@@ -1,0 +1,74 @@
+"""Features of any two-player games table from the past only (issue 16)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare.datasets import GAME_FEATURES, games_features, load_chess_games
+
+
+def _league(n_games=300, seed=0):
+    rng = np.random.default_rng(seed)
+    teams = [f"T{k}" for k in range(8)]
+    home = rng.choice(teams, n_games)
+    away = np.array([rng.choice([t for t in teams if t != h]) for h in home])
+    days = np.sort(rng.integers(0, 60, n_games))
+    date = (pd.Timestamp("2024-01-01") + pd.to_timedelta(days, "D")).strftime("%Y%m%d")
+    return pd.DataFrame({"date": date.astype(int), "home": home, "away": away,
+                         "result": rng.choice(["H", "D", "A"], n_games),
+                         "neutral": rng.random(n_games) < 0.2})
+
+
+def test_nothing_from_the_future():
+    games = _league()
+    kwargs = dict(first="home", second="away", result="result", time="date",
+                  result_map={"H": 1, "D": 0.5, "A": 0})
+    X, y, _, info = games_features(games, **kwargs)
+    # Changing every result from a day on leaves the features of that day and
+    # earlier unchanged, and changes later ones.
+    cut = int(np.median(info["period"]))
+    changed = games.copy()
+    later = info["period"].to_numpy() >= cut
+    changed.loc[later, "result"] = "H"
+    X2, _, _, _ = games_features(changed, **kwargs)
+    upto = info["period"].to_numpy() <= cut
+    np.testing.assert_array_equal(X[upto], X2[upto])
+    assert not np.array_equal(X[~upto], X2[~upto])
+
+
+def test_yyyymmdd_integers_are_dates_and_results_are_mapped_explicitly():
+    games = _league(50)
+    X, y, context, info = games_features(
+        games, first="home", second="away", result="result", time="date",
+        result_map={"H": 1, "D": 0.5, "A": 0}, advantage=-1)
+    days = pd.to_datetime(games["date"].astype(str), format="%Y%m%d")
+    np.testing.assert_array_equal(info["period"], (days - days.min()).dt.days)
+    np.testing.assert_array_equal(y, games["result"].map({"H": -1, "D": 0, "A": 1}))
+    assert X.shape == (50, 2, len(GAME_FEATURES)) and "moves_first" not in GAME_FEATURES
+    np.testing.assert_array_equal(context, -np.ones((50, 1)))
+    with pytest.raises(ValueError, match="never guessed"):
+        games_features(games, first="home", second="away", result="result", result_map=None)
+    with pytest.raises(ValueError, match="does not map"):
+        games_features(games, first="home", second="away", result="result",
+                       result_map={"H": 1, "A": 0})
+
+
+def test_numeric_results_seasons_and_an_advantage_column():
+    games = _league(80)
+    games["sign"] = games["result"].map({"H": 1, "D": 0, "A": -1})
+    games["season"] = np.where(np.arange(80) < 40, "2008-9", "2009-10")
+    X, y, context, info = games_features(games, first="home", second="away", result="sign",
+                                         result_map="sign", time="season",
+                                         advantage="neutral")
+    np.testing.assert_array_equal(info["period"], np.r_[np.zeros(40), np.ones(40)])
+    assert np.all(X[:40, :, GAME_FEATURES.index("games")] == 0)  # first season: no history
+    np.testing.assert_array_equal(context[:, 0], games["neutral"].astype(float))
+    np.testing.assert_array_equal(y, -games["sign"])
+
+
+def test_load_chess_games_reads_the_numeric_results_it_documents(tmp_path):
+    path = tmp_path / "games.csv"
+    pd.DataFrame({"time": ["2024-01-01", "2024-01-02", "2024-01-03"],
+                  "white": ["a", "b", "a"], "black": ["b", "a", "c"],
+                  "result": [1.0, 0.5, 0.0]}).to_csv(path, index=False)
+    np.testing.assert_array_equal(load_chess_games(path)["score"], [1.0, 0.5, 0.0])
