@@ -165,15 +165,16 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         return self
 
     def _calibrate(self, held_out, y, Xs, context=None):
-        """Fit the probability link on held-out scores in units of their fold
-        model's training-score spread (see :func:`calibration.cross_validated_scores`),
-        for pairs ``Xs`` standardized by this model; sets ``calibrator_`` and
-        ``score_scale_`` (this model's training-score spread)."""
+        """Fit the probability link on held-out rank gaps in units of their fold
+        model's training spread (see :func:`calibration.cross_validated_scores`)
+        and the pairs' context, for pairs ``Xs`` standardized by this model;
+        sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
         if getattr(self, "tie_band", "constant") == "pair":
-            self.calibrator_ = PairTieCalibrator().fit(held_out, y, pair_tie_features(Xs))
+            self.calibrator_ = PairTieCalibrator().fit(held_out, y, pair_tie_features(Xs),
+                                                       context)
         else:
-            self.calibrator_ = ScoreCalibrator().fit(held_out, y)
-        self.score_scale_ = score_spread(self._decision_standardized(Xs, context))
+            self.calibrator_ = ScoreCalibrator().fit(held_out, y, context)
+        self.score_scale_ = score_spread(self._decision_standardized(Xs))
         return self
 
     def _prepare(self, X, y, context=None):
@@ -388,8 +389,14 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         X = check_pairs(X, n_features=self.n_features_in_)
         context = check_context(context, X.shape[0], getattr(self, "n_context_", 0))
         Xs = self.scaler_.transform_pairs(X)
-        diff = self._decision_standardized(Xs, context) / self.score_scale_
-        return self.calibrator_.predict_proba(diff, pair_tie_features(Xs))
+        gap = self._decision_standardized(Xs) / self.score_scale_
+        return self.calibrator_.predict_proba(gap, context, pair_tie_features(Xs))
+
+    def _rank_gap(self, X):
+        """r(x') - r(x) without the context term (the input of the probability link)."""
+        check_is_fitted(self)
+        X = check_pairs(X, n_features=self.n_features_in_)
+        return self._decision_standardized(self.scaler_.transform_pairs(X))
 
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""

@@ -10,7 +10,7 @@ from ._base import PairwiseKernelModel
 from ._problem import flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
-from .exceptions import NoRankingError
+from .exceptions import DegenerateWarning, NoRankingError
 
 ON_DEGENERATE = ("fallback", "raise")
 TIE_BANDS = ("constant", "pair")
@@ -94,8 +94,8 @@ class SVMCompare(PairwiseKernelModel):
     tie_band : {"constant", "pair"}, default="constant"
         The probability link's tie band.  "constant": P(y = 0) depends on
         the pair only through |r(x') - r(x)| (the paper's model).  "pair":
-        drawish pairs, a band of half-width exp(a + b^T s) with symmetric
-        pair features s = [(x + x') / 2, |x' - x|] (standardized), so that
+        drawish pairs, a band of half-width exp(a + b^T s) with the symmetric
+        pair features s = (x + x') / 2 (standardized), so that
         two items can tie more often than their rank gap says
         (:class:`svmcompare.calibration.PairTieCalibrator`, equations in
         its module).  Only ``predict_proba`` changes; ``SVMCompareCV``
@@ -225,7 +225,7 @@ class SVMCompare(PairwiseKernelModel):
             "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
             "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
             "gives the paper's NoRankingError instead.",
-            UserWarning, stacklevel=4,
+            DegenerateWarning, stacklevel=4,
         )
         self.degenerate_ = True  # set only now: a raising fit leaves no fitted state
         return 1.0

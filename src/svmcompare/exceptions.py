@@ -1,4 +1,5 @@
-"""The errors svmcompare raises beyond ValueError / TypeError (both subclass ValueError)."""
+"""The errors and warnings svmcompare raises beyond ValueError / TypeError (the errors
+subclass ValueError)."""
 
 
 class NoRankingError(ValueError):
@@ -13,3 +14,9 @@ class NoRankingError(ValueError):
 
 class NotSeparableError(ValueError):
     """The pairs admit no linear ranking function with a positive margin."""
+
+
+class DegenerateWarning(UserWarning):
+    """SVMCompare's beta was >= 0 or numerically 0, so Lemma 1's ranking scale
+    does not exist; the fit fell back to the SVM's direction with the tie
+    threshold of eq. (6) (``on_degenerate="fallback"``, ``degenerate_ = True``)."""

@@ -19,6 +19,7 @@ scikit-learn's ``GridSearchCV``, which refits each grid point from scratch.
 from __future__ import annotations
 
 import itertools
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -34,7 +35,7 @@ from ._problem import Standardizer
 from ._validation import check_C, check_context, check_pairs_labels
 from .calibration import PairTieCalibrator, ScoreCalibrator, pair_tie_features, score_spread
 from .compare import SVMCompare
-from .exceptions import NoRankingError
+from .exceptions import DegenerateWarning, NoRankingError
 from .metrics import comparison_report
 
 SCORINGS = ("error", "auc", "log_loss")
@@ -107,7 +108,11 @@ def fit_C_path(estimator, X, y, Cs, context=None):
         if prepared.solver == "exact":
             alpha, previous = result.alpha, C
         try:
-            models[i] = model._store(step, result, feature_map)
+            with warnings.catch_warnings():
+                # A degenerate point is recorded (``degenerate_``), not shouted
+                # once per fold and C; a refit of the chosen point still warns.
+                warnings.simplefilter("ignore", DegenerateWarning)
+                models[i] = model._store(step, result, feature_map)
         except NoRankingError:
             models[i] = None
     return models
@@ -121,13 +126,15 @@ def _scores(model, X, y, context, split):
     """Validation error, AUC and the held-out scores in units of the model's
     training-score spread (for a probability link); NaN when the fit failed."""
     if model is None:
-        return {"error": np.nan, "auc": np.nan, "failed": True, "held_out": None}
+        return {"error": np.nan, "auc": np.nan, "failed": True, "degenerate": False,
+                "held_out": None}
     train, val = split
     diff = model.decision_function(X[val], _take(context, val))
-    spread = score_spread(model.decision_function(X[train], _take(context, train)))
     report = comparison_report(y[val], diff, model.threshold_)
+    # The link's input: rank gaps without the context term, in training units.
+    gap = model._rank_gap(X[val]) / score_spread(model._rank_gap(X[train]))
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
-            "held_out": diff / spread}
+            "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
 
 
 def _path_on_split(estimator, Cs, X, y, context, split, keep_models):
@@ -266,7 +273,7 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
 def default_grid(n_features):
     """The grid :class:`SVMCompareCV` searches when given none.
 
-    Linear: C = 10^-3..10^2.  RBF: C = 10^-2..10^2 and gamma = 1/4, 1 and 4
+    Linear: C = 10^-4..10^2.  RBF: C = 10^-2..10^2 and gamma = 1/4, 1 and 4
     divided by the number of features (on standardized features a typical
     squared distance is 2 n_features, so gamma = 1 / n_features gives kernel
     values around e^-2).  Both with class_weight "balanced" and None.
@@ -274,13 +281,13 @@ def default_grid(n_features):
     n = max(int(n_features), 1)
     weights = ["balanced", None]
     return [
-        {"kernel": ["linear"], "class_weight": weights, "C": list(np.logspace(-3, 2, 6))},
+        {"kernel": ["linear"], "class_weight": weights, "C": list(np.logspace(-4, 2, 7))},
         {"kernel": ["rbf"], "class_weight": weights, "gamma": [0.25 / n, 1.0 / n, 4.0 / n],
          "C": list(np.logspace(-2, 2, 5))},
     ]
 
 
-def _link_scores(held_out, y, splits, Xs, tie_band):
+def _link_scores(held_out, y, splits, Xs, tie_band, context=None):
     """Cross-fitted log-loss and Brier score of a probability link on held-out scores.
 
     For each split, the link is fitted on the other splits' held-out scores
@@ -291,12 +298,14 @@ def _link_scores(held_out, y, splits, Xs, tie_band):
     features = pair_tie_features(Xs) if tie_band == "pair" else None
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
+        ctx_fit, ctx_val = _take(context, others), _take(context, val)
         if tie_band == "pair":
-            link = PairTieCalibrator().fit(held_out[others], y[others], features[others])
-            proba = link.predict_proba(held_out[val], features[val])
+            link = PairTieCalibrator().fit(held_out[others], y[others], features[others],
+                                           ctx_fit)
+            proba = link.predict_proba(held_out[val], ctx_val, features[val])
         else:
-            proba = ScoreCalibrator().fit(held_out[others], y[others]).predict_proba(
-                held_out[val])
+            link = ScoreCalibrator().fit(held_out[others], y[others], ctx_fit)
+            proba = link.predict_proba(held_out[val], ctx_val)
         truth = y[val] + 1
         log_losses.append(-np.mean(np.log(np.clip(proba[np.arange(val.size), truth],
                                                   1e-15, None))))
@@ -355,7 +364,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         One row per grid point (and tie band): its parameters, ``mean_error``,
         ``std_error``, ``mean_auc``, ``std_auc``, ``mean_log_loss`` and
         ``mean_brier`` (with ``probability=True``), ``n_failed`` (folds where the
-        fit had no ranking function; such a point gets no scores, NaN).
+        fit had no ranking function; such a point gets no scores, NaN) and
+        ``n_degenerate`` (folds fitted by the ``on_degenerate="fallback"`` path).
     classes_, n_features_in_ : as the estimator's.
     """
 
@@ -390,13 +400,22 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             grid["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
         return grid
 
-    def _splits(self, y):
-        return list(check_cv(self.cv, y, classifier=True).split(np.zeros(len(y)), y))
+    def _splits(self, y, groups):
+        splitter = check_cv(self.cv, y, classifier=True)
+        return list(splitter.split(np.zeros(len(y)), y, groups))
 
-    def fit(self, X, y, context=None):
+    def fit(self, X, y, context=None, groups=None):
         """Choose the grid point by cross-validation, then refit on all pairs.
 
-        ``context`` (n_pairs, q): the pair context, as :meth:`SVMCompare.fit`.
+        Parameters
+        ----------
+        X, y : pairs and labels, as :meth:`SVMCompare.fit`.
+        context : array of shape (n_pairs, q), optional
+            The pair context, as :meth:`SVMCompare.fit`.
+        groups : array of shape (n_pairs,), optional
+            Group labels for a group splitter ``cv`` (e.g. ``GroupKFold`` by
+            season, or by the person who judged the pair), so that folds
+            resemble new data: a new season, a new person.
         """
         scoring = self._scoring()
         X, y = check_pairs_labels(X, y)
@@ -404,7 +423,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         base = SVMCompare() if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
-        splits = self._splits(y)
+        splits = self._splits(y, groups)
         points, scores, _ = search_grid(base, self._grid(base, X.shape[2]), X, y, splits,
                                         context=context, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
@@ -418,7 +437,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             errors = [score["error"] for score in per_fold]
             aucs = [score["auc"] for score in per_fold]
             row = {**point, "mean_error": np.mean(errors), "std_error": np.std(errors),
-                   "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed}
+                   "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
+                   "n_degenerate": sum(score["degenerate"] for score in per_fold)}
             pooled = None
             if not failed:
                 pooled = np.empty(y.size)
@@ -430,7 +450,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                     if Xs is None:
                         Xs = Standardizer.fit(X).transform_pairs(X)
                     loss, brier = (np.nan, np.nan) if failed else _link_scores(
-                        pooled, y, splits, Xs, band)
+                        pooled, y, splits, Xs, band, context)
                     banded.update(mean_log_loss=loss, mean_brier=brier)
                 if failed:  # a point that fails on any fold has no mean score
                     banded.update(mean_error=np.nan, mean_auc=np.nan)

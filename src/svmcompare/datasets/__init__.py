@@ -5,5 +5,6 @@ from .games import GAME_FEATURES, games_features
 from .simulated import latent_rank, make_graded_blocks, make_linear_pairs, make_norm_pairs
 from .sushi import load_sushi, load_sushi_scores
 
-__all__ = ["GAME_FEATURES", "chess_features", "games_features", "latent_rank", "load_chess_games", "load_sushi", "load_sushi_scores",
-           "make_graded_blocks", "make_linear_pairs", "make_norm_pairs"]
+__all__ = ["GAME_FEATURES", "chess_features", "games_features", "latent_rank",
+           "load_chess_games", "load_sushi", "load_sushi_scores", "make_graded_blocks",
+           "make_linear_pairs", "make_norm_pairs"]
