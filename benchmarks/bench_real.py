@@ -111,9 +111,13 @@ def chess(quick=False):
     site = np.stack([games["white_rating"], games["black_rating"]], axis=1)[:, :, None]
     X = np.concatenate([X, site.astype(float)], axis=2)
     keep = np.arange(len(games)) >= len(games) - (1500 if quick else 6000)
-    train, test = _time_split(np.where(keep, info["period"].to_numpy(), -1))
-    return (X, y, context, train & keep, test & keep, True,
-            _time_blocks(info["period"].to_numpy()))
+    period = info["period"].to_numpy()
+    train, test = _time_split(period[keep])
+    groups = np.full(len(games), -1)
+    groups[keep] = _time_blocks(period[keep])
+    at = np.flatnonzero(keep)
+    return X, y, context, np.isin(np.arange(len(games)), at[train]), \
+        np.isin(np.arange(len(games)), at[test]), True, groups
 
 
 def sushi(quick=False):

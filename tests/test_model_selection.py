@@ -70,7 +70,7 @@ def test_svmcomparecv_matches_an_exhaustive_search(norm_data):
     (X, y), (Xtest, _) = norm_data
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     Cs, gammas = [0.1, 1.0, 10.0], [0.25, 1.0]
-    ours = SVMCompareCV(param_grid={"gamma": gammas, "C": Cs}, cv=cv).fit(X, y)
+    ours = SVMCompareCV(param_grid={"gamma": gammas, "C": Cs}, cv=cv, selection="best").fit(X, y)
     reference = GridSearchCV(SVMCompare(), {"gamma": gammas, "C": Cs}, cv=cv).fit(X, y)
     assert ours.best_params_ == pytest.approx(reference.best_params_)
     assert 1 - ours.best_score_ == pytest.approx(reference.best_score_, abs=1e-9)

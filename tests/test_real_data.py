@@ -56,3 +56,27 @@ def test_a_grid_search_over_C_does_not_die_on_real_data():
         search = GridSearchCV(SVMCompare(kernel="linear"), {"C": [0.01, 1.0, 100.0]},
                               cv=3).fit(X, y)
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+def _bench_real():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_real.py"
+    spec = importlib.util.spec_from_file_location("bench_real", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_small_real_data_benchmark_runs_and_ours_beats_the_frequencies():
+    bench = _bench_real()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = bench.run(["football", "icehockey"], quick=True)
+    assert set(table["model"]) == {"freq", "elo+ologit", "mlogit", "hgb", "svmcompare"}
+    for _, block in table.groupby("data"):
+        ours = block[block.model == "svmcompare"].iloc[0]
+        freq = block[block.model == "freq"].iloc[0]
+        assert ours.log_loss < freq.log_loss  # probabilities did not collapse
+        assert 0.0 <= ours.auc <= 1.0 and 0.0 < ours.brier < 1.0
+    assert "svmcompare - best peer" in bench.report(table)

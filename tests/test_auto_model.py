@@ -1,0 +1,159 @@
+"""SVMCompareCV as the auto-tuned model for real data, context routing, drawish
+pairs and probabilities that cannot collapse (issue 16)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, GroupKFold
+
+from svmcompare import SVMCompare, SVMCompareCV
+from svmcompare.calibration import PairTieCalibrator, ScoreCalibrator
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.exceptions import DegenerateWarning
+
+
+def _log_loss(proba, y):
+    return float(-np.mean(np.log(np.clip(proba[np.arange(y.size), y + 1], 1e-15, None))))
+
+
+def _frequencies(y_train, y_test):
+    p = np.bincount(y_train + 1, minlength=3) / y_train.size
+    return _log_loss(np.tile(p, (y_test.size, 1)), y_test)
+
+
+def _home_pairs(n, seed, home=1.0):
+    rng = np.random.default_rng(seed)
+    Xi, Xip = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    context = rng.choice([-1.0, 0.0, 1.0], size=(n, 1))
+    d = (Xip - Xi) @ np.array([1.5, -1.0, 0.0]) + home * context[:, 0] \
+        + rng.logistic(scale=0.5, size=n)
+    y = np.where(d > 0.8, 1, np.where(d < -0.8, -1, 0))
+    return np.stack([Xi, Xip], axis=1), y, context
+
+
+def test_the_auto_model_tunes_by_log_loss_and_beats_the_frequencies():
+    X, y, context = _home_pairs(500, 0)
+    Xt, yt, ct = _home_pairs(500, 1)
+    model = SVMCompareCV(probability=True).fit(X, y, context=context)
+    results = model.cv_results_
+    assert {"kernel", "C", "class_weight", "tie_band"} <= set(model.best_params_)
+    ok = results["n_failed"] == 0
+    assert results.loc[ok, "mean_log_loss"].notna().all()
+    # The simplest point within one standard error of the best mean log-loss.
+    best = results["mean_log_loss"].min()
+    chosen = results.loc[results["selected"]].iloc[0]
+    assert model.best_score_ == chosen["mean_log_loss"]
+    assert best <= model.best_score_ <= best + results["std_log_loss"].max() / np.sqrt(5)
+    proba = model.predict_proba(Xt, ct)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert _log_loss(proba, yt) < _frequencies(y, yt) - 0.2
+    # The fitted model is a plain SVMCompare with probabilities from the search's folds.
+    assert isinstance(model.best_estimator_, SVMCompare)
+    assert model.best_estimator_.probability
+
+
+def test_scoring_defaults_and_errors():
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
+    plain = SVMCompareCV(param_grid=grid).fit(X, y)
+    assert plain.best_score_ == pytest.approx(plain.cv_results_["mean_error"].min())
+    assert not hasattr(plain, "predict_proba")
+    with pytest.raises(ValueError, match="needs probability=True"):
+        SVMCompareCV(param_grid=grid, scoring="log_loss").fit(X, y)
+    with pytest.raises(ValueError, match="scoring must be one of"):
+        SVMCompareCV(param_grid=grid, scoring="f1").fit(X, y)
+
+
+def test_groups_reach_a_group_splitter():
+    X, y, context = _home_pairs(200, 2)
+    groups = np.repeat(np.arange(4), 50)
+    model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=GroupKFold(4))
+    model.fit(X, y, context=context, groups=groups)
+    assert model.predict(X, context).shape == (200,)
+    with pytest.raises(ValueError, match="fitted with a pair context"):
+        model.predict(X)
+
+
+def test_context_is_routed_through_gridsearchcv():
+    X, y, context = _home_pairs(300, 3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = SVMCompare(kernel="linear").set_fit_request(context=True) \
+            .set_score_request(context=True)
+        search = GridSearchCV(model, {"C": [0.1, 1.0]}, cv=3).fit(X, y, context=context)
+        assert search.best_estimator_.context_coef_.shape == (1,)
+        assert search.score(X, y, context=context) > 0.5
+
+
+def test_degenerate_points_are_counted_not_shouted():
+    X, y = make_norm_pairs(150, "l1", equality_fraction=0.05, random_state=4)
+    grid = {"class_weight": [None], "kernel": ["linear"], "C": [0.01, 0.1]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search = SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert search.cv_results_["n_degenerate"].sum() > 0
+    assert len(degenerate) <= 1  # only the refit of the chosen point may warn
+
+
+def test_a_position_feature_cannot_collapse_the_probabilities():
+    # The issue's case: a feature that is 1 for x and 0 for x' (home, moves
+    # first) made beta ~ -1e-7 and pooled calibration folds of scales 1 to 1e6.
+    X, y, _ = _home_pairs(400, 5)
+    Xt, yt, _ = _home_pairs(400, 6)
+    position = np.zeros((400, 2, 1))
+    position[:, 0] = 1.0
+    X, Xt = np.concatenate([X, position], axis=2), np.concatenate([Xt, position], axis=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for C in [0.01, 1.0, 100.0]:
+            model = SVMCompare(kernel="linear", C=C, probability=True, random_state=0)
+            proba = model.fit(X, y).predict_proba(Xt)
+            assert proba[:, 0].std() > 0.05  # depends on the pair
+            assert _log_loss(proba, yt) <= _frequencies(y, yt) + 0.01
+
+
+def _drawish_pairs(n, seed):
+    """Ties more likely when both items have a large first feature."""
+    rng = np.random.default_rng(seed)
+    Xi, Xip = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    d = Xip[:, 1] - Xi[:, 1]
+    band = np.exp(0.2 + 0.9 * (Xi[:, 0] + Xip[:, 0]) / 2)
+    u = rng.uniform(size=n)
+    p_loss = 1 / (1 + np.exp(band + 2 * d))
+    p_win = 1 / (1 + np.exp(band - 2 * d))
+    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
+    return np.stack([Xi, Xip], axis=1), y
+
+
+def test_the_drawish_band_helps_when_draws_depend_on_the_pair_and_stays_symmetric():
+    X, y = _drawish_pairs(1500, 7)
+    Xt, yt = _drawish_pairs(1500, 8)
+    constant = SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y)
+    pair = clone(constant).set_params(tie_band="pair").fit(X, y)
+    assert _log_loss(pair.predict_proba(Xt), yt) < _log_loss(constant.predict_proba(Xt), yt) \
+        - 0.01
+    swapped = pair.predict_proba(Xt[:, ::-1])
+    np.testing.assert_allclose(swapped, pair.predict_proba(Xt)[:, ::-1], atol=1e-12)
+    # And the search picks it.
+    search = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, probability=True)
+    assert search.fit(X, y).best_params_["tie_band"] == "pair"
+
+
+def test_pair_band_with_no_pair_effect_is_about_the_constant_band():
+    def sample(seed):
+        rng = np.random.default_rng(seed)
+        d = rng.normal(size=3000)
+        y = np.where(d + rng.logistic(size=3000) > 1, 1,
+                     np.where(d + rng.logistic(size=3000) < -1, -1, 0))
+        return d, y, rng.normal(size=(3000, 3))  # tie features that say nothing
+
+    d, y, S = sample(9)
+    dt, yt, St = sample(10)
+    pair = PairTieCalibrator().fit(d, y, S)
+    constant = ScoreCalibrator().fit(d, y)
+    assert np.all(np.abs(pair.band_coef_) < 0.1)
+    assert _log_loss(pair.predict_proba(dt, None, St), yt) == pytest.approx(
+        _log_loss(constant.predict_proba(dt), yt), abs=0.003)
