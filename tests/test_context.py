@@ -117,3 +117,26 @@ def test_context_errors_name_the_problem():
         clone(fitted).fit(X, y, context=np.full(context.shape, "home", dtype=object))
     # A 1-D context is one column.
     assert clone(fitted).fit(X, y, context=context[:, 0]).context_coef_.shape == (1,)
+
+
+def test_the_command_line_reads_ctx_columns(tmp_path):
+    import pandas as pd
+
+    from svmcompare.cli import main
+    from svmcompare.persistence import load_model
+
+    X, y, context = _home_advantage_pairs(n=200, seed=8)
+    frame = pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                          "b_v": X[:, 1, 1], "ctx_home": context[:, 0], "y": y})
+    frame.to_csv(tmp_path / "pairs.csv", index=False)
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--kernel", "linear", "--model",
+                 str(tmp_path / "m.skops")]) == 0
+    model = load_model(tmp_path / "m.skops")
+    assert model.context_coef_.shape == (1,)
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "pairs.csv"), "-o",
+                 str(tmp_path / "out.csv")]) == 0
+    out = pd.read_csv(tmp_path / "out.csv")
+    np.testing.assert_allclose(out["rank_difference"], model.decision_function(X, context))
+    frame.drop(columns="ctx_home").to_csv(tmp_path / "plain.csv", index=False)
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "plain.csv"), "-o",
+                 str(tmp_path / "out2.csv")]) != 0

@@ -104,7 +104,7 @@ def _fit(args):
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
-    X, y, features = read_pairs(args.pairs, args.items)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
     model = _make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{type(model).__name__} ...", flush=True)
@@ -114,15 +114,16 @@ def _fit(args):
         search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
                               progress=not args.no_progress)
         with _parallel_backend(args):
-            search.fit(X, y)
+            search.fit(X, y, context=context)
         chosen = ", ".join(f"{k} = {v:.4g}" for k, v in search.best_params_.items())
         print(f"chosen by 5-fold cross-validation ({args.scoring}): {chosen} "
               f"(score {search.best_score_:.4f})")
         model = search.best_estimator_
     else:
-        model.fit(X, y)
+        model.fit(X, y, context=context)
     save_model(model, args.model)
-    print(f"training error {100 * (1 - model.score(X, y)):.1f}%; model written to {args.model}")
+    error = 1 - model.score(X, y, context=context)
+    print(f"training error {100 * error:.1f}%; model written to {args.model}")
     return 0
 
 
@@ -154,13 +155,15 @@ def _predict(args):
     from .io import read_pairs
 
     model = _load_pair_model(args.model, "predict")
-    X, _, _ = read_pairs(args.pairs, args.items, require_labels=False)
-    out = pd.DataFrame({"y_pred": model.predict(X), "rank_difference": model.decision_function(X)})
+    X, _, _, context = read_pairs(args.pairs, args.items, require_labels=False,
+                                  return_context=True)
+    out = pd.DataFrame({"y_pred": model.predict(X, context),
+                        "rank_difference": model.decision_function(X, context)})
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"{args.model} was fitted without --probability; refit with it "
                              "to get probabilities.")
-        proba = model.predict_proba(X)
+        proba = model.predict_proba(X, context)
         out["p_x_better"], out["p_tie"], out["p_xprime_better"] = proba.T
     out.to_csv(args.output, index=False)
     print(f"{len(out)} predictions written to {args.output}")
@@ -187,8 +190,8 @@ def _evaluate(args):
     from .metrics import comparison_report, comparison_roc_curve
 
     model = _load_pair_model(args.model, "evaluate")
-    X, y, _ = read_pairs(args.pairs, args.items)
-    score = model.decision_function(X)
+    X, y, _, context = read_pairs(args.pairs, args.items, return_context=True)
+    score = model.decision_function(X, context)
     report = comparison_report(y, score, model.threshold_)
     n = report["count"]
     print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")

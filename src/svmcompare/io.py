@@ -122,7 +122,7 @@ def _letor_pairs(path):
     return X, y, [f"f{k + 1}" for k in range(Z.shape[1])]
 
 
-def read_pairs(path, items=None, require_labels=True):
+def read_pairs(path, items=None, require_labels=True, return_context=False):
     """Pairs (n, 2, p), labels (or None) and feature names from a pairs file.
 
     Parameters
@@ -133,11 +133,23 @@ def read_pairs(path, items=None, require_labels=True):
         The items CSV of the ids layout.
     require_labels : bool
         Whether a ``y`` column must be present.
+    return_context : bool, default=False
+        Also return the pair context: the ``ctx_<name>`` columns as an array
+        (n, q), or None when there are none (LETOR files have none).
     """
     if is_letor(path):
-        return _letor_pairs(path)
+        pairs = _letor_pairs(path)
+        return (*pairs, None) if return_context else pairs
     frame = _read_csv(path)
     name = Path(path).name
+    pairs = _csv_pairs(frame, name, items, require_labels)
+    if not return_context:
+        return pairs
+    columns = [c for c in frame.columns if c.startswith("ctx_")]
+    return (*pairs, _numeric(frame, columns, name) if columns else None)
+
+
+def _csv_pairs(frame, name, items, require_labels):
     if require_labels and "y" not in frame.columns:
         raise ValueError(f"{name} has no 'y' column (labels -1, 0, 1).")
     y = _labels(frame, name) if "y" in frame.columns else None
