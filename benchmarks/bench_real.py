@@ -2,7 +2,9 @@
 
 Data (read from ../shared/data, never copied; a set whose folder is absent is
 skipped): league football and college ice hockey (bradleyterry2/), Lichess
-chess games (chess/lichess_kaggle_games/), SUSHI preferences (sushi/).
+chess games (chess/lichess_kaggle_games/), SUSHI preferences (sushi/); and the
+paper's simulated ||x||_1^2 and ||x||_inf^2 patterns (1,000 training pairs,
+4,000 test pairs), where the kernel ranking should pay.
 Splits leak nothing: games are split by time (the test games come after every
 training game; features come from earlier periods only, via
 ``games_features``), sushi by person (no person in both).
@@ -45,7 +47,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from svmcompare import SVMCompareCV
-from svmcompare.datasets import GAME_FEATURES, games_features, load_chess_games, load_sushi
+from svmcompare.datasets import (
+    GAME_FEATURES,
+    games_features,
+    load_chess_games,
+    load_sushi,
+    make_norm_pairs,
+)
 from svmcompare.metrics import comparison_auc
 from svmcompare.ordered_logit import OrderedLogit
 
@@ -131,8 +139,24 @@ def sushi(quick=False):
     return data.X, data.y, None, train, test, False, data.person
 
 
+def _simulated(norm, quick):
+    n_train = 300 if quick else 1000
+    X, y = make_norm_pairs(n_train + 4000, norm, random_state=0)
+    train = np.arange(len(y)) < n_train
+    return X, y, None, train, ~train, False, np.arange(len(y)) % 5
+
+
+def simulated_l1(quick=False):
+    return _simulated("l1", quick)
+
+
+def simulated_linf(quick=False):
+    return _simulated("linf", quick)
+
+
 SETS = {"football": (football, "bradleyterry2"), "icehockey": (icehockey, "bradleyterry2"),
-        "chess": (chess, "chess/lichess_kaggle_games"), "sushi": (sushi, "sushi")}
+        "chess": (chess, "chess/lichess_kaggle_games"), "sushi": (sushi, "sushi"),
+        "simulated_l1": (simulated_l1, None), "simulated_linf": (simulated_linf, None)}
 
 
 # -- models: fit on training pairs, return test probabilities and scores ----------
@@ -224,7 +248,7 @@ def run(names, quick=False, progress=False):
     rows = []
     for name in names:
         load, folder = SETS[name]
-        if not (DATA / folder).is_dir():
+        if folder is not None and not (DATA / folder).is_dir():
             print(f"{name}: skipped, {DATA / folder} not found", file=sys.stderr)
             continue
         X, y, context, train, test, has_elo, groups = load(quick)
