@@ -81,10 +81,14 @@ def test_an_empty_context_is_the_problem_without_context():
                                   solve_dual(empty, kernel).alpha)
 
 
-@pytest.mark.parametrize("kernel", ["linear", "rbf"])
-def test_swapping_the_pair_and_negating_the_context_mirrors_everything(kernel):
+@pytest.mark.parametrize("kernel, solver", [("linear", "auto"), ("rbf", "exact"),
+                                            ("rbf", "nystroem")])
+def test_swapping_the_pair_and_negating_the_context_mirrors_everything(kernel, solver):
     X, y, context = _home_advantage_pairs(n=200, seed=5)
-    model = SVMCompare(kernel=kernel, probability=True, random_state=0).fit(X, y, context)
+    model = SVMCompare(kernel=kernel, solver=solver, n_components=50, probability=True,
+                       random_state=0).fit(X, y, context)
+    assert model.context_coef_[0] > 0  # x' at home helps x'
+    assert model.solver_ == ("linear" if kernel == "linear" else solver)
     swapped = X[:, ::-1]
     np.testing.assert_allclose(model.decision_function(swapped, -context),
                                -model.decision_function(X, context), atol=1e-10)

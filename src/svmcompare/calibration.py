@@ -63,10 +63,11 @@ _LINK_ALPHA = 1e-6
 _TINY = 1e-300
 
 
-def _link_design(score, context, scale):
-    """Columns of the link's linear predictor: the score over ``scale``, then the
-    pair context (whose coefficients the link re-estimates by likelihood)."""
-    score = np.asarray(score, dtype=np.float64).ravel() / scale
+def _link_design(score, context, scale, limit=np.inf):
+    """Columns of the link's linear predictor: the score over ``scale`` (clipped
+    to +-``limit``), then the pair context (whose coefficients the link
+    re-estimates by likelihood)."""
+    score = np.clip(np.asarray(score, dtype=np.float64).ravel() / scale, -limit, limit)
     if context is None:
         return score[:, None]
     return np.hstack([score[:, None], np.asarray(context, dtype=np.float64)])
@@ -99,6 +100,9 @@ class ScoreCalibrator:
     ----------
     link_ : OrderedLogit
     scale_ : float
+    limit_ : float
+        The largest |score| / ``scale_`` seen in the fit; scores beyond it are
+        clipped to it at prediction (no extrapolation of the link).
     """
 
     def __init__(self, *, symmetric=True):
@@ -113,6 +117,10 @@ class ScoreCalibrator:
             score, y, context, _ = _both_orientations(score, y, context)
         spread = score.std()
         self.scale_ = float(spread) if spread > 0 else 1.0
+        # The link is known only over the scores it saw: a pair scored beyond
+        # them (a model extrapolating to new teams, a later season) gets the
+        # probabilities of the most extreme score seen, not a more confident one.
+        self.limit_ = float(np.max(np.abs(score))) / self.scale_ if score.size else np.inf
         design = _link_design(score, context, self.scale_)
         self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y)
         if self.link_.coef_[0] < 0:
@@ -128,7 +136,7 @@ class ScoreCalibrator:
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1 (``tie_features`` unused)."""
-        design = _link_design(score, context, self.scale_)
+        design = _link_design(score, context, self.scale_, self.limit_)
         present = self.link_.predict_proba(design)
         proba = np.zeros((design.shape[0], len(LABELS)))
         proba[:, np.searchsorted(LABELS, self.link_.classes_)] = present
@@ -193,8 +201,10 @@ class PairTieCalibrator:
     band_intercept_ : float
         a.
     band_coef_ : ndarray
-        b, on the tie features standardized by ``feature_mean_``, ``feature_scale_``.
-    scale_ : float
+        b, on the tie features standardized by ``feature_mean_``, ``feature_scale_``
+        (clipped to ``feature_min_``, ``feature_max_`` at prediction).
+    scale_, limit_ : float
+        As :class:`ScoreCalibrator`.
     """
 
     def fit(self, score, y, tie_features, context=None):
@@ -208,8 +218,9 @@ class PairTieCalibrator:
         start = ScoreCalibrator().fit(score, y, context)
         # Both orientations: s is unchanged by a swap, d, context and y change sign.
         d, yy, ctx, S = _both_orientations(score, y, context, S)
-        self.scale_ = start.scale_
+        self.scale_, self.limit_ = start.scale_, start.limit_
         F = _link_design(d, ctx, self.scale_)
+        self.feature_min_, self.feature_max_ = S.min(axis=0), S.max(axis=0)
         self.feature_mean_ = S.mean(axis=0)
         scale = S.std(axis=0)
         self.feature_scale_ = np.where(scale > 0, scale, 1.0)
@@ -228,9 +239,13 @@ class PairTieCalibrator:
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1."""
-        eta = _link_design(score, context, self.scale_) @ self.coef_
-        S = (np.asarray(tie_features, dtype=np.float64) - self.feature_mean_) \
-            / self.feature_scale_
+        eta = _link_design(score, context, self.scale_, self.limit_) @ self.coef_
+        # The band is known only over the tie features it saw (exp() of an
+        # extrapolated feature, e.g. a count of games that keeps growing, made
+        # every later pair a near-certain tie).
+        S = np.clip(np.asarray(tie_features, dtype=np.float64), self.feature_min_,
+                    self.feature_max_)
+        S = (S - self.feature_mean_) / self.feature_scale_
         theta = np.exp(np.clip(self.band_intercept_ + S @ self.band_coef_, -30.0, 30.0))
         p_loss = expit(-theta - eta)
         p_win = expit(-theta + eta)
