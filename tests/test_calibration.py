@@ -105,3 +105,22 @@ def test_swapping_the_pair_swaps_the_win_and_loss_probabilities():
     np.testing.assert_array_equal(model.predict(X[:, ::-1]), -model.predict(X))
     np.testing.assert_allclose(model.predict_proba(X[:, ::-1]), model.predict_proba(X)[:, ::-1],
                                atol=1e-12)
+
+
+def test_the_link_does_not_extrapolate_beyond_the_scores_it_saw():
+    from svmcompare.calibration import PairTieCalibrator
+
+    rng = np.random.default_rng(0)
+    d = rng.normal(size=500)
+    y = np.where(d + rng.logistic(size=500) > 1, 1, np.where(d - rng.logistic(size=500) < -1,
+                                                             -1, 0))
+    link = ScoreCalibrator().fit(d, y)
+    edge = np.abs(d).max()
+    np.testing.assert_allclose(link.predict_proba([1e6 * edge, -1e6 * edge]),
+                               link.predict_proba([edge, -edge]))
+    S = rng.normal(size=(500, 2))
+    band = PairTieCalibrator().fit(d, y, S)
+    far = np.array([[1e3, -1e3]])
+    inside = np.array([[S[:, 0].max(), S[:, 1].min()]])
+    np.testing.assert_allclose(band.predict_proba([0.0], None, far),
+                               band.predict_proba([0.0], None, inside))
