@@ -28,6 +28,7 @@ from ._validation import (
     check_pairs,
     check_pairs_labels,
     check_positive,
+    check_sample_weight,
 )
 from .calibration import (
     PairTieCalibrator,
@@ -72,6 +73,7 @@ class Prepared:
     feature_map: object = None  # NystroemMap of the "nystroem" solver, fitted once
     X: np.ndarray = None  # the validated pairs (calibration refits on them)
     context: np.ndarray = None  # the validated pair context, or None
+    sample_weight: np.ndarray = None  # the validated pair weights, or None
 
 
 class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
@@ -130,7 +132,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             return "exact" if wide else "linear"
         return "exact" if n_pairs <= AUTO_NYSTROEM_PAIRS else "nystroem"
 
-    def fit(self, X, y, context=None):
+    def fit(self, X, y, context=None, sample_weight=None):
         """Fit the model on labeled pairs.
 
         Parameters
@@ -149,41 +151,47 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             c_s^T c_t added to K~ (regularized with the ranking function).
             Then ``decision_function``, ``predict``, ``predict_proba`` and
             ``score`` need the context of their pairs too.
+        sample_weight : array-like of shape (n_pairs,), optional
+            Non-negative weight of each pair: multiplies C on the rows of
+            the binary problem that the pair makes (as ``class_weight`` does
+            per label), and weighs the pair in the probability link.
 
         Returns
         -------
         self
         """
-        prepared = self._prepare(X, y, context)
+        prepared = self._prepare(X, y, context, sample_weight)
         result, feature_map = self._solve(prepared)
         self._store(prepared, result, feature_map)
         if getattr(self, "probability", False):
             held_out, scales = cross_validated_scores(
                 self, prepared.X, prepared.y, context=prepared.context,
-                random_state=self.random_state)
-            self._calibrate(held_out / scales, prepared.y, prepared.Xs, prepared.context)
+                sample_weight=prepared.sample_weight, random_state=self.random_state)
+            self._calibrate(held_out / scales, prepared.y, prepared.Xs, prepared.context,
+                            prepared.sample_weight)
         return self
 
-    def _calibrate(self, held_out, y, Xs, context=None):
+    def _calibrate(self, held_out, y, Xs, context=None, sample_weight=None):
         """Fit the probability link on held-out rank gaps in units of their fold
         model's training spread (see :func:`calibration.cross_validated_scores`)
         and the pairs' context, for pairs ``Xs`` standardized by this model;
         sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
         if getattr(self, "tie_band", "constant") == "pair":
             self.calibrator_ = PairTieCalibrator().fit(held_out, y, pair_tie_features(Xs),
-                                                       context)
+                                                       context, sample_weight)
         else:
-            self.calibrator_ = ScoreCalibrator().fit(held_out, y, context)
+            self.calibrator_ = ScoreCalibrator().fit(held_out, y, context, sample_weight)
         self.score_scale_ = score_spread(self._decision_standardized(Xs))
         return self
 
-    def _prepare(self, X, y, context=None):
+    def _prepare(self, X, y, context=None, sample_weight=None):
         """Validate, standardize and build the binary problem (no solving)."""
         kernel = self._check_params()
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self._check_label_set(y)
-        scaler = Standardizer.fit(X)
+        scaler = Standardizer.fit(X, sample_weight)
         Xs = scaler.transform_pairs(X)
         if not np.any(Xs[:, 0] != Xs[:, 1]):
             raise ValueError(
@@ -191,7 +199,7 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
                 "pairs say nothing about which item is better; check how X was built."
             )
         check_kernel_scale(kernel, Xs)
-        problem = self._binary_problem(Xs, y, context)
+        problem = self._binary_problem(Xs, y, context, sample_weight)
         solver = self._resolve_solver(kernel, X.shape[0], Xs.shape[2])
         feature_map = None
         if solver == "nystroem":
@@ -202,7 +210,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             if feature_map is not None:
                 solver = "nystroem"
         return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs, problem=problem,
-                        solver=solver, feature_map=feature_map, X=X, context=context)
+                        solver=solver, feature_map=feature_map, X=X, context=context,
+                        sample_weight=sample_weight)
 
     def _solve(self, prepared, gram=None, alpha0=None):
         """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""

@@ -32,7 +32,11 @@ class Standardizer:
     keep: np.ndarray  # boolean mask over the input features
 
     @classmethod
-    def fit(cls, X):
+    def fit(cls, X, sample_weight=None):
+        """Fit on pairs (n, 2, p); ``sample_weight`` (n,) weighs both items of a
+        pair (weights as repetitions: an integer weight k equals k copies)."""
+        if sample_weight is not None:
+            return cls._fit_weighted(X, sample_weight)
         items = X.reshape(-1, X.shape[2])
         high, low = items.max(axis=0), items.min(axis=0)
         keep = high > low
@@ -63,6 +67,30 @@ class Standardizer:
         # anyway so that extreme scales never divide by zero.
         scale[scale <= 0] = 1.0
         return cls(mean=mean, scale=scale, keep=keep)
+
+    @classmethod
+    def _fit_weighted(cls, X, sample_weight):
+        weight = np.concatenate([sample_weight, sample_weight])
+        items = np.concatenate([X[:, 0], X[:, 1]], axis=0)[weight > 0]
+        weight = weight[weight > 0]
+        high, low = items.max(axis=0), items.min(axis=0)
+        keep = high > low
+        if not keep.any():
+            raise ValueError(
+                "Every feature is constant over the training items with positive weight; "
+                "no ranking function can be learned."
+            )
+        # Two passes on values divided by their largest magnitude (no overflow).
+        magnitude = np.maximum(np.abs(high), np.abs(low))[keep]
+        unit = items[:, keep] / magnitude
+        total = weight.sum()
+        mean = weight @ unit / total
+        variance = weight @ (unit - mean) ** 2 / total
+        # ddof = 1 in units of the weights, as for the repeated items.
+        variance *= total / max(total - 1.0, 1e-12) if total > 1 else 1.0
+        scale = np.sqrt(variance) * magnitude
+        scale[scale <= 0] = 1.0
+        return cls(mean=mean * magnitude, scale=scale, keep=keep)
 
     def transform_items(self, Z):
         """Standardize items of shape (n_items, n_features)."""
@@ -127,7 +155,12 @@ def _stack_context(context, parts):
     return np.ascontiguousarray(np.concatenate(blocks, axis=0))
 
 
-def flip_compare(Xs, y, C, class_weight=None, context=None):
+def _weighted(Cvec, sample_weight, origin):
+    """C of each row times the weight of the pair it comes from."""
+    return Cvec if sample_weight is None else Cvec * sample_weight[origin]
+
+
+def flip_compare(Xs, y, C, class_weight=None, context=None, sample_weight=None):
     """The flipped data of eq. (8) for SVMcompare.
 
     Rows, in the order of eq. (8): the pairs of I_1 as (x, x'), the pairs of
@@ -137,7 +170,8 @@ def flip_compare(Xs, y, C, class_weight=None, context=None):
     ``class_weight`` scales C per row by flipped label: ``None``,
     ``"balanced"`` (m / (2 * count of the label), as scikit-learn) or a dict
     ``{1: w, -1: w}``.  ``context`` (n, q), the advantage of x' over x, is
-    negated on the rows that are (x', x).
+    negated on the rows that are (x', x).  ``sample_weight`` (n,) scales the C
+    of every row of a pair.
     """
     items, first, second = stack_items(Xs)
     i1 = np.flatnonzero(y == 1)
@@ -148,14 +182,18 @@ def flip_compare(Xs, y, C, class_weight=None, context=None):
     ytilde = np.concatenate(
         [np.ones(i1.size + im1.size), -np.ones(2 * i0.size)]
     )
-    weights = flipped_class_weights(ytilde, class_weight)
+    origin = np.concatenate([i1, im1, i0, i0])
+    row_weight = None if sample_weight is None else sample_weight[origin]
+    weights = flipped_class_weights(ytilde, class_weight, row_weight)
     Cvec = C * np.where(ytilde > 0, weights[1], weights[-1])
+    Cvec = _weighted(Cvec, sample_weight, origin)
     ctx = _stack_context(context, [(i1, 1.0), (im1, -1.0), (i0, 1.0), (i0, -1.0)])
     return BinaryProblem(items, a, b, ytilde, Cvec, ctx)
 
 
-def flipped_class_weights(ytilde, class_weight):
-    """Per-label multipliers of C on the flipped labels {1, -1}."""
+def flipped_class_weights(ytilde, class_weight, row_weight=None):
+    """Per-label multipliers of C on the flipped labels {1, -1} (``"balanced"``
+    counts rows by ``row_weight`` when given, as for repeated pairs)."""
     if class_weight is None:
         return {1: 1.0, -1: 1.0}
     if isinstance(class_weight, str):
@@ -164,10 +202,9 @@ def flipped_class_weights(ytilde, class_weight):
                 "class_weight must be None, 'balanced' or a dict {1: w, -1: w}; "
                 f"got {class_weight!r}."
             )
-        m = ytilde.size
-        return {
-            label: m / (2.0 * np.count_nonzero(ytilde == label)) for label in (1, -1)
-        }
+        w = np.ones(ytilde.size) if row_weight is None else row_weight
+        m = w.sum()
+        return {label: m / (2.0 * w[ytilde == label].sum()) for label in (1, -1)}
     if isinstance(class_weight, dict):
         keys = set(class_weight)
         if not keys <= {1, -1}:
@@ -187,7 +224,7 @@ def flipped_class_weights(ytilde, class_weight):
     )
 
 
-def flip_rank(Xs, y, C, context=None):
+def flip_rank(Xs, y, C, context=None, sample_weight=None):
     """SVMrank data (eq. 3): inequality pairs only, each oriented so that the
     better item is ``b``; every row has label 1 and no bias."""
     items, first, second = stack_items(Xs)
@@ -196,10 +233,11 @@ def flip_rank(Xs, y, C, context=None):
     a = np.where(better_second, first[ineq], second[ineq])
     b = np.where(better_second, second[ineq], first[ineq])
     ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0))])
-    return BinaryProblem(items, a, b, np.ones(ineq.size), np.full(ineq.size, float(C)), ctx)
+    Cvec = _weighted(np.full(ineq.size, float(C)), sample_weight, ineq)
+    return BinaryProblem(items, a, b, np.ones(ineq.size), Cvec, ctx)
 
 
-def flip_rank2(Xs, y, C, context=None):
+def flip_rank2(Xs, y, C, context=None, sample_weight=None):
     """The rank2 data of Table 2.
 
     Each equality pair becomes two opposite inequality pairs (x, x') and
@@ -220,6 +258,7 @@ def flip_rank2(Xs, y, C, context=None):
         [np.where(better_second, second[ineq], first[ineq]), second[eq], first[eq]]
     )
     Cvec = np.concatenate([np.full(ineq.size, 2.0 * C), np.full(2 * eq.size, float(C))])
+    Cvec = _weighted(Cvec, sample_weight, np.concatenate([ineq, eq, eq]))
     ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0)),
                                            (eq, 1.0), (eq, -1.0)])
     return BinaryProblem(items, a, b, np.ones(a.size), Cvec, ctx)

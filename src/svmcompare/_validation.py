@@ -224,3 +224,22 @@ def check_context(context, n_pairs, n_context=None):
     if not np.all(np.isfinite(context)):
         raise ValueError("context contains NaN or infinity.")
     return context
+
+
+def check_sample_weight(sample_weight, n_pairs):
+    """None, or non-negative finite weights (n_pairs,) with a positive sum, as float64."""
+    if sample_weight is None:
+        return None
+    weight = np.asarray(sample_weight)
+    if weight.dtype == object or weight.dtype.kind not in "biuf" or weight.dtype.kind == "b":
+        raise TypeError(f"sample_weight must be numeric; got dtype {weight.dtype}.")
+    weight = weight.astype(np.float64)
+    if weight.ndim == 0:
+        weight = np.full(n_pairs, float(weight))
+    if weight.shape != (n_pairs,):
+        raise ValueError(f"sample_weight must have shape ({n_pairs},); got {weight.shape}.")
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not weight.sum() > 0:
+        raise ValueError("sample_weight is zero for every pair.")
+    return weight

@@ -99,9 +99,9 @@ class SVMRank(_RankSVMBase):
                 "With only equality pairs no ranking can be learned."
             )
 
-    def _binary_problem(self, Xs, y, context=None):
+    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
         # Eq. (3) on I_1 and I_-1, each pair oriented toward its better item.
-        return flip_rank(Xs, y, float(self.C), context)
+        return flip_rank(Xs, y, float(self.C), context, sample_weight)
 
 
 class SVMRank2(_RankSVMBase):
@@ -121,5 +121,5 @@ class SVMRank2(_RankSVMBase):
         # Every label set gives inequality pairs here: nothing to refuse.
         return None
 
-    def _binary_problem(self, Xs, y, context=None):
-        return flip_rank2(Xs, y, float(self.C), context)
+    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
+        return flip_rank2(Xs, y, float(self.C), context, sample_weight)

@@ -73,11 +73,12 @@ def _link_design(score, context, scale, limit=np.inf):
     return np.hstack([score[:, None], np.asarray(context, dtype=np.float64)])
 
 
-def _both_orientations(score, y, context, extra=None):
+def _both_orientations(score, y, context, extra=None, weight=None):
     """(d, y, context) and (-d, -y, -context): the swap of every pair."""
     context = None if context is None else np.vstack([context, -context])
     extra = None if extra is None else np.vstack([extra, extra])  # symmetric features
-    return np.concatenate([score, -score]), np.concatenate([y, -y]), context, extra
+    weight = None if weight is None else np.concatenate([weight, weight])
+    return np.concatenate([score, -score]), np.concatenate([y, -y]), context, extra, weight
 
 
 class ScoreCalibrator:
@@ -108,13 +109,14 @@ class ScoreCalibrator:
     def __init__(self, *, symmetric=True):
         self.symmetric = symmetric
 
-    def fit(self, score, y, context=None):
-        """Fit on scores (n,), labels (n,) in {-1, 0, 1} (at least two distinct)
-        and an optional pair context (n, q)."""
+    def fit(self, score, y, context=None, sample_weight=None):
+        """Fit on scores (n,), labels (n,) in {-1, 0, 1} (at least two distinct),
+        an optional pair context (n, q) and optional weights (n,)."""
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
+        weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         if self.symmetric:
-            score, y, context, _ = _both_orientations(score, y, context)
+            score, y, context, _, weight = _both_orientations(score, y, context, None, weight)
         spread = score.std()
         self.scale_ = float(spread) if spread > 0 else 1.0
         # The link is known only over the scores it saw: a pair scored beyond
@@ -122,12 +124,12 @@ class ScoreCalibrator:
         # probabilities of the most extreme score seen, not a more confident one.
         self.limit_ = float(np.max(np.abs(score))) / self.scale_ if score.size else np.inf
         design = _link_design(score, context, self.scale_)
-        self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y)
+        self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y, sample_weight=weight)
         if self.link_.coef_[0] < 0:
             # No usable signal in the scores: w = 0 (the class frequencies, or
             # the context alone).
             design[:, 0] = 0.0
-            self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y)
+            self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y, sample_weight=weight)
         if self.symmetric:
             # The optimum is symmetric; make it so beyond the optimizer's tolerance.
             cuts = self.link_.thresholds_
@@ -165,7 +167,7 @@ def pair_tie_features(Xs):
     return (Xs[:, 0] + Xs[:, 1]) / 2
 
 
-def _band_objective(params, F, S, y, alpha):
+def _band_objective(params, F, S, y, alpha, weight):
     """Negative log-likelihood of the pair-dependent band and its gradient.
 
     ``F``: columns of the predictor eta = F w (the score, then the context);
@@ -183,7 +185,8 @@ def _band_objective(params, F, S, y, alpha):
     # d(log P)/d lower and d(log P)/d upper for each outcome.
     g_lo = np.where(y < 0, 1.0 - s_lo, np.where(y > 0, 0.0, -s_lo * (1 - s_lo) / p_tie))
     g_up = np.where(y < 0, 0.0, np.where(y > 0, -s_up, s_up * (1 - s_up) / p_tie))
-    loss = -np.sum(np.log(prob)) + 0.5 * alpha * (b @ b)
+    g_lo, g_up = weight * g_lo, weight * g_up
+    loss = -np.sum(weight * np.log(prob)) + 0.5 * alpha * (b @ b)
     grad_w = F.T @ (g_lo + g_up)  # d lower / dw = d upper / dw = -F
     g_theta = (g_up - g_lo) * theta  # d(log P)/d(a + b^T s)
     grad_a = -np.sum(g_theta)
@@ -207,17 +210,19 @@ class PairTieCalibrator:
         As :class:`ScoreCalibrator`.
     """
 
-    def fit(self, score, y, tie_features, context=None):
-        """Fit on scores (n,), labels, symmetric pair features (n, k) and an
-        optional pair context (n, q)."""
+    def fit(self, score, y, tie_features, context=None, sample_weight=None):
+        """Fit on scores (n,), labels, symmetric pair features (n, k), an
+        optional pair context (n, q) and optional weights (n,)."""
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
         S = np.asarray(tie_features, dtype=np.float64)
         if S.ndim != 2 or S.shape[0] != score.size:
             raise ValueError(f"tie_features must have shape ({score.size}, k); got {S.shape}.")
-        start = ScoreCalibrator().fit(score, y, context)
+        start = ScoreCalibrator().fit(score, y, context, sample_weight)
+        weight = np.ones(score.size) if sample_weight is None else \
+            np.asarray(sample_weight, dtype=float)
         # Both orientations: s is unchanged by a swap, d, context and y change sign.
-        d, yy, ctx, S = _both_orientations(score, y, context, S)
+        d, yy, ctx, S, weight = _both_orientations(score, y, context, S, weight)
         self.scale_, self.limit_ = start.scale_, start.limit_
         F = _link_design(d, ctx, self.scale_)
         self.feature_min_, self.feature_max_ = S.min(axis=0), S.max(axis=0)
@@ -228,8 +233,8 @@ class PairTieCalibrator:
         theta0 = max(float(start.link_.thresholds_[1]), 1e-3)
         x0 = np.concatenate([start.link_.coef_, [np.log(theta0)], np.zeros(S.shape[1])])
         bounds = [(0.0, None)] + [(None, None)] * (F.shape[1] + S.shape[1])
-        alpha = _BAND_ALPHA_PER_PAIR * d.size
-        result = minimize(_band_objective, x0, args=(F, S, yy, alpha), jac=True,
+        alpha = _BAND_ALPHA_PER_PAIR * weight.sum()
+        result = minimize(_band_objective, x0, args=(F, S, yy, alpha, weight), jac=True,
                           method="L-BFGS-B", bounds=bounds)
         k = F.shape[1]
         self.coef_ = result.x[:k]
@@ -274,7 +279,8 @@ def score_spread(score):
     return spread if spread > 0 and np.isfinite(spread) else 1.0
 
 
-def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None):
+def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
+                           sample_weight=None):
     """Held-out rank gaps of every pair by K-fold refits of ``estimator``.
 
     Folds are stratified by label and shuffled with ``random_state``; K is
@@ -303,7 +309,8 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
     for train, test in splitter.split(np.zeros(y.shape[0]), y):
         model = clone(estimator).set_params(probability=False)
         fit_context = None if context is None else context[train]
-        model.fit(X[train], y[train], context=fit_context)
+        fit_weight = None if sample_weight is None else sample_weight[train]
+        model.fit(X[train], y[train], context=fit_context, sample_weight=fit_weight)
         scores[test] = model._rank_gap(X[test])
         spreads[test] = score_spread(model._rank_gap(X[train]))
     return scores, spreads

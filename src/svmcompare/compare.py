@@ -187,9 +187,9 @@ class SVMCompare(PairwiseKernelModel):
     def _check_label_set(self, y):
         check_compare_label_set(y, "SVMCompare")
 
-    def _binary_problem(self, Xs, y, context=None):
+    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
         # Flipped data, eq. (8).
-        return flip_compare(Xs, y, float(self.C), self.class_weight, context)
+        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
 
     def _check_params(self):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it

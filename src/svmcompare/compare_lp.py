@@ -83,11 +83,11 @@ class SVMCompareLP(SVMCompare):
     def _resolve_solver(self, kernel, n_pairs, n_features=1):
         return "lp"
 
-    def fit(self, X, y, context=None):
+    def fit(self, X, y, context=None, sample_weight=None):
         """Solve (LP-1) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
         if context is not None:
             raise ValueError("SVMCompareLP does not take a pair context; SVMCompare does.")
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight=sample_weight)
 
     def _solve(self, prepared, gram=None, alpha0=None):
         """Solve (LP-1); ``gram`` (the item kernel matrix) is shared along C paths."""

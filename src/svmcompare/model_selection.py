@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from ._problem import Standardizer
-from ._validation import check_C, check_context, check_pairs_labels
+from ._validation import check_C, check_context, check_pairs_labels, check_sample_weight
 from .calibration import PairTieCalibrator, ScoreCalibrator, pair_tie_features, score_spread
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, NoRankingError
@@ -67,7 +67,7 @@ def _grid_points(param_grid):
     return points
 
 
-def fit_C_path(estimator, X, y, Cs, context=None):
+def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
     """Fit ``estimator`` at every C in ``Cs``, sharing work between the fits.
 
     Parameters
@@ -78,6 +78,8 @@ def fit_C_path(estimator, X, y, Cs, context=None):
     Cs : sequence of float > 0
     context : array of shape (n_pairs, q), optional
         The pair context (see :meth:`SVMCompare.fit`).
+    sample_weight : array of shape (n_pairs,), optional
+        Pair weights (see :meth:`SVMCompare.fit`).
 
     Returns
     -------
@@ -88,7 +90,7 @@ def fit_C_path(estimator, X, y, Cs, context=None):
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
-    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context)
+    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context, sample_weight)
     unit_cost = prepared.problem.C
     gram = None
     if prepared.solver in ("exact", "lp"):
@@ -138,16 +140,17 @@ def _scores(model, X, y, context, split):
             "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
 
 
-def _path_on_split(estimator, Cs, X, y, context, split, keep_models):
+def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
     train, _ = split
-    models = fit_C_path(estimator, X[train], y[train], Cs, _take(context, train))
+    models = fit_C_path(estimator, X[train], y[train], Cs, _take(context, train),
+                        _take(sample_weight, train))
     scores = [_scores(model, X, y, context, split) for model in models]
     return models if keep_models else [None] * len(models), scores
 
 
-def search_grid(estimator, param_grid, X, y, splits, *, context=None, n_jobs=None,
-                progress=False, description=None, keep_models=False):
+def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_weight=None,
+                n_jobs=None, progress=False, description=None, keep_models=False):
     """Score every grid point on every (train, validation) split.
 
     The one search engine under :func:`validation_search` (one split) and
@@ -165,6 +168,8 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, n_jobs=Non
     X, y : pair array and labels
     splits : list of (train indices, validation indices)
     context : array of shape (n_pairs, q), optional
+    sample_weight : array of shape (n_pairs,), optional
+        Pair weights of the fits (validation scores are unweighted).
     n_jobs, progress, description : parallelism and the progress bar
     keep_models : bool, default=False
         Return the fitted models too (memory: one model per point and split).
@@ -187,8 +192,8 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, n_jobs=Non
                 leave=False)
     outputs = Parallel(n_jobs=n_jobs)(
         delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
-                                [C for _, C in entries], X, y, context, splits[k],
-                                keep_models)
+                                [C for _, C in entries], X, y, context, sample_weight,
+                                splits[k], keep_models)
         for k, others, entries in jobs
     )
     scores = [[None] * len(points) for _ in splits]
@@ -292,7 +297,7 @@ def default_grid(n_features):
     ]
 
 
-def _link_scores(held_out, y, splits, Xs, tie_band, context=None):
+def _link_scores(held_out, y, splits, Xs, tie_band, context=None, sample_weight=None):
     """Cross-fitted log-loss and Brier score of a probability link on held-out scores.
 
     For each split, the link is fitted on the other splits' held-out scores
@@ -304,12 +309,13 @@ def _link_scores(held_out, y, splits, Xs, tie_band, context=None):
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
         ctx_fit, ctx_val = _take(context, others), _take(context, val)
+        weight = _take(sample_weight, others)
         if tie_band == "pair":
             link = PairTieCalibrator().fit(held_out[others], y[others], features[others],
-                                           ctx_fit)
+                                           ctx_fit, weight)
             proba = link.predict_proba(held_out[val], ctx_val, features[val])
         else:
-            link = ScoreCalibrator().fit(held_out[others], y[others], ctx_fit)
+            link = ScoreCalibrator().fit(held_out[others], y[others], ctx_fit, weight)
             proba = link.predict_proba(held_out[val], ctx_val)
         truth = y[val] + 1
         log_losses.append(-np.mean(np.log(np.clip(proba[np.arange(val.size), truth],
@@ -419,7 +425,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splitter = check_cv(self.cv, y, classifier=True)
         return list(splitter.split(np.zeros(len(y)), y, groups))
 
-    def fit(self, X, y, context=None, groups=None):
+    def fit(self, X, y, context=None, groups=None, sample_weight=None):
         """Choose the grid point by cross-validation, then refit on all pairs.
 
         Parameters
@@ -431,18 +437,23 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             Group labels for a group splitter ``cv`` (e.g. ``GroupKFold`` by
             season, or by the person who judged the pair), so that folds
             resemble new data: a new season, a new person.
+        sample_weight : array of shape (n_pairs,), optional
+            Pair weights of every fit and of the probability link (the
+            validation scores themselves are unweighted).
         """
         scoring = self._scoring()
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
         base = SVMCompare() if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
         splits = self._splits(y, groups)
         points, scores, _ = search_grid(base, self._grid(base, X.shape[2]), X, y, splits,
-                                        context=context, n_jobs=self.n_jobs,
+                                        context=context, sample_weight=sample_weight,
+                                        n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
         rows, row_params, held_out = [], [], []
         Xs = None
@@ -467,7 +478,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                     if Xs is None:
                         Xs = Standardizer.fit(X).transform_pairs(X)
                     loss, brier, spread = (np.nan,) * 3 if failed else _link_scores(
-                        pooled, y, splits, Xs, band, context)
+                        pooled, y, splits, Xs, band, context, sample_weight)
                     banded.update(mean_log_loss=loss, std_log_loss=spread, mean_brier=brier)
                 if failed:  # a point that fails on any fold has no mean score
                     banded.update(mean_error=np.nan, mean_auc=np.nan)
@@ -490,10 +501,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.best_score_ = float(summary.loc[best, column])
         model = clone(base).set_params(**self.best_params_, probability=False) \
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
-        model.fit(X, y, context=context)
+        model.fit(X, y, context=context, sample_weight=sample_weight)
         if self.probability:
             model.set_params(probability=True)
-            model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context)
+            model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context,
+                             sample_weight)
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_

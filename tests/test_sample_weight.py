@@ -1,0 +1,45 @@
+"""Pair weights: sample_weight scales C per pair (issue 17)."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from svmcompare import SVMCompare, SVMCompareCV, SVMCompareLP, SVMRank, SVMRank2
+from svmcompare.datasets import make_norm_pairs
+
+
+@pytest.mark.parametrize("model", [SVMCompare(kernel="linear"), SVMCompare(gamma=0.5),
+                                   SVMRank(gamma=0.5), SVMRank2(gamma=0.5),
+                                   SVMCompareLP(gamma=0.5)], ids=lambda m: type(m).__name__)
+def test_integer_weights_equal_repeated_pairs(model):
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    weight = np.random.default_rng(0).integers(1, 4, size=80)
+    if "tol" in model.get_params():
+        model = clone(model).set_params(tol=1e-7)
+    weighted = clone(model).fit(X, y, sample_weight=weight)
+    repeated = clone(model).fit(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+    X_test, _ = make_norm_pairs(50, "l1", random_state=1)
+    np.testing.assert_allclose(weighted.decision_function(X_test),
+                               repeated.decision_function(X_test), rtol=1e-4, atol=1e-4)
+
+
+def test_zero_weights_drop_pairs_and_bad_weights_are_refused():
+    X, y = make_norm_pairs(100, "l1", random_state=2)
+    weight = np.r_[np.ones(60), np.zeros(40)]
+    dropped = SVMCompare(kernel="linear", tol=1e-8).fit(X, y, sample_weight=weight)
+    subset = SVMCompare(kernel="linear", tol=1e-8).fit(X[:60], y[:60])
+    np.testing.assert_allclose(dropped.coef_, subset.coef_, rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="non-negative"):
+        SVMCompare().fit(X, y, sample_weight=-weight)
+    with pytest.raises(ValueError, match="shape"):
+        SVMCompare().fit(X, y, sample_weight=weight[:10])
+    with pytest.raises(ValueError, match="zero for every pair"):
+        SVMCompare().fit(X, y, sample_weight=np.zeros(100))
+
+
+def test_the_auto_model_takes_weights():
+    X, y = make_norm_pairs(150, "l1", random_state=3)
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, size=150)
+    model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, probability=True)
+    model.fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
