@@ -40,6 +40,7 @@ def test_the_auto_model_tunes_by_log_loss_and_beats_the_frequencies():
     model = SVMCompareCV(probability=True).fit(X, y, context=context)
     results = model.cv_results_
     assert {"kernel", "C", "class_weight", "tie_band"} <= set(model.best_params_)
+    assert any(value is None for value in results["class_weight"])  # None, not NaN
     ok = results["n_failed"] == 0
     assert results.loc[ok, "mean_log_loss"].notna().all()
     # The simplest point within one standard error of the best mean log-loss.

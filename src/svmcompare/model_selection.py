@@ -486,6 +486,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                 row_params.append(dict(point) if band is None else {**point, "tie_band": band})
                 held_out.append(pooled)
         summary = pd.DataFrame(rows)
+        for name in {name for params in row_params for name, v in params.items() if v is None}:
+            # pandas reads None as missing (NaN); a parameter set to None is a value.
+            summary[name] = pd.Series([params.get(name, np.nan) for params in row_params],
+                                      dtype=object)
         column = "mean_" + scoring
         if summary[column].isna().all():
             raise NoRankingError(
