@@ -24,6 +24,7 @@ _EXPORTS = {
     "SVMRank2": ".baselines",
     "load_model": ".persistence",
     "make_pairs": ".pairs",
+    "pairs_from_frame": ".pairs",
     "pairwise_transform": ".pairs",
     "save_model": ".persistence",
 }

@@ -141,3 +141,107 @@ def pairwise_transform(X, y, groups=None, ties="keep", max_pairs_per_group=None,
     X, y, groups = check_items(X, y, groups)
     first, second, labels = pair_indices(y, groups, ties, max_pairs_per_group, random_state)
     return np.stack([X[first], X[second]], axis=1), labels
+
+
+def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
+                     context=None, features=None, id_column="id"):
+    """Pairs, labels and context from a table of comparisons (and of items).
+
+    Parameters
+    ----------
+    matches : pandas.DataFrame
+        One row per comparison: the ids of its two items, optionally an
+        outcome and pair-context columns.
+    items : pandas.DataFrame, optional
+        One row per item: an ``id_column`` (or the index, when there is no
+        such column) and its features.  None: identities only, one-hot
+        columns over the ids of ``matches`` (a Bradley-Terry-style ranking
+        from who beat whom; dense, so for tens of thousands of items use an
+        items table instead).
+    a, b : str
+        Columns of the ids of x and x'.
+    outcome : str, optional
+        Column of the result.
+    outcome_map : dict, required with ``outcome``
+        Each outcome value to its label: -1 (x better), 0 (tie), 1 (x'
+        better).  Never guessed: ``{"H": -1, "D": 0, "A": 1}`` when x is the
+        home team, ``{-1: -1, 0: 0, 1: 1}`` when the column already holds labels.
+    context : str or list of str, optional
+        Pair-context columns (the advantage of x' over x, see
+        :meth:`SVMCompare.fit`).
+    features : list of str, optional
+        Columns of ``items`` to use; default every numeric column but the id.
+    id_column : str, default="id"
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``X`` (n, 2, p), ``y`` (n,) or None, ``context`` (n, q) or None,
+        ``a_ids`` and ``b_ids`` (the ids of each pair, for joining results
+        back) and ``feature_names``.
+    """
+    import pandas as pd
+    from sklearn.utils import Bunch
+
+    if not isinstance(matches, pd.DataFrame):
+        raise TypeError(f"matches must be a pandas DataFrame; got {type(matches).__name__}.")
+    names = [a, b] + ([outcome] if outcome is not None else []) + _as_list(context)
+    missing = [c for c in names if c not in matches.columns]
+    if missing:
+        raise ValueError(f"matches has no column(s) {missing}; it has {list(matches.columns)}.")
+    a_ids, b_ids = matches[a].to_numpy(), matches[b].to_numpy()
+    if items is None:
+        ids = np.unique(np.concatenate([a_ids, b_ids]).astype(str))
+        table = np.eye(ids.size)
+        feature_names = [f"is_{item}" for item in ids]
+        key = pd.Series(np.arange(ids.size), index=ids)
+        a_key, b_key = a_ids.astype(str), b_ids.astype(str)
+    else:
+        if not isinstance(items, pd.DataFrame):
+            raise TypeError(f"items must be a pandas DataFrame; got {type(items).__name__}.")
+        item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
+        if item_ids.duplicated().any():
+            raise ValueError(f"items repeats the id {item_ids[item_ids.duplicated()].iloc[0]!r}.")
+        if features is None:
+            features = [c for c in items.select_dtypes("number").columns if c != id_column]
+        bad = [c for c in features if c not in items.columns]
+        if bad:
+            raise ValueError(f"items has no feature column(s) {bad}.")
+        table = _as_float_matrix(items[list(features)].to_numpy(), "items features")
+        _check_finite(table, "items features")
+        feature_names = list(features)
+        key = pd.Series(np.arange(len(items)), index=item_ids.to_numpy())
+        a_key, b_key = a_ids, b_ids
+    rows = []
+    for column, values in ((a, a_key), (b, b_key)):
+        known = pd.Index(key.index).get_indexer(values)
+        if np.any(known < 0):
+            first = int(np.flatnonzero(known < 0)[0])
+            raise ValueError(f"matches row {first}, column {column}: item {values[first]!r} "
+                             "is not in the items table.")
+        rows.append(table[known])
+    y = None
+    if outcome is not None:
+        if not isinstance(outcome_map, dict):
+            raise ValueError("outcome_map is required with outcome (it is never guessed): a dict "
+                             "from each outcome value to -1 (x better), 0 (tie) or 1 (x' better).")
+        if not set(outcome_map.values()) <= {-1, 0, 1}:
+            raise ValueError("outcome_map values must be -1, 0 or 1.")
+        mapped = matches[outcome].map(outcome_map)
+        if mapped.isna().any():
+            first = int(np.flatnonzero(mapped.isna().to_numpy())[0])
+            raise ValueError(f"matches row {first}: outcome {matches[outcome].iloc[first]!r} is "
+                             f"not in outcome_map (keys {sorted(outcome_map, key=str)}).")
+        y = mapped.to_numpy().astype(np.int64)
+    ctx = None
+    if context is not None:
+        ctx = _as_float_matrix(matches[_as_list(context)].to_numpy(), "context")
+        _check_finite(ctx, "context")
+    return Bunch(X=np.stack(rows, axis=1), y=y, context=ctx, a_ids=a_ids, b_ids=b_ids,
+                 feature_names=feature_names)
+
+
+def _as_list(value):
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
