@@ -43,3 +43,27 @@ def test_the_auto_model_takes_weights():
     model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, probability=True)
     model.fit(X, y, sample_weight=weight)
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_the_command_line_reads_weights_and_copies_ids(tmp_path):
+    import pandas as pd
+
+    from svmcompare.cli import main
+    from svmcompare.persistence import load_model
+
+    X, y = make_norm_pairs(80, "l1", random_state=5)
+    weight = np.random.default_rng(2).integers(1, 4, size=80)
+    frame = pd.DataFrame({"match_id": [f"m{k}" for k in range(80)], "a_u": X[:, 0, 0],
+                          "a_v": X[:, 0, 1], "b_u": X[:, 1, 0], "b_v": X[:, 1, 1],
+                          "weight": weight, "y": y})
+    frame.to_csv(tmp_path / "pairs.csv", index=False)
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--kernel", "linear", "--model",
+                 str(tmp_path / "m.skops")]) == 0
+    expected = SVMCompare(kernel="linear", random_state=0).fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(load_model(tmp_path / "m.skops").coef_, expected.coef_,
+                               rtol=1e-6)
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "pairs.csv"), "-o",
+                 str(tmp_path / "out.csv")]) == 0
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns[:1]) == ["match_id"] and "weight" not in out.columns
+    np.testing.assert_array_equal(out["match_id"], frame["match_id"])

@@ -100,11 +100,12 @@ def _parallel_backend(args):
 
 
 def _fit(args):
-    from .io import read_pairs
+    from .io import read_pair_extras, read_pairs
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
+    weight, _ = read_pair_extras(args.pairs)
     model = _make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{type(model).__name__} ...", flush=True)
@@ -114,13 +115,13 @@ def _fit(args):
         search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
                               progress=not args.no_progress)
         with _parallel_backend(args):
-            search.fit(X, y, context=context)
+            search.fit(X, y, context=context, sample_weight=weight)
         chosen = ", ".join(f"{k} = {v:.4g}" for k, v in search.best_params_.items())
         print(f"chosen by 5-fold cross-validation ({args.scoring}): {chosen} "
               f"(score {search.best_score_:.4f})")
         model = search.best_estimator_
     else:
-        model.fit(X, y, context=context)
+        model.fit(X, y, context=context, sample_weight=weight)
     save_model(model, args.model)
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
@@ -150,15 +151,16 @@ def _load_pair_model(path, command):
 
 
 def _predict(args):
-    import pandas as pd
 
-    from .io import read_pairs
+    from .io import read_pair_extras, read_pairs
 
     model = _load_pair_model(args.model, "predict")
     X, _, _, context = read_pairs(args.pairs, args.items, require_labels=False,
                                   return_context=True)
-    out = pd.DataFrame({"y_pred": model.predict(X, context),
-                        "rank_difference": model.decision_function(X, context)})
+    _, extras = read_pair_extras(args.pairs)
+    # Ids and other non-feature columns first, so results join back without row order.
+    out = extras.reset_index(drop=True).assign(
+        y_pred=model.predict(X, context), rank_difference=model.decision_function(X, context))
     if args.proba:
         if not hasattr(model, "predict_proba"):
             raise ValueError(f"{args.model} was fitted without --probability; refit with it "

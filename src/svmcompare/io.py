@@ -149,6 +149,25 @@ def read_pairs(path, items=None, require_labels=True, return_context=False):
     return (*pairs, _numeric(frame, columns, name) if columns else None)
 
 
+def read_pair_extras(path):
+    """The other columns of a pairs CSV: the ``weight`` column (or None) and the
+    columns that are neither features, labels, context nor weight (ids, dates,
+    notes), which ``svmcompare predict`` copies next to its predictions.
+
+    LETOR files have none (``qid`` stays with the items).
+    """
+    if is_letor(path):
+        return None, pd.DataFrame()
+    frame = _read_csv(path)
+    weight = None
+    if "weight" in frame.columns:
+        weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
+    features = ("a_", "b_", "ctx_")
+    keep = [c for c in frame.columns
+            if not c.startswith(features) and c not in ("y", "weight")]
+    return weight, frame[keep]
+
+
 def _csv_pairs(frame, name, items, require_labels):
     if require_labels and "y" not in frame.columns:
         raise ValueError(f"{name} has no 'y' column (labels -1, 0, 1).")
