@@ -29,3 +29,19 @@ def test_bad_argument_is_a_message_not_a_traceback(capsys):
         main(["demo", "--n-pairs", "0"])
     assert exc.value.code == 2
     assert "must be a positive integer" in capsys.readouterr().err
+
+
+def test_evaluate_prints_log_loss_and_brier_for_a_probability_model(tmp_path, capsys):
+    import pandas as pd
+
+    from svmcompare.cli import main
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0], "b_v": X[:, 1, 1],
+                  "y": y}).to_csv(tmp_path / "pairs.csv", index=False)
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--probability", "--model",
+                 str(tmp_path / "m.skops")]) == 0
+    assert main(["evaluate", str(tmp_path / "m.skops"), str(tmp_path / "pairs.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "log-loss" in out and "Brier score" in out and "chance is about 0.25" in out

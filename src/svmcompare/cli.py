@@ -201,9 +201,19 @@ def _evaluate(args):
           f"{report['false_positive']} (tie predicted different), false negatives "
           f"{report['false_negative']} (difference predicted tie), inversions "
           f"{report['inversion']} (wrong direction)")
+    if hasattr(model, "predict_proba"):
+        proba = np.clip(model.predict_proba(X, context), 1e-15, 1.0)
+        truth = y + 1
+        log_loss = -np.mean(np.log(proba[np.arange(n), truth]))
+        brier = np.mean(np.sum((proba - np.eye(3)[truth]) ** 2, axis=1))
+        shares = np.bincount(truth, minlength=3) / n
+        reference = -np.sum(shares[shares > 0] * np.log(shares[shares > 0]))
+        print(f"log-loss {log_loss:.4f}, Brier score {brier:.4f} (the outcome shares of "
+              f"these pairs as probabilities would score a log-loss of {reference:.4f})")
     if not np.isnan(report["auc"]):
         auc = report["auc"]
-        print(f"comparison AUC (Table 3) {auc:.4f}")
+        print(f"comparison AUC (Table 3) {auc:.4f} (chance is about 0.25, not 0.5: a "
+              "difference counts as found only with the right sign)")
         if args.plot:
             plt = _pyplot()
             fpr, tpr, _ = comparison_roc_curve(y, score)
