@@ -218,8 +218,11 @@ def _evaluate(args):
             plt = _pyplot()
             fpr, tpr, _ = comparison_roc_curve(y, score)
             fig, ax = plt.subplots(figsize=(4.5, 4.5))
-            ax.plot(fpr, tpr, drawstyle="steps-post")
-            ax.plot([0, 1], [0, 1], color="0.7", ls="--")
+            ax.plot(fpr, tpr, drawstyle="steps-post", label="model")
+            # A random score finds a difference with the right sign half the
+            # time: chance is TPR = FPR / 2, not the usual diagonal.
+            ax.plot([0, 1], [0, 0.5], color="0.7", ls="--", label="chance")
+            ax.legend(loc="lower right")
             ax.set(xlabel="false positive rate (ties called different)",
                    ylabel="true positive rate (differences, right sign)",
                    title=f"comparison ROC, AUC {auc:.3f}")
