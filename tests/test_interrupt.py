@@ -124,7 +124,7 @@ def test_cli_fit_interrupted_exits_130_without_a_model_file(tmp_path, capsys, mo
                           "b_v": X[:, 1, 1], "y": y})
     frame.to_csv(tmp_path / "pairs.csv", index=False)
 
-    def interrupted_fit(self, X, y, context=None):
+    def interrupted_fit(self, *args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(SVMCompare, "fit", interrupted_fit)
