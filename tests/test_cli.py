@@ -45,3 +45,48 @@ def test_evaluate_prints_log_loss_and_brier_for_a_probability_model(tmp_path, ca
     assert main(["evaluate", str(tmp_path / "m.skops"), str(tmp_path / "pairs.csv")]) == 0
     out = capsys.readouterr().out
     assert "log-loss" in out and "Brier score" in out and "chance is about 0.25" in out
+
+
+def test_predict_refuses_features_in_another_order_or_with_other_names(tmp_path, capsys):
+    import pandas as pd
+
+    from svmcompare.cli import main
+    from svmcompare.datasets import make_norm_pairs
+    from svmcompare.persistence import load_model
+
+    X, y = make_norm_pairs(80, "l1", random_state=1)
+    frame = pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                          "b_v": X[:, 1, 1], "y": y})
+    frame.to_csv(tmp_path / "pairs.csv", index=False)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--model", model]) == 0
+    assert list(load_model(model).feature_names_in_) == ["u", "v"]
+    # The silent cases: two columns swapped in both blocks; another name.
+    frame[["a_v", "a_u", "b_v", "b_u", "y"]].to_csv(tmp_path / "swapped.csv", index=False)
+    frame.rename(columns={"a_u": "a_z", "b_u": "b_z"}).to_csv(tmp_path / "renamed.csv",
+                                                              index=False)
+    for name, detail in (("swapped.csv", "another order"), ("renamed.csv", "missing ['u']")):
+        for command in (["predict", model, str(tmp_path / name), "-o",
+                         str(tmp_path / "out.csv")], ["evaluate", model, str(tmp_path / name)]):
+            assert main(command) != 0
+            err = capsys.readouterr().err
+            assert "do not match" in err and detail in err
+    assert main(["predict", model, str(tmp_path / "pairs.csv"), "-o",
+                 str(tmp_path / "out.csv")]) == 0
+
+
+def test_rank_checks_the_columns_of_a_frame_against_the_fitted_names():
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(60, "l1", random_state=2)
+    model = SVMCompare().fit(X, y)
+    model.feature_names_in_ = np.array(["u", "v"], dtype=object)  # as the CLI stores them
+    Z = pd.DataFrame(X[:, 0], columns=["u", "v"])
+    np.testing.assert_allclose(model.rank(Z), model.rank(X[:, 0]))
+    with pytest.raises(ValueError, match="not the features"):
+        model.rank(Z[["v", "u"]])

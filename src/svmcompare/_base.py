@@ -332,6 +332,10 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         r : ndarray of shape (n_items,)
         """
         check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and hasattr(Z, "columns") and list(Z.columns) != list(names):
+            raise ValueError(f"Z's columns {list(Z.columns)} are not the features the model "
+                             f"was fitted on, in this order: {list(names)}.")
         Z = np.asarray(Z)
         if Z.dtype == object or Z.dtype.kind not in "biuf":
             raise TypeError(f"Z must be a numeric array; got dtype {Z.dtype}.")

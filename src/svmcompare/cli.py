@@ -99,8 +99,26 @@ def _parallel_backend(args):
         yield
 
 
+def _check_feature_names(model, features, path):
+    """Refuse a file whose features differ from the model's in name or order."""
+    expected = getattr(model, "feature_names_in_", None)
+    if expected is None or list(expected) == list(features):
+        return
+    expected, features = list(expected), list(features)
+    if sorted(expected) == sorted(features):
+        detail = f"the same names in another order: {features} instead of {expected}"
+    else:
+        missing = [f for f in expected if f not in features]
+        extra = [f for f in features if f not in expected]
+        detail = f"missing {missing}, unexpected {extra}"
+    raise ValueError(f"{Path(path).name}: its features do not match the model's ({detail}); "
+                     "the model was fitted on features in this order: " f"{expected}.")
+
+
 def _fit(args):
-    from .io import read_pair_extras, read_pairs
+    import numpy as np
+
+    from .io import is_letor, read_pair_extras, read_pairs
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
@@ -122,6 +140,9 @@ def _fit(args):
         model = search.best_estimator_
     else:
         model.fit(X, y, context=context, sample_weight=weight)
+    if not is_letor(args.pairs):  # LETOR features have numbers, not names
+        # The names and order of the features, checked by predict / evaluate / rank.
+        model.feature_names_in_ = np.asarray(features, dtype=object)
     save_model(model, args.model)
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
@@ -155,8 +176,9 @@ def _predict(args):
     from .io import read_pair_extras, read_pairs
 
     model = _load_pair_model(args.model, "predict")
-    X, _, _, context = read_pairs(args.pairs, args.items, require_labels=False,
-                                  return_context=True)
+    X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
+                                         return_context=True)
+    _check_feature_names(model, features, args.pairs)
     _, extras = read_pair_extras(args.pairs)
     # Ids and other non-feature columns first, so results join back without row order.
     out = extras.reset_index(drop=True).assign(
@@ -179,7 +201,8 @@ def _rank(args):
     from .persistence import load_model
 
     model = load_model(args.model)
-    ids, Z, _ = read_items(args.items_file)
+    ids, Z, features = read_items(args.items_file)
+    _check_feature_names(model, features, args.items_file)
     pd.DataFrame({"id": ids, "rank": model.rank(Z)}).to_csv(args.output, index=False)
     print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
     return 0
@@ -192,7 +215,8 @@ def _evaluate(args):
     from .metrics import comparison_report, comparison_roc_curve
 
     model = _load_pair_model(args.model, "evaluate")
-    X, y, _, context = read_pairs(args.pairs, args.items, return_context=True)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
+    _check_feature_names(model, features, args.pairs)
     score = model.decision_function(X, context)
     report = comparison_report(y, score, model.threshold_)
     n = report["count"]
