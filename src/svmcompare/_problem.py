@@ -16,6 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def _varying(items, where):
+    """Per-feature max, min and whether the feature varies; refuses all-constant items."""
+    high, low = items.max(axis=0), items.min(axis=0)
+    keep = high > low
+    if not keep.any():
+        raise ValueError(f"Every feature is constant over {where}; no ranking function can "
+                         "be learned.")
+    return high, low, keep
+
+
 @dataclass(frozen=True)
 class Standardizer:
     """Center and scale features over the stacked x and x' rows.
@@ -38,13 +48,7 @@ class Standardizer:
         if sample_weight is not None:
             return cls._fit_weighted(X, sample_weight)
         items = X.reshape(-1, X.shape[2])
-        high, low = items.max(axis=0), items.min(axis=0)
-        keep = high > low
-        if not keep.any():
-            raise ValueError(
-                "Every feature is constant over the training items (zero variance); "
-                "no ranking function can be learned."
-            )
+        high, low, keep = _varying(items, "the training items (zero variance)")
         ddof = 1 if items.shape[0] > 1 else 0
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             mean = items.mean(axis=0)
@@ -73,13 +77,7 @@ class Standardizer:
         weight = np.concatenate([sample_weight, sample_weight])
         items = np.concatenate([X[:, 0], X[:, 1]], axis=0)[weight > 0]
         weight = weight[weight > 0]
-        high, low = items.max(axis=0), items.min(axis=0)
-        keep = high > low
-        if not keep.any():
-            raise ValueError(
-                "Every feature is constant over the training items with positive weight; "
-                "no ranking function can be learned."
-            )
+        high, low, keep = _varying(items, "the training items with positive weight")
         # Two passes on values divided by their largest magnitude (no overflow).
         magnitude = np.maximum(np.abs(high), np.abs(low))[keep]
         unit = items[:, keep] / magnitude
