@@ -54,7 +54,7 @@ from svmcompare.datasets import (
     load_sushi,
     make_norm_pairs,
 )
-from svmcompare.metrics import comparison_auc
+from svmcompare.metrics import comparison_auc, outcome_brier, outcome_log_loss
 from svmcompare.ordered_logit import OrderedLogit
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -233,13 +233,9 @@ MODELS = {"freq": _freq, "elo+ologit": _elo, "mlogit": _mlogit, "hgb": _hgb,
 
 
 def scores(y, proba, score):
-    proba = np.clip(proba, 1e-15, 1.0)
-    proba = proba / proba.sum(axis=1, keepdims=True)
-    onehot = np.eye(3)[y + 1]
     if score is None:
         score = proba[:, 2] - proba[:, 0]
-    return {"log_loss": float(-np.mean(np.log(proba[np.arange(len(y)), y + 1]))),
-            "brier": float(np.mean(np.sum((proba - onehot) ** 2, axis=1))),
+    return {"log_loss": outcome_log_loss(y, proba), "brier": outcome_brier(y, proba),
             "accuracy": float(np.mean(np.argmax(proba, axis=1) - 1 == y)),
             "auc": float(comparison_auc(y, score))}
 

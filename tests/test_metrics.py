@@ -120,3 +120,19 @@ def test_comparison_report_is_the_errors_of_t_tau_and_the_auc_when_defined():
     assert report["error_rate"] == errors["error"] / 80
     assert report["auc"] == comparison_auc(y, score)
     assert np.isnan(comparison_report(np.ones(5, int), score[:5])["auc"])  # no ties: undefined
+
+
+def test_outcome_log_loss_and_brier_against_references():
+    from sklearn.metrics import log_loss
+
+    from svmcompare.metrics import outcome_brier, outcome_log_loss
+
+    rng = np.random.default_rng(0)
+    proba = rng.dirichlet(np.ones(3), size=50)
+    y = rng.choice([-1, 0, 1], size=50)
+    assert outcome_log_loss(y, proba) == pytest.approx(log_loss(y, proba, labels=[-1, 0, 1]))
+    brute = np.mean([sum((proba[i, k] - (k - 1 == y[i])) ** 2 for k in range(3))
+                     for i in range(50)])
+    assert outcome_brier(y, proba) == pytest.approx(brute)
+    assert outcome_log_loss([1], [[0.0, 0.0, 1.0]]) == 0.0
+    assert outcome_log_loss([-1], [[0.0, 0.0, 1.0]]) == pytest.approx(-np.log(1e-15))

@@ -212,7 +212,12 @@ def _evaluate(args):
     import numpy as np
 
     from .io import read_pairs
-    from .metrics import comparison_report, comparison_roc_curve
+    from .metrics import (
+        comparison_report,
+        comparison_roc_curve,
+        outcome_brier,
+        outcome_log_loss,
+    )
 
     model = _load_pair_model(args.model, "evaluate")
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
@@ -226,11 +231,9 @@ def _evaluate(args):
           f"{report['false_negative']} (difference predicted tie), inversions "
           f"{report['inversion']} (wrong direction)")
     if hasattr(model, "predict_proba"):
-        proba = np.clip(model.predict_proba(X, context), 1e-15, 1.0)
-        truth = y + 1
-        log_loss = -np.mean(np.log(proba[np.arange(n), truth]))
-        brier = np.mean(np.sum((proba - np.eye(3)[truth]) ** 2, axis=1))
-        shares = np.bincount(truth, minlength=3) / n
+        proba = model.predict_proba(X, context)
+        log_loss, brier = outcome_log_loss(y, proba), outcome_brier(y, proba)
+        shares = np.bincount(y + 1, minlength=3) / n
         reference = -np.sum(shares[shares > 0] * np.log(shares[shares > 0]))
         print(f"log-loss {log_loss:.4f}, Brier score {brier:.4f} (the outcome shares of "
               f"these pairs as probabilities would score a log-loss of {reference:.4f})")

@@ -177,6 +177,25 @@ def comparison_report(y_true, score, tau=1.0, inversions="false_negative"):
     report["auc"] = comparison_auc(y_true, score, inversions) if both else np.nan
     return report
 
+def outcome_log_loss(y_true, proba):
+    """Mean negative log-probability of the observed outcomes.
+
+    ``proba`` (n, 3) holds P(-1), P(0), P(1) per pair (``predict_proba``);
+    probabilities are clipped at 1e-15 so that a sure miss costs about 34.5.
+    """
+    y = check_labels(y_true)
+    proba = np.asarray(proba, dtype=np.float64)
+    return float(-np.mean(np.log(np.clip(proba[np.arange(y.size), y + 1], 1e-15, None))))
+
+
+def outcome_brier(y_true, proba):
+    """Multi-class Brier score: mean squared distance of ``proba`` (n, 3) from
+    the one-hot outcome (0 for sure hits, 2 for sure misses)."""
+    y = check_labels(y_true)
+    proba = np.asarray(proba, dtype=np.float64)
+    return float(np.mean(np.sum((proba - np.eye(3)[y + 1]) ** 2, axis=1)))
+
+
 def _per_group(y_true, score, groups):
     """(grades, scores) of each group, groups in sorted order."""
     score = _check_scores(score, np.asarray(y_true).ravel().shape[0])

@@ -36,7 +36,7 @@ from ._validation import check_C, check_context, check_pairs_labels, check_sampl
 from .calibration import PairTieCalibrator, ScoreCalibrator, pair_tie_features, score_spread
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, NoRankingError
-from .metrics import comparison_report
+from .metrics import comparison_report, outcome_brier, outcome_log_loss
 
 SCORINGS = ("error", "auc", "log_loss")
 SELECTIONS = ("one_se", "best")
@@ -317,11 +317,8 @@ def _link_scores(held_out, y, splits, Xs, tie_band, context=None, sample_weight=
         else:
             link = ScoreCalibrator().fit(held_out[others], y[others], ctx_fit, weight)
             proba = link.predict_proba(held_out[val], ctx_val)
-        truth = y[val] + 1
-        log_losses.append(-np.mean(np.log(np.clip(proba[np.arange(val.size), truth],
-                                                  1e-15, None))))
-        onehot = np.eye(3)[truth]
-        briers.append(np.mean(np.sum((proba - onehot) ** 2, axis=1)))
+        log_losses.append(outcome_log_loss(y[val], proba))
+        briers.append(outcome_brier(y[val], proba))
     return float(np.mean(log_losses)), float(np.mean(briers)), float(np.std(log_losses))
 
 
