@@ -125,32 +125,37 @@ def _take(context, rows):
     return None if context is None else context[rows]
 
 
-def _scores(model, X, y, context, split):
-    """Validation error, AUC and the held-out scores in units of the model's
-    training-score spread (for a probability link); NaN when the fit failed."""
+def _scores(model, X, y, context, split, held_out):
+    """Validation error, AUC and (``held_out``) the validation rank gaps in units
+    of the model's training spread, for a probability link; NaN when the fit failed."""
     if model is None:
         return {"error": np.nan, "auc": np.nan, "failed": True, "degenerate": False,
                 "held_out": None}
     train, val = split
     diff = model.decision_function(X[val], _take(context, val))
     report = comparison_report(y[val], diff, model.threshold_)
-    # The link's input: rank gaps without the context term, in training units.
-    gap = model._rank_gap(X[val]) / score_spread(model._rank_gap(X[train]))
+    gap = None
+    if held_out:
+        # The link's input: rank gaps without the context term, in training units.
+        gap = diff if context is None else diff - context[val] @ model.context_coef_
+        gap = gap / score_spread(model._rank_gap(X[train]))
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
             "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
 
 
-def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models):
+def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
+                   held_out):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
     train, _ = split
     models = fit_C_path(estimator, X[train], y[train], Cs, _take(context, train),
                         _take(sample_weight, train))
-    scores = [_scores(model, X, y, context, split) for model in models]
+    scores = [_scores(model, X, y, context, split, held_out) for model in models]
     return models if keep_models else [None] * len(models), scores
 
 
 def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_weight=None,
-                n_jobs=None, progress=False, description=None, keep_models=False):
+                n_jobs=None, progress=False, description=None, keep_models=False,
+                held_out=False):
     """Score every grid point on every (train, validation) split.
 
     The one search engine under :func:`validation_search` (one split) and
@@ -173,6 +178,9 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     n_jobs, progress, description : parallelism and the progress bar
     keep_models : bool, default=False
         Return the fitted models too (memory: one model per point and split).
+    held_out : bool, default=False
+        Also return each point's validation rank gaps for a probability link
+        (costs one more pass over the training pairs per point).
 
     Returns
     -------
@@ -180,8 +188,8 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         The grid points.
     scores : list (per split) of list (per point) of dict
         ``error``, ``auc``, ``failed`` (no ranking function) and
-        ``held_out`` (validation scores over the model's training-score
-        spread) of each point.
+        ``held_out`` (with ``held_out=True``: validation rank gaps over the
+        model's training spread, else None) of each point.
     models : list (per split) of list (per point), or None
     """
     points = _grid_points(param_grid)
@@ -193,7 +201,7 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     outputs = Parallel(n_jobs=n_jobs)(
         delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
                                 [C for _, C in entries], X, y, context, sample_weight,
-                                splits[k], keep_models)
+                                splits[k], keep_models, held_out)
         for k, others, entries in jobs
     )
     scores = [[None] * len(points) for _ in splits]
@@ -450,7 +458,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splits = self._splits(y, groups)
         points, scores, _ = search_grid(base, self._grid(base, X.shape[2]), X, y, splits,
                                         context=context, sample_weight=sample_weight,
-                                        n_jobs=self.n_jobs,
+                                        held_out=self.probability, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
         rows, row_params, held_out = [], [], []
         Xs = None
@@ -465,7 +473,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                    "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
                    "n_degenerate": sum(score["degenerate"] for score in per_fold)}
             pooled = None
-            if not failed:
+            if self.probability and not failed:
                 pooled = np.empty(y.size)
                 for (_, val), score in zip(splits, per_fold, strict=True):
                     pooled[val] = score["held_out"]
@@ -547,8 +555,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
 def _simplest_within_one_se(summary, row_params, scoring, best, n_folds):
     """Index of the simplest grid point within one standard error of ``best``."""
-    name = scoring if scoring != "log_loss" else "log_loss"
-    mean, std = summary[f"mean_{name}"].to_numpy(float), summary[f"std_{name}"].to_numpy(float)
+    mean = summary[f"mean_{scoring}"].to_numpy(float)
+    std = summary[f"std_{scoring}"].to_numpy(float)
     se = std[best] / np.sqrt(max(n_folds, 1))
     if scoring == "auc":
         near = mean >= mean[best] - se
