@@ -363,10 +363,17 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         -------
         diff : ndarray of shape (n_pairs,)
         """
+        Xs = self._standardized_pairs(X)
+        return self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0]))
+
+    def _standardized_pairs(self, X):
+        """Validated pairs, standardized as at fit time."""
         check_is_fitted(self)
-        X = check_pairs(X, n_features=self.n_features_in_)
-        context = check_context(context, X.shape[0], getattr(self, "n_context_", 0))
-        return self._decision_standardized(self.scaler_.transform_pairs(X), context)
+        return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
+
+    def _checked_context(self, context, n_pairs):
+        """The validated context of n_pairs pairs: required iff the fit had one."""
+        return check_context(context, n_pairs, getattr(self, "n_context_", 0))
 
     def _decision_standardized(self, Xs, context=None):
         n = Xs.shape[0]
@@ -399,17 +406,14 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_pairs, 3)
         """
         check_is_fitted(self, "calibrator_")
-        X = check_pairs(X, n_features=self.n_features_in_)
-        context = check_context(context, X.shape[0], getattr(self, "n_context_", 0))
-        Xs = self.scaler_.transform_pairs(X)
+        Xs = self._standardized_pairs(X)
+        context = self._checked_context(context, Xs.shape[0])
         gap = self._decision_standardized(Xs) / self.score_scale_
         return self.calibrator_.predict_proba(gap, context, pair_tie_features(Xs))
 
     def _rank_gap(self, X):
         """r(x') - r(x) without the context term (the input of the probability link)."""
-        check_is_fitted(self)
-        X = check_pairs(X, n_features=self.n_features_in_)
-        return self._decision_standardized(self.scaler_.transform_pairs(X))
+        return self._decision_standardized(self._standardized_pairs(X))
 
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""

@@ -214,8 +214,8 @@ def check_context(context, n_pairs, n_context=None):
     if context.ndim != 2 or context.shape[0] != n_pairs:
         raise ValueError(f"context must have shape (n_pairs, q) = ({n_pairs}, q); "
                          f"got {context.shape}.")
-    if context.shape[1] == 0:
-        return None if not n_context else check_context(None, n_pairs, n_context)
+    if context.shape[1] == 0:  # no columns: as no context
+        return check_context(None, n_pairs, n_context)
     if n_context is not None and context.shape[1] != n_context:
         what = "no context" if not n_context else f"{n_context} context column(s)"
         raise ValueError(f"context has {context.shape[1]} column(s), but the model was fitted "
