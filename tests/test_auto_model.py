@@ -158,3 +158,68 @@ def test_pair_band_with_no_pair_effect_is_about_the_constant_band():
     assert np.all(np.abs(pair.band_coef_) < 0.1)
     assert _log_loss(pair.predict_proba(dt, None, St), yt) == pytest.approx(
         _log_loss(constant.predict_proba(dt), yt), abs=0.003)
+
+
+def _alike_pairs(n, seed):
+    """Ties more likely when the items agree on the second feature, which the
+    ranking ignores (the sushi case: one style)."""
+    rng = np.random.default_rng(seed)
+    Xi, Xip = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
+    d = 2 * (Xip[:, 0] - Xi[:, 0])
+    band = np.exp(1.2 - 1.5 * np.abs(Xip[:, 1] - Xi[:, 1]))
+    u = rng.uniform(size=n)
+    p_loss = 1 / (1 + np.exp(band + d))
+    p_win = 1 / (1 + np.exp(band - d))
+    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
+    return np.stack([Xi, Xip], axis=1), y
+
+
+def test_the_pair_band_sees_how_alike_the_items_are():
+    X, y = _alike_pairs(1500, 11)
+    Xt, yt = _alike_pairs(1500, 12)
+    constant = SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y)
+    pair = clone(constant).set_params(tie_band="pair").fit(X, y)
+    assert _log_loss(pair.predict_proba(Xt), yt) < _log_loss(constant.predict_proba(Xt), yt) \
+        - 0.02
+    # The band narrows with |x'_2 - x_2| (the second of the |x' - x| features).
+    assert pair.calibrator_.band_coef_[3] < -0.3
+
+
+def test_one_se_rule_uses_paired_fold_differences():
+    import pandas as pd
+
+    from svmcompare.model_selection import _simplest_within_one_se
+
+    # Folds differ a lot in difficulty, but C = 1 beats C = 0.01 on every fold
+    # by 0.01: the spread of one point's folds (0.1) would let C = 0.01 in.
+    hard = np.array([0.5, 0.6, 0.7, 0.8, 0.9])
+    rows = [{"C": 0.01, "link": "ordered", **{f"split{k}_log_loss": v + 0.01 for k, v in
+                                              enumerate(hard)}},
+            {"C": 1.0, "link": "ordered", **{f"split{k}_log_loss": v for k, v in
+                                             enumerate(hard)}},
+            {"C": 1.0, "link": "davidson", **{f"split{k}_log_loss": v + 0.001 for k, v in
+                                              enumerate(hard)}},
+            {"C": 0.1, "link": "ordered", **{f"split{k}_log_loss": v + 0.001 * (-1) ** k
+                                             for k, v in enumerate(hard)}}]
+    summary = pd.DataFrame(rows)
+    summary["mean_log_loss"] = summary.filter(like="split").mean(axis=1)
+    params = [{"kernel": "linear", "C": r["C"], "link": r["link"]} for r in rows]
+    best = int(summary["mean_log_loss"].idxmin())
+    assert best == 1
+    # C = 0.1 is within noise of the best (differences +-0.001) and simpler.
+    assert _simplest_within_one_se(summary, params, "log_loss", best) == 3
+    # Without it, C = 1 stays, with its best link.
+    assert _simplest_within_one_se(summary.drop(index=3).reset_index(drop=True),
+                                   params[:3], "log_loss", best) == 1
+
+
+def test_cv_results_have_per_fold_scores():
+    X, y, context = _home_pairs(300, 3)
+    model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, cv=3,
+                         probability=True).fit(X, y, context=context)
+    results = model.cv_results_
+    for metric in ("error", "auc", "log_loss"):
+        folds = results[[f"split{k}_{metric}" for k in range(3)]].to_numpy()
+        np.testing.assert_allclose(folds.mean(axis=1), results[f"mean_{metric}"])
+    assert set(results["link"]) == {"ordered", "davidson"}
+    assert set(results["tie_band"]) == {"constant", "pair"}

@@ -124,3 +124,59 @@ def test_the_link_does_not_extrapolate_beyond_the_scores_it_saw():
     inside = np.array([[S[:, 0].max(), S[:, 1].min()]])
     np.testing.assert_allclose(band.predict_proba([0.0], None, far),
                                band.predict_proba([0.0], None, inside))
+
+
+def _davidson_sample(seed, w, nu, n=20_000):
+    """Scores d and outcomes from Davidson's tie model, P ~ (e^{-wd}, e^nu, e^{wd})."""
+    rng = np.random.default_rng(seed)
+    d = rng.normal(size=n)
+    logits = np.column_stack([-w * d, np.full(n, nu), w * d])
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    u = rng.uniform(size=n)[:, None]
+    return d, np.argmax(u < np.cumsum(p, axis=1), axis=1) - 1
+
+
+def test_davidson_link_recovers_its_parameters_and_closed_form():
+    from svmcompare.calibration import PairTieCalibrator
+
+    d, y = _davidson_sample(0, w=1.5, nu=0.3)
+    link = PairTieCalibrator(link="davidson").fit(d, y, np.zeros((d.size, 0)))
+    assert link.coef_[0] / link.scale_ == pytest.approx(1.5, rel=0.05)
+    assert link.band_intercept_ == pytest.approx(0.3, abs=0.05)
+    grid = np.linspace(-2, 2, 9)
+    z = np.column_stack([np.exp(-1.5 * grid), np.full(9, np.exp(0.3)), np.exp(1.5 * grid)])
+    np.testing.assert_allclose(link.predict_proba(grid, None, np.zeros((9, 0))),
+                               z / z.sum(axis=1, keepdims=True), atol=0.02)
+    # Swap symmetry: P(0) even in d, P(-1) <-> P(1).
+    proba = link.predict_proba(grid, None, np.zeros((9, 0)))
+    np.testing.assert_allclose(proba[::-1], proba[:, ::-1], atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ordered", "davidson"])
+def test_link_objectives_have_exact_gradients(name):
+    from scipy.optimize import check_grad
+
+    from svmcompare import calibration
+
+    objective = {"ordered": calibration._band_objective,
+                 "davidson": calibration._davidson_objective}[name]
+    rng = np.random.default_rng(1)
+    F, S = rng.normal(size=(60, 2)), rng.normal(size=(60, 3))
+    y = rng.integers(-1, 2, size=60)
+    weight = rng.uniform(0.5, 2.0, size=60)
+    params = rng.normal(size=6) * 0.5
+    error = check_grad(lambda p: objective(p, F, S, y, 0.7, weight)[0],
+                       lambda p: objective(p, F, S, y, 0.7, weight)[1], params)
+    assert error < 1e-5 * max(1.0, np.abs(objective(params, F, S, y, 0.7, weight)[1]).max())
+
+
+def test_the_link_family_is_validated_and_reaches_predict_proba():
+    X, y = make_norm_pairs(300, "l1", random_state=0)
+    with pytest.raises(ValueError, match="link must be one of"):
+        SVMCompare(link="probit").fit(X, y)
+    ordered = SVMCompare(C=1.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
+    davidson = clone(ordered).set_params(link="davidson").fit(X, y)
+    assert not np.allclose(ordered.predict_proba(X), davidson.predict_proba(X), atol=1e-3)
+    np.testing.assert_allclose(davidson.predict_proba(X[:, ::-1]),
+                               davidson.predict_proba(X)[:, ::-1], atol=1e-12)

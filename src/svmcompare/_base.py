@@ -30,13 +30,7 @@ from ._validation import (
     check_positive,
     check_sample_weight,
 )
-from .calibration import (
-    PairTieCalibrator,
-    ScoreCalibrator,
-    cross_validated_scores,
-    pair_tie_features,
-    score_spread,
-)
+from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
@@ -176,11 +170,9 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         model's training spread (see :func:`calibration.cross_validated_scores`)
         and the pairs' context, for pairs ``Xs`` standardized by this model;
         sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
-        if getattr(self, "tie_band", "constant") == "pair":
-            self.calibrator_ = PairTieCalibrator().fit(held_out, y, pair_tie_features(Xs),
-                                                       context, sample_weight)
-        else:
-            self.calibrator_ = ScoreCalibrator().fit(held_out, y, context, sample_weight)
+        self.calibrator_ = fit_link(held_out, y, Xs, tie_band=self._tie_band(),
+                                    link=getattr(self, "link", "ordered"), context=context,
+                                    sample_weight=sample_weight)
         self.score_scale_ = score_spread(self._decision_standardized(Xs))
         return self
 
@@ -409,7 +401,11 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         Xs = self._standardized_pairs(X)
         context = self._checked_context(context, Xs.shape[0])
         gap = self._decision_standardized(Xs) / self.score_scale_
-        return self.calibrator_.predict_proba(gap, context, pair_tie_features(Xs))
+        return self.calibrator_.predict_proba(gap, context,
+                                              tie_features_for(Xs, self._tie_band()))
+
+    def _tie_band(self):
+        return getattr(self, "tie_band", "constant")
 
     def _rank_gap(self, X):
         """r(x') - r(x) without the context term (the input of the probability link)."""

@@ -10,6 +10,7 @@ from ._base import PairwiseKernelModel
 from ._problem import flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
+from .calibration import LINKS
 from .exceptions import DegenerateWarning, NoRankingError
 
 ON_DEGENERATE = ("fallback", "raise")
@@ -95,10 +96,17 @@ class SVMCompare(PairwiseKernelModel):
         The probability link's tie band.  "constant": P(y = 0) depends on
         the pair only through |r(x') - r(x)| (the paper's model).  "pair":
         drawish pairs, a band of half-width exp(a + b^T s) with the symmetric
-        pair features s = (x + x') / 2 (standardized), so that
+        pair features s = [(x + x') / 2, |x' - x|] (standardized), so that
         two items can tie more often than their rank gap says
         (:class:`svmcompare.calibration.PairTieCalibrator`, equations in
         its module).  Only ``predict_proba`` changes; ``SVMCompareCV``
+        chooses it by validation.
+    link : {"ordered", "davidson"}, default="ordered"
+        The probability link's family.  "ordered": the ordered logit, where
+        P(y = 0) is a difference of two sigmoids of d.  "davidson":
+        Davidson's tie model, P(y = -1), P(y = 0), P(y = 1) proportional to
+        exp(-w d), exp(nu), exp(w d) (nu = a + b^T s with ``tie_band="pair"``),
+        whose tie probability has heavier tails in d.  ``SVMCompareCV``
         chooses it by validation.
     random_state : int, RandomState or None
         Seed of the Nystroem landmarks and of the calibration folds (the
@@ -166,7 +174,7 @@ class SVMCompare(PairwiseKernelModel):
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, tie_band="constant", random_state=None):
+                 probability=False, tie_band="constant", link="ordered", random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -182,6 +190,7 @@ class SVMCompare(PairwiseKernelModel):
         self.n_components = n_components
         self.probability = probability
         self.tie_band = tie_band
+        self.link = link
         self.random_state = random_state
 
     def _check_label_set(self, y):
@@ -195,6 +204,8 @@ class SVMCompare(PairwiseKernelModel):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it
         if self.tie_band not in TIE_BANDS:
             raise ValueError(f"tie_band must be one of {TIE_BANDS}; got {self.tie_band!r}.")
+        if self.link not in LINKS:
+            raise ValueError(f"link must be one of {LINKS}; got {self.link!r}.")
         return super()._check_params()
 
     def _rank_scale(self, beta, bias_noise=0.0):

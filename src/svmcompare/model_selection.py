@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from ._problem import Standardizer
 from ._validation import check_C, check_context, check_pairs_labels, check_sample_weight
-from .calibration import PairTieCalibrator, ScoreCalibrator, pair_tie_features, score_spread
+from .calibration import fit_link, score_spread, tie_features_for
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, NoRankingError
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
@@ -305,29 +305,35 @@ def default_grid(n_features):
     ]
 
 
-def _link_scores(held_out, y, splits, Xs, tie_band, context=None, sample_weight=None):
-    """Cross-fitted log-loss and Brier score of a probability link on held-out scores.
+def _link_scores(held_out, y, splits, Xs, tie_band, link, context=None, sample_weight=None):
+    """Cross-fitted log-loss per split and mean Brier score of a probability
+    link on held-out scores.
 
     For each split, the link is fitted on the other splits' held-out scores
     and evaluated on its own: each pair's probability comes from a model and a
     link that never saw it.
     """
     log_losses, briers = [], []
-    features = pair_tie_features(Xs) if tie_band == "pair" else None
+    features = tie_features_for(Xs, tie_band)
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
-        ctx_fit, ctx_val = _take(context, others), _take(context, val)
-        weight = _take(sample_weight, others)
-        if tie_band == "pair":
-            link = PairTieCalibrator().fit(held_out[others], y[others], features[others],
-                                           ctx_fit, weight)
-            proba = link.predict_proba(held_out[val], ctx_val, features[val])
-        else:
-            link = ScoreCalibrator().fit(held_out[others], y[others], ctx_fit, weight)
-            proba = link.predict_proba(held_out[val], ctx_val)
+        fitted = fit_link(held_out[others], y[others], Xs[others], tie_band=tie_band,
+                          link=link, context=_take(context, others),
+                          sample_weight=_take(sample_weight, others))
+        proba = fitted.predict_proba(held_out[val], _take(context, val), features[val])
         log_losses.append(outcome_log_loss(y[val], proba))
         briers.append(outcome_brier(y[val], proba))
-    return float(np.mean(log_losses)), float(np.mean(briers)), float(np.std(log_losses))
+    return np.array(log_losses), float(np.mean(briers))
+
+
+def _link_options(estimator):
+    """The probability-link settings SVMCompareCV chooses among (tie band x
+    link family), for the ones ``estimator`` has."""
+    names = estimator.get_params()
+    bands = ("constant", "pair") if "tie_band" in names else (None,)
+    links = ("ordered", "davidson") if "link" in names else (None,)
+    return [{name: value for name, value in (("tie_band", band), ("link", link))
+             if value is not None} for band in bands for link in links]
 
 
 class SVMCompareCV(ClassifierMixin, BaseEstimator):
@@ -364,11 +370,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     selection : {"one_se", "best"}, default="one_se"
         "best": the grid point with the best mean score.  "one_se": the
         simplest point whose mean score is within one standard error (over
-        the folds) of the best -- linear before RBF, the constant tie band
-        before the drawish one, smaller C first (Breiman's one-standard-error
-        rule): on real data the best mean of dozens of noisy points is an
-        optimistic pick (ice hockey: the best CV log-loss point was 0.04 worse
-        on later games than a linear model within its standard error).
+        the folds) of the best -- linear before RBF, smaller C first
+        (Breiman's one-standard-error rule), then the probability link
+        (``tie_band`` x ``link``) with the best mean score at that point.
+        The standard error is that of the per-fold differences from the
+        best point.  On real data the best mean of dozens of noisy points is
+        an optimistic pick (ice hockey: the best CV log-loss point was 0.04
+        worse on later games than a linear model within its standard error).
     n_jobs : int or None
         Parallel (fold, path) fits through joblib.
     random_state : int or None
@@ -379,13 +387,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     best_params_ : dict
-        The chosen grid point (with ``tie_band`` when ``probability=True``).
+        The chosen grid point (with ``tie_band`` and ``link`` when
+        ``probability=True``).
     best_score_ : float
         Its mean validation score.
     best_estimator_ : estimator
         Refitted on all pairs with ``best_params_``.
     cv_results_ : pandas.DataFrame
-        One row per grid point (and tie band): its parameters, ``mean_error``,
+        One row per grid point (and link option): its parameters, ``mean_error``,
         ``std_error``, ``mean_auc``, ``std_auc``, ``mean_log_loss`` and
         ``mean_brier`` (with ``probability=True``), ``n_failed`` (folds where the
         fit had no ranking function; such a point gets no scores, NaN) and
@@ -462,8 +471,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                                         progress=self.progress, description="SVMCompareCV")
         rows, row_params, held_out = [], [], []
         Xs = None
-        bands = ("constant", "pair") if self.probability and "tie_band" in base.get_params() \
-            else (None,)
+        links = _link_options(base) if self.probability else [{}]
         for index, point in enumerate(points):
             per_fold = [fold[index] for fold in scores]
             failed = sum(score["failed"] for score in per_fold)
@@ -471,24 +479,29 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             aucs = [score["auc"] for score in per_fold]
             row = {**point, "mean_error": np.mean(errors), "std_error": np.std(errors),
                    "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
-                   "n_degenerate": sum(score["degenerate"] for score in per_fold)}
+                   "n_degenerate": sum(score["degenerate"] for score in per_fold),
+                   **_split_columns("error", errors), **_split_columns("auc", aucs)}
             pooled = None
             if self.probability and not failed:
                 pooled = np.empty(y.size)
                 for (_, val), score in zip(splits, per_fold, strict=True):
                     pooled[val] = score["held_out"]
-            for band in bands:
-                banded = dict(row) if band is None else {**row, "tie_band": band}
+            for option in links:
+                banded = {**row, **option}
                 if self.probability:
                     if Xs is None:
                         Xs = Standardizer.fit(X).transform_pairs(X)
-                    loss, brier, spread = (np.nan,) * 3 if failed else _link_scores(
-                        pooled, y, splits, Xs, band, context, sample_weight)
-                    banded.update(mean_log_loss=loss, std_log_loss=spread, mean_brier=brier)
-                if failed:  # a point that fails on any fold has no mean score
-                    banded.update(mean_error=np.nan, mean_auc=np.nan)
+                    losses, brier = (np.full(len(splits), np.nan), np.nan) if failed else \
+                        _link_scores(pooled, y, splits, Xs, option.get("tie_band", "constant"),
+                                     option.get("link", "ordered"), context, sample_weight)
+                    banded.update(mean_log_loss=np.mean(losses), std_log_loss=np.std(losses),
+                                  mean_brier=brier, **_split_columns("log_loss", losses))
+                if failed:  # a point that fails on any fold has no scores
+                    banded.update(mean_error=np.nan, mean_auc=np.nan,
+                                  **_split_columns("error", [np.nan] * len(splits)),
+                                  **_split_columns("auc", [np.nan] * len(splits)))
                 rows.append(banded)
-                row_params.append(dict(point) if band is None else {**point, "tie_band": band})
+                row_params.append({**point, **option})
                 held_out.append(pooled)
         summary = pd.DataFrame(rows)
         for name in {name for params in row_params for name, v in params.items() if v is None}:
@@ -503,7 +516,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             )
         best = _best_index(summary[column], scoring)
         if self.selection == "one_se":
-            best = _simplest_within_one_se(summary, row_params, scoring, best, len(splits))
+            best = _simplest_within_one_se(summary, row_params, scoring, best)
         summary["selected"] = np.arange(len(summary)) == best
         self.best_params_ = row_params[best]
         self.cv_results_ = summary
@@ -553,20 +566,46 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
 
 
-def _simplest_within_one_se(summary, row_params, scoring, best, n_folds):
-    """Index of the simplest grid point within one standard error of ``best``."""
+_LINK_PARAMS = ("tie_band", "link")
+
+
+def _split_columns(metric, values):
+    return {f"split{k}_{metric}": float(value) for k, value in enumerate(values)}
+
+
+def _simplest_within_one_se(summary, row_params, scoring, best):
+    """Index of the simplest model within one standard error of ``best``, with
+    the best probability link for that model.
+
+    The standard error is that of the per-fold differences from ``best``
+    (folds are shared, so a hard fold is hard for every point; the spread of
+    one point's fold scores overstates the uncertainty of a difference: on
+    chess it let C = 1e-4 in, 0.005 worse on the test games).  Simplest:
+    linear before RBF, then the smallest C.  The link options (tie band, link
+    family) are not ranked by simplicity: they are fitted on the same
+    held-out scores and scored cross-fitted, so the best of them at the
+    chosen model is taken.
+    """
     mean = summary[f"mean_{scoring}"].to_numpy(float)
-    std = summary[f"std_{scoring}"].to_numpy(float)
-    se = std[best] / np.sqrt(max(n_folds, 1))
-    if scoring == "auc":
-        near = mean >= mean[best] - se
-    else:
-        near = mean <= mean[best] + se
-    candidates = np.flatnonzero(near & ~np.isnan(mean))
+    folds = summary.filter(regex=rf"^split\d+_{scoring}$").to_numpy(float)
+    sign = -1.0 if scoring == "auc" else 1.0  # larger is better for AUC
+    excess = sign * (folds - folds[best])  # >= 0 on average: worse than best
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (failed points)
+        k = np.sum(~np.isnan(excess), axis=1)
+        se = np.nanstd(excess, axis=1, ddof=1) / np.sqrt(np.maximum(k, 1))
+        near = np.nanmean(excess, axis=1) <= np.nan_to_num(se)
+    candidates = np.flatnonzero(near & ~np.isnan(mean) & (k > 1))
+    candidates = np.union1d(candidates, [best])
+
+    def model(index):
+        return {k: v for k, v in row_params[index].items() if k not in _LINK_PARAMS}
 
     def complexity(index):
         params = row_params[index]
-        return (params.get("kernel", "linear") != "linear", params.get("tie_band") == "pair",
-                float(params.get("C", 0.0)), mean[index] if scoring != "auc" else -mean[index])
+        return (params.get("kernel", "linear") != "linear", float(params.get("C", 0.0)),
+                sign * mean[index])
 
-    return int(min(candidates, key=complexity)) if candidates.size else best
+    chosen = model(min(candidates, key=complexity))
+    same = [i for i in range(len(row_params)) if model(i) == chosen and not np.isnan(mean[i])]
+    return same[_best_index(mean[same], scoring)]
