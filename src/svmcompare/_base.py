@@ -18,20 +18,17 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._problem import Standardizer
-from ._threshold import threshold_compare
 from ._validation import (
-    LABELS,
     check_C,
     check_context,
     check_kernel_scale,
-    check_labels,
-    check_pairs,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
 )
 from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
+from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear
 from .solvers.linear import differences
 
@@ -54,6 +51,11 @@ def row_expansion(a, b, row_coef, n_items):
     return nonzero, c[nonzero]
 
 
+def _if_context(prepared, context_coef):
+    """v when the fit had a pair context, else None."""
+    return None if prepared.context is None else context_coef
+
+
 @dataclass(frozen=True)
 class Prepared:
     """Everything a solver needs, computed once per data set (see ``_prepare``)."""
@@ -70,7 +72,7 @@ class Prepared:
     sample_weight: np.ndarray = None  # the validated pair weights, or None
 
 
-class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
+class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     """Base class: fit a kernel ranking function from labeled pairs.
 
     Subclasses implement ``_check_label_set``, ``_binary_problem``,
@@ -241,7 +243,8 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             # v = sum_t alpha_t y_t c_t: the context block's share of eq. (17).
             context_coef = scale * (problem.context[sv].T @ dual_coef)
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
-                              expansion=(problem.items[keep], coef))
+                              expansion=(problem.items[keep], coef),
+                              context_coef=_if_context(prepared, context_coef))
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
@@ -251,10 +254,11 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
             u = result.u[:result.u.size - q]
             context_coef = scale * result.u[u.size:]
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
-                              weights=scale * u, feature_map=feature_map)
+                              weights=scale * u, feature_map=feature_map,
+                              context_coef=_if_context(prepared, context_coef))
             self.primal_objective_ = result.primal_objective
             self.n_iter_ = result.n_newton
-        self.context_coef_ = context_coef if prepared.context is not None else None
+        self.context_coef_ = _if_context(prepared, context_coef)
         self.n_context_ = 0 if prepared.context is None else prepared.context.shape[1]
         self.support_ = sv
         self.dual_coef_ = dual_coef
@@ -266,124 +270,6 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self._finish_fit(prepared.Xs, prepared.y, prepared.context)
         return self
-
-    def _set_ranking(self, scaler, kernel, solver, *, expansion=None, weights=None,
-                     feature_map=None):
-        """Set the fitted ranking function and the state every estimator here shares.
-
-        Either ``expansion = (items, coef)`` for r(z) = sum_j coef_j k(items_j, z), or
-        ``weights`` for r(z) = weights^T phi(z) (phi the identity or ``feature_map``),
-        on items standardized by ``scaler``.
-        """
-        self.expansion_items_, self.expansion_coef_ = expansion or (None, None)
-        self.weights_ = weights
-        self.feature_map_ = feature_map
-        self.kernel_ = kernel
-        self.scaler_ = scaler
-        self.solver_ = solver
-        self.n_features_in_ = scaler.keep.size
-        self.classes_ = np.array(LABELS)
-
-    # -- the ranking function and what derives from it ---------------------
-
-    def _rank_standardized(self, Zs):
-        """r(z) on standardized items, evaluated in bounded-memory chunks."""
-        if self.weights_ is not None:
-            features = Zs if self.feature_map_ is None else self.feature_map_.transform(Zs)
-            return features @ self.weights_
-        return self.kernel_.block_dot(Zs, self.expansion_items_, self.expansion_coef_)
-
-    @property
-    def coef_(self):
-        """Ranking weights w with r(z) = w^T z + constant (linear kernel only).
-
-        In the units of the input features (standardization undone); dropped
-        constant features get weight 0.  For SVMCompare this is Lemma 1's
-        w = -u / beta.
-        """
-        check_is_fitted(self)
-        if self.kernel_.code != LINEAR or self.feature_map_ is not None:
-            raise AttributeError("coef_ exists only for kernel='linear' without Nystroem.")
-        if self.weights_ is not None:
-            w_std = self.weights_
-        else:
-            w_std = self.expansion_items_.T @ self.expansion_coef_
-        coef = np.zeros(self.n_features_in_)
-        coef[self.scaler_.keep] = w_std / self.scaler_.scale
-        return coef
-
-    def rank(self, Z):
-        """The learned ranking function r(z): larger is better.
-
-        Parameters
-        ----------
-        Z : array-like of shape (n_items, n_features)
-
-        Returns
-        -------
-        r : ndarray of shape (n_items,)
-        """
-        check_is_fitted(self)
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and hasattr(Z, "columns") and list(Z.columns) != list(names):
-            raise ValueError(f"Z's columns {list(Z.columns)} are not the features the model "
-                             f"was fitted on, in this order: {list(names)}.")
-        Z = np.asarray(Z)
-        if Z.dtype == object or Z.dtype.kind not in "biuf":
-            raise TypeError(f"Z must be a numeric array; got dtype {Z.dtype}.")
-        if Z.ndim != 2:
-            raise ValueError(f"Z must be 2-D (n_items, n_features); got shape {Z.shape}.")
-        if Z.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"Z has {Z.shape[1]} features, but the model was fitted with {self.n_features_in_}."
-            )
-        Z = Z.astype(np.float64)
-        if not np.all(np.isfinite(Z)):
-            raise ValueError("Z contains NaN or infinity.")
-        return self._rank_standardized(self.scaler_.transform_items(Z))
-
-    def decision_function(self, X, context=None):
-        """Rank differences r(x') - r(x) (+ v^T context) of each pair.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_pairs, 2, n_features)
-        context : array-like of shape (n_pairs, q), optional
-            Needed when the model was fitted with a context (see :meth:`fit`).
-
-        Returns
-        -------
-        diff : ndarray of shape (n_pairs,)
-        """
-        Xs = self._standardized_pairs(X)
-        return self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0]))
-
-    def _standardized_pairs(self, X):
-        """Validated pairs, standardized as at fit time."""
-        check_is_fitted(self)
-        return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
-
-    def _checked_context(self, context, n_pairs):
-        """The validated context of n_pairs pairs: required iff the fit had one."""
-        return check_context(context, n_pairs, getattr(self, "n_context_", 0))
-
-    def _decision_standardized(self, Xs, context=None):
-        n = Xs.shape[0]
-        r = self._rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
-        diff = r[n:] - r[:n]
-        if context is not None:
-            diff = diff + context @ self.context_coef_
-        return diff
-
-    def predict(self, X, context=None):
-        """Compare each pair: c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
-        """
-        check_is_fitted(self)
-        return threshold_compare(self.decision_function(X, context), self.threshold_)
 
     @available_if(lambda self: getattr(self, "probability", False))
     def predict_proba(self, X, context=None):
@@ -406,20 +292,3 @@ class PairwiseKernelModel(ClassifierMixin, BaseEstimator):
 
     def _tie_band(self):
         return getattr(self, "tie_band", "constant")
-
-    def _rank_gap(self, X):
-        """r(x') - r(x) without the context term (the input of the probability link)."""
-        return self._decision_standardized(self._standardized_pairs(X))
-
-    def score(self, X, y, sample_weight=None, context=None):
-        """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""
-        X = check_pairs(X)
-        y = check_labels(y, n_pairs=X.shape[0])
-        correct = self.predict(X, context) == y
-        return float(np.average(correct, weights=sample_weight))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.three_d_array = True
-        tags.input_tags.two_d_array = False
-        return tags

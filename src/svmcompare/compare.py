@@ -209,43 +209,54 @@ class SVMCompare(PairwiseKernelModel):
         return super()._check_params()
 
     def _rank_scale(self, beta, bias_noise=0.0):
-        beta = float(beta)
-        # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
-        # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
-        # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
-        # order of the pairs (``bias_noise`` of the solver results).
-        near_zero = max(float(bias_noise), 1e-300)
-        if beta < -near_zero:
-            self.degenerate_ = False
-            # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
-            # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
-            return 1.0 / (-beta)
-        what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
-        found = f"SVMCompare found beta = {beta + 0.0:.4g}, {what} (C={self.C})"
-        if self.on_degenerate == "raise":
-            raise NoRankingError(
-                f"{found}, so Lemma 1 gives no ranking function: the SVM predicts a "
-                "significant difference for (nearly) every pair. This happens when ties weigh "
-                "little against the other pairs at this C, or when the features say little "
-                "about which item is better. class_weight='balanced' (--class-weight balanced "
-                "on the command line) is the usual cure; on_degenerate='fallback' keeps the "
-                "SVM's ranking direction with a tie threshold chosen on the training pairs."
-            )
-        warnings.warn(
-            f"{found}: Lemma 1's tie band has no usable scale, so the SVM's ranking "
-            "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
-            "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
-            "gives the paper's NoRankingError instead.",
-            DegenerateWarning, stacklevel=4,
-        )
-        self.degenerate_ = True  # set only now: a raising fit leaves no fitted state
-        return 1.0
+        scale, self.degenerate_ = lemma1_scale(beta, bias_noise, self.C, self.on_degenerate)
+        return scale
 
     def _finish_fit(self, Xs, y, context=None):
-        if self.degenerate_:
-            self.threshold_ = fit_threshold(self._decision_standardized(Xs, context), y)
-            self.margin_ = np.nan
-        else:
-            # c_1 of eq. (5): rank differences within [-1, 1] are not significant.
-            self.threshold_ = 1.0
-            self.margin_ = -1.0 / self.intercept_
+        self.threshold_, self.margin_ = compare_threshold(
+            self._decision_standardized(Xs, context), y, self.degenerate_, self.intercept_)
+
+
+def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
+    """Lemma 1's scale 1 / (-beta) of r = u^T Phi / (-beta), and whether the fit
+    is degenerate (beta not clearly negative: scale 1 with ``on_degenerate=
+    "fallback"``, a warning; :class:`NoRankingError` with "raise")."""
+    beta = float(beta)
+    # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
+    # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
+    # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
+    # order of the pairs (``bias_noise`` of the solver results).
+    near_zero = max(float(bias_noise), 1e-300)
+    if beta < -near_zero:
+        # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
+        # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
+        return 1.0 / (-beta), False
+    what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
+    found = f"{model} found beta = {beta + 0.0:.4g}, {what} (C={C})"
+    if on_degenerate == "raise":
+        raise NoRankingError(
+            f"{found}, so Lemma 1 gives no ranking function: the SVM predicts a "
+            "significant difference for (nearly) every pair. This happens when ties weigh "
+            "little against the other pairs at this C, or when the features say little "
+            "about which item is better. class_weight='balanced' (--class-weight balanced "
+            "on the command line) is the usual cure; on_degenerate='fallback' keeps the "
+            "SVM's ranking direction with a tie threshold chosen on the training pairs."
+        )
+    warnings.warn(
+        f"{found}: Lemma 1's tie band has no usable scale, so the SVM's ranking "
+        "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
+        "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
+        "gives the paper's NoRankingError instead.",
+        DegenerateWarning, stacklevel=5,
+    )
+    return 1.0, True
+
+
+def compare_threshold(d_train, y, degenerate, beta):
+    """(threshold, margin) of a comparison machine: c_1 of eq. (5) with margin
+    -1 / beta, or for a degenerate fit the threshold of eq. (6) on the training
+    rank differences ``d_train`` (margin NaN)."""
+    if degenerate:
+        return fit_threshold(d_train, y), np.nan
+    # c_1 of eq. (5): rank differences within [-1, 1] are not significant.
+    return 1.0, -1.0 / float(beta)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_C
-from .compare import SVMCompare, check_on_degenerate
+from ._base import PairwiseKernelModel
+from ._problem import flip_compare
+from ._validation import check_C, check_compare_label_set
+from .compare import check_on_degenerate, compare_threshold, lemma1_scale
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
 
 
-class SVMCompareLP(SVMCompare):
+class SVMCompareLP(PairwiseKernelModel):
     """Kernel comparison machine by linear programming (an L1-regularized SVM).
 
     Section 6 of the paper proposes "a kernelized version of the LP (7) with
@@ -75,6 +77,13 @@ class SVMCompareLP(SVMCompare):
         self.class_weight = class_weight
         self.on_degenerate = on_degenerate
 
+    def _check_label_set(self, y):
+        check_compare_label_set(y, "SVMCompareLP")
+
+    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
+        # The flipped data of eq. (8), as SVMCompare.
+        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
+
     def _check_params(self):
         check_C(self.C)
         check_on_degenerate(self.on_degenerate)
@@ -98,7 +107,9 @@ class SVMCompareLP(SVMCompare):
 
     def _store(self, prepared, result, feature_map):
         problem = prepared.problem
-        scale = self._rank_scale(result.beta)  # raises NoRankingError when beta >= 0
+        # Lemma 1, as for SVMCompare (NoRankingError or a fallback when beta >= 0).
+        scale, self.degenerate_ = lemma1_scale(result.beta, 0.0, self.C, self.on_degenerate,
+                                               "SVMCompareLP")
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
         self._set_ranking(prepared.scaler, prepared.kernel, "lp",
                           expansion=(problem.items[nonzero], scale * result.a[nonzero]))
@@ -106,5 +117,7 @@ class SVMCompareLP(SVMCompare):
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective
         self.n_context_ = 0
-        self._finish_fit(prepared.Xs, prepared.y)
+        self.context_coef_ = None
+        self.threshold_, self.margin_ = compare_threshold(
+            self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_, result.beta)
         return self

@@ -12,12 +12,13 @@ standardized data but not on raw data (the paper's Figure 2).
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._base import PairwiseKernelModel
 from ._problem import Standardizer, flip_compare
 from ._validation import check_compare_label_set, check_pairs_labels
 from .exceptions import NotSeparableError
 from .kernels import resolve_kernel
+from .ranking_function import ComparisonMixin
 from .solvers import solve_dual
 from .solvers.lp import solve_margin_lp
 
@@ -31,7 +32,7 @@ def _scaler(X, standardize):
     return Standardizer(mean=np.zeros(p), scale=np.ones(p), keep=np.ones(p, dtype=bool))
 
 
-class _LinearComparison(PairwiseKernelModel):
+class _LinearComparison(ComparisonMixin, ClassifierMixin, BaseEstimator):
     """Shared fitted state: r(z) = w^T z on (optionally) standardized items, c_1."""
 
     def _prepare_linear(self, X, y):

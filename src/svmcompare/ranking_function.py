@@ -1,0 +1,233 @@
+"""The fitted ranking function r(z) and the comparisons every estimator derives from it.
+
+Every pair estimator here ends its fit with one :class:`RankingFunction`
+(``ranking_``): the state that scoring needs and nothing else, so that
+:meth:`ComparisonMixin.rank`, ``decision_function``, ``predict`` and
+``score`` are written once, whatever problem or solver produced r:
+
+* an expansion r(z) = sum_j c_j k(e_j, z) over standardized items e_j (the
+  kernel dual, eq. 17 with Lemma 1's scale; the kernel LP), or
+* weights r(z) = w^T phi(z), phi the identity or a feature map (the primal
+  linear solver, Nystroem, the hard-margin LP and QP),
+
+on items standardized as at fit time, plus the coefficients v of the pair
+context (d = r(x') - r(x) + v^T context).  Comparing a pair is then
+c_tau(x, x') = t_tau(d) (eqs. 4 and 5) with the estimator's ``threshold_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ._threshold import threshold_compare
+from ._validation import LABELS, check_context, check_labels, check_pairs
+from .kernels import LINEAR
+
+
+class RankingFunction:
+    """r(z) on standardized items, with the pair context's coefficients.
+
+    Parameters
+    ----------
+    scaler : Standardizer
+        The fit's standardization of items.
+    kernel : KernelSpec
+    items, coef : ndarray, optional
+        Expansion items (standardized) and their coefficients c_j.
+    weights : ndarray, optional
+        w of r(z) = w^T phi(z) (instead of an expansion).
+    feature_map : NystroemMap, optional
+        phi; the identity when None.
+    context_coef : ndarray of shape (q,), optional
+        v, when the fit had a pair context.
+    """
+
+    def __init__(self, scaler, kernel, *, items=None, coef=None, weights=None,
+                 feature_map=None, context_coef=None):
+        if (weights is None) == (items is None):
+            raise ValueError("A ranking function has either an expansion or weights.")
+        self.scaler = scaler
+        self.kernel = kernel
+        self.items = items
+        self.coef = coef
+        self.weights = weights
+        self.feature_map = feature_map
+        self.context_coef = context_coef
+
+    @property
+    def n_features_in(self):
+        return self.scaler.keep.size
+
+    @property
+    def n_context(self):
+        return 0 if self.context_coef is None else self.context_coef.size
+
+    def rank_standardized(self, Zs):
+        """r(z) of standardized items, in bounded-memory chunks."""
+        if self.weights is not None:
+            features = Zs if self.feature_map is None else self.feature_map.transform(Zs)
+            return features @ self.weights
+        return self.kernel.block_dot(Zs, self.items, self.coef)
+
+    def difference(self, Xs, context=None):
+        """d = r(x') - r(x) (+ v^T context) of standardized pairs."""
+        n = Xs.shape[0]
+        r = self.rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
+        d = r[n:] - r[:n]
+        if context is not None:
+            d = d + context @ self.context_coef
+        return d
+
+    def linear_coef(self):
+        """w with r(z) = w^T z + constant in input units (linear kernel only);
+        dropped constant features get weight 0."""
+        if self.kernel.code != LINEAR or self.feature_map is not None:
+            raise AttributeError("coef_ exists only for kernel='linear' without Nystroem.")
+        w_std = self.weights if self.weights is not None else self.items.T @ self.coef
+        coef = np.zeros(self.n_features_in)
+        coef[self.scaler.keep] = w_std / self.scaler.scale
+        return coef
+
+
+class ComparisonMixin:
+    """``rank``, ``decision_function``, ``predict``, ``score`` and ``coef_`` of an
+    estimator whose fit set ``ranking_`` (a :class:`RankingFunction`) and
+    ``threshold_`` (through :meth:`_set_ranking`)."""
+
+    def _set_ranking(self, scaler, kernel, solver, *, expansion=None, weights=None,
+                     feature_map=None, context_coef=None):
+        """Set ``ranking_`` and the state every comparison estimator shares.
+
+        Either ``expansion = (items, coef)`` for r(z) = sum_j coef_j k(items_j, z), or
+        ``weights`` for r(z) = weights^T phi(z) (phi the identity or ``feature_map``),
+        on items standardized by ``scaler``.
+        """
+        items, coef = expansion or (None, None)
+        self.ranking_ = RankingFunction(scaler, kernel, items=items, coef=coef,
+                                        weights=weights, feature_map=feature_map,
+                                        context_coef=context_coef)
+        self.kernel_ = kernel
+        self.scaler_ = scaler
+        self.solver_ = solver
+        self.n_features_in_ = scaler.keep.size
+        self.classes_ = np.array(LABELS)
+
+    # The ranking function's parts, under the names scikit-learn users look for.
+    @property
+    def expansion_items_(self):
+        """Standardized expansion items e_j (None for a weight-vector model)."""
+        check_is_fitted(self, "ranking_")
+        return self.ranking_.items
+
+    @property
+    def expansion_coef_(self):
+        """Their coefficients c_j."""
+        check_is_fitted(self, "ranking_")
+        return self.ranking_.coef
+
+    @property
+    def weights_(self):
+        """w of r(z) = w^T phi(z) on standardized items (None for an expansion)."""
+        check_is_fitted(self, "ranking_")
+        return self.ranking_.weights
+
+    @property
+    def feature_map_(self):
+        check_is_fitted(self, "ranking_")
+        return self.ranking_.feature_map
+
+    @property
+    def coef_(self):
+        """Ranking weights w with r(z) = w^T z + constant (linear kernel only).
+
+        In the units of the input features (standardization undone); dropped
+        constant features get weight 0.  For SVMCompare this is Lemma 1's
+        w = -u / beta.
+        """
+        check_is_fitted(self, "ranking_")
+        return self.ranking_.linear_coef()
+
+    def rank(self, Z):
+        """The learned ranking function r(z): larger is better.
+
+        Parameters
+        ----------
+        Z : array-like of shape (n_items, n_features)
+
+        Returns
+        -------
+        r : ndarray of shape (n_items,)
+        """
+        check_is_fitted(self, "ranking_")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and hasattr(Z, "columns") and list(Z.columns) != list(names):
+            raise ValueError(f"Z's columns {list(Z.columns)} are not the features the model "
+                             f"was fitted on, in this order: {list(names)}.")
+        Z = np.asarray(Z)
+        if Z.dtype == object or Z.dtype.kind not in "biuf":
+            raise TypeError(f"Z must be a numeric array; got dtype {Z.dtype}.")
+        if Z.ndim != 2:
+            raise ValueError(f"Z must be 2-D (n_items, n_features); got shape {Z.shape}.")
+        if Z.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"Z has {Z.shape[1]} features, but the model was fitted with {self.n_features_in_}."
+            )
+        Z = Z.astype(np.float64)
+        if not np.all(np.isfinite(Z)):
+            raise ValueError("Z contains NaN or infinity.")
+        return self.ranking_.rank_standardized(self.scaler_.transform_items(Z))
+
+    def decision_function(self, X, context=None):
+        """Rank differences r(x') - r(x) (+ v^T context) of each pair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_pairs, 2, n_features)
+        context : array-like of shape (n_pairs, q), optional
+            Needed when the model was fitted with a context (see ``fit``).
+
+        Returns
+        -------
+        diff : ndarray of shape (n_pairs,)
+        """
+        Xs = self._standardized_pairs(X)
+        return self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0]))
+
+    def _standardized_pairs(self, X):
+        """Validated pairs, standardized as at fit time."""
+        check_is_fitted(self, "ranking_")
+        return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
+
+    def _checked_context(self, context, n_pairs):
+        """The validated context of n_pairs pairs: required iff the fit had one."""
+        return check_context(context, n_pairs, self.ranking_.n_context)
+
+    def _decision_standardized(self, Xs, context=None):
+        return self.ranking_.difference(Xs, context)
+
+    def _rank_gap(self, X):
+        """r(x') - r(x) without the context term (the input of the probability link)."""
+        return self._decision_standardized(self._standardized_pairs(X))
+
+    def predict(self, X, context=None):
+        """Compare each pair: c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
+        """
+        return threshold_compare(self.decision_function(X, context), self.threshold_)
+
+    def score(self, X, y, sample_weight=None, context=None):
+        """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""
+        X = check_pairs(X)
+        y = check_labels(y, n_pairs=X.shape[0])
+        correct = self.predict(X, context) == y
+        return float(np.average(correct, weights=sample_weight))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = True
+        tags.input_tags.two_d_array = False
+        return tags
