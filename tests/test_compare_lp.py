@@ -30,7 +30,7 @@ def test_l1_svm_duality_certificate(seed):
     assert np.max(np.abs(G.T @ (yt * lam))) <= 1 + 1e-8
     assert lam.sum() == pytest.approx(res.objective, rel=1e-8)
     assert res.objective == pytest.approx(np.abs(res.a).sum() + C @ res.xi, rel=1e-9)
-    margins = yt * (res.beta + G @ res.a)
+    margins = yt * (res.bias + G @ res.a)
     assert np.all(margins >= 1 - res.xi - 1e-8) and np.all(res.xi >= -1e-12)
     assert np.all(lam * (margins - 1 + res.xi) < 1e-7)
 

@@ -256,8 +256,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
                               weights=scale * u, feature_map=feature_map,
                               context_coef=_if_context(prepared, context_coef))
-            self.primal_objective_ = result.primal_objective
-            self.n_iter_ = result.n_newton
+            self.primal_objective_ = result.objective
+            self.n_iter_ = result.n_iter
         self.context_coef_ = _if_context(prepared, context_coef)
         self.n_context_ = 0 if prepared.context is None else prepared.context.shape[1]
         self.support_ = sv

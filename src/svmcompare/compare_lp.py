@@ -63,6 +63,11 @@ class SVMCompareLP(PairwiseKernelModel):
         Number of nonzero a_j (the sparsity of the solution).
     objective_ : float
         Optimal value of (LP-1).
+    support_ : ndarray
+        Indices (in the flipped data of eq. 8) of the rows whose margin
+        constraint has a positive multiplier.
+    n_iter_ : int
+        HiGHS's iterations.
     coef_ : ndarray
         Ranking weights (linear kernel only).
     """
@@ -108,16 +113,20 @@ class SVMCompareLP(PairwiseKernelModel):
     def _store(self, prepared, result, feature_map):
         problem = prepared.problem
         # Lemma 1, as for SVMCompare (NoRankingError or a fallback when beta >= 0).
-        scale, self.degenerate_ = lemma1_scale(result.beta, 0.0, self.C, self.on_degenerate,
+        scale, self.degenerate_ = lemma1_scale(result.bias, 0.0, self.C, self.on_degenerate,
                                                "SVMCompareLP")
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
         self._set_ranking(prepared.scaler, prepared.kernel, "lp",
                           expansion=(problem.items[nonzero], scale * result.a[nonzero]))
-        self.intercept_ = result.beta
+        self.intercept_ = result.bias
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+        # Rows whose margin constraint binds with a positive multiplier.
+        self.support_ = np.flatnonzero(result.dual > 1e-9 * max(1.0, float(result.dual.max())))
         self.n_context_ = 0
         self.context_coef_ = None
         self.threshold_, self.margin_ = compare_threshold(
-            self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_, result.beta)
+            self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_, result.bias)
         return self

@@ -49,12 +49,12 @@ class LinearResult:
         beta (0 without a bias).
     alpha : ndarray of shape (m,)
         Dual variables alpha_t = -C_t L'_delta(z_t) in [0, C_t].
-    primal_objective : float
-        F(u, beta) with the exact hinge.
+    objective : float
+        The primal objective F(u, beta) with the exact hinge.
     smoothing : float
         The final delta; F is within (delta / 2) sum C of its minimum plus
         the Newton tolerance.
-    n_newton : int
+    n_iter : int
         Newton steps over all smoothing levels.
     converged : bool
     bias_noise : float
@@ -67,9 +67,9 @@ class LinearResult:
     u: np.ndarray
     bias: float
     alpha: np.ndarray
-    primal_objective: float
+    objective: float
     smoothing: float
-    n_newton: int
+    n_iter: int
     converged: bool
     bias_noise: float = 0.0
 

@@ -29,16 +29,19 @@ class MarginLPResult:
 class L1SVMResult:
     """Solution of :func:`solve_l1_svm`.
 
-    ``a`` and ``beta`` are the primal solution, ``xi`` the slacks, ``objective``
-    the optimal value, and ``dual`` the multipliers lambda_i >= 0 of the
-    margin constraints (for optimality checks).
+    ``a`` and ``bias`` (beta) are the primal solution, ``xi`` the slacks,
+    ``objective`` the optimal value, ``dual`` the multipliers lambda_i >= 0 of
+    the margin constraints (for optimality checks), ``n_iter`` HiGHS's
+    iterations; the same field names as the other SVM solvers' results.
     """
 
     a: np.ndarray
-    beta: float
+    bias: float
     xi: np.ndarray
     objective: float
     dual: np.ndarray
+    n_iter: int = 0
+    converged: bool = True  # HiGHS reported an optimum (else an error is raised)
 
 
 def _check_status(res, what):
@@ -132,5 +135,6 @@ def solve_l1_svm(G, ytilde, C):
     res = linprog(cost, A_ub=A, b_ub=-np.ones(m), bounds=bounds, method="highs")
     _check_status(res, "linear-programming SVM")
     x = res.x
-    return L1SVMResult(a=x[:N] - x[N:2 * N], beta=float(x[2 * N]), xi=x[2 * N + 1:].copy(),
-                       objective=float(res.fun), dual=-res.ineqlin.marginals)
+    return L1SVMResult(a=x[:N] - x[N:2 * N], bias=float(x[2 * N]), xi=x[2 * N + 1:].copy(),
+                       objective=float(res.fun), dual=-res.ineqlin.marginals,
+                       n_iter=int(getattr(res, "nit", 0)))
