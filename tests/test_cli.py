@@ -6,14 +6,18 @@ from svmcompare.cli import main
 
 def test_demo_writes_outputs_and_prints_errors(tmp_path, capsys):
     code = main(["demo", "--out", str(tmp_path), "--n-pairs", "40", "--n-test", "300",
-                 "--no-progress"])
+                 "--seeds", "2", "--no-progress"])
     assert code == 0
     out = capsys.readouterr().out
     for name in ("rank", "rank2", "compare", "truth"):
         assert name in out
     assert (tmp_path / "figure3.png").stat().st_size > 10_000
     errors = pd.read_csv(tmp_path / "errors.csv")
-    test = errors[errors["set"] == "test"].set_index("model")
+    assert set(errors["seed"]) == {1, 2}
+    # The printed means are the means over the seeds.
+    means = errors[errors["set"] == "test"].groupby("model")["error_percent"].mean()
+    assert f"{means['compare']:.1f} ±" in out
+    test = errors[(errors["set"] == "test") & (errors["seed"] == 1)].set_index("model")
     assert set(test.index) == {"rank", "rank2", "compare", "truth"}
     # The split adds up, and counts match the set size.
     parts = test[["false_positive", "false_negative", "inversion"]].sum(axis=1)
