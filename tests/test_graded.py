@@ -82,9 +82,11 @@ def test_ranksvm_beats_ridge_on_the_tutorial_blocks():
     direction = rank.coef_ / np.linalg.norm(rank.coef_)
     assert direction @ w > 0.95  # the common direction of both blocks
     pairs, labels = pairwise_transform(X[test], y[test], groups[test], ties="drop")
-    assert np.mean(rank.predict(pairs) == labels) > 0.9
-    with pytest.raises(ValueError, match="use rank"):
-        rank.predict(X[test])
+    assert np.mean(rank.compare(pairs) == labels) > 0.9
+    with pytest.raises(ValueError, match="gives the scores of items"):
+        rank.compare(X[test])
+    # The items it was fitted on (issue 17: predict refused them).
+    np.testing.assert_array_equal(rank.predict(X[train]), rank.rank(X[train]))
     keep = GroupRankSVM(ties="keep", C=10.0).fit(X[train], y[train], groups[train])
     assert kendall_tau_per_group(y[test], keep.rank(X[test]), groups[test])[0] > tau_ridge
 

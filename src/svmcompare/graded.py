@@ -113,15 +113,18 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     decision_function = rank
 
     def predict(self, X):
-        """Order pairs of items: ``X`` of shape (n_pairs, 2, p) -> {-1, 0, 1}.
+        """Scores r(x) of items ``X`` (n, p), as :meth:`rank`: the regressor's
+        prediction (so ``cross_val_predict`` and the like work on items)."""
+        return self.rank(X)
 
-        To score items, use :meth:`rank`.
-        """
+    def compare(self, X):
+        """Order pairs of items: ``X`` of shape (n_pairs, 2, p) -> {-1, 0, 1}
+        by the pair model's comparison c_tau (eq. 4)."""
         check_is_fitted(self)
         X = np.asarray(X)
         if X.ndim == 2:
-            raise ValueError("predict orders pairs (an array of shape (n_pairs, 2, n_features)); "
-                             "use rank(X) for the scores of items.")
+            raise ValueError("compare orders pairs (an array of shape (n_pairs, 2, n_features)); "
+                             "predict(X) or rank(X) gives the scores of items.")
         return self.pair_model_.predict(check_pairs(X))
 
     def score(self, X, y, groups=None):

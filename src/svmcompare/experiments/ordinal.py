@@ -118,7 +118,7 @@ def _evaluate(name, model, X, y, groups):
         compared = np.sign(grades[second] - grades[first]).astype(int)
     else:
         score = model.rank(X)
-        compared = model.predict(np.stack([X[first], X[second]], axis=1))
+        compared = model.compare(np.stack([X[first], X[second]], axis=1))
     errors = comparison_errors(labels, compared)
     row["pair_error_percent"] = 100 * errors["error"] / errors["count"]
     row["false_positive"] = errors["false_positive"]
