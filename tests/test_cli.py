@@ -94,3 +94,78 @@ def test_rank_checks_the_columns_of_a_frame_against_the_fitted_names():
     np.testing.assert_allclose(model.rank(Z), model.rank(X[:, 0]))
     with pytest.raises(ValueError, match="not the features"):
         model.rank(Z[["v", "u"]])
+
+
+def _matches(path, rng, n=300):
+    """League results: home/away ids, H/D/A outcomes, a neutral-ground flag."""
+    strength = {"ann": 1.5, "bob": 0.5, "cy": -0.5, "dee": -1.5}
+    teams = list(strength)
+    home = rng.choice(teams, size=n)
+    away = np.array([rng.choice([t for t in teams if t != h]) for h in home])
+    neutral = (rng.uniform(size=n) < 0.2).astype(int)
+    d = np.array([strength[a] - strength[h] for h, a in zip(home, away, strict=True)])
+    d = d - 0.4 * (1 - neutral) + rng.logistic(size=n) * 0.7
+    result = np.where(d > 0.6, "A", np.where(d < -0.6, "H", "D"))
+    # The context is +1 when x' (away) has the advantage, -1 when x (home) has it.
+    frame = pd.DataFrame({"home": home, "away": away, "result": result,
+                          "adv": -(1 - neutral), "match": np.arange(n)})
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_fit_predict_evaluate_from_a_table_of_matches_with_identities(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    frame = _matches(tmp_path / "matches.csv", rng)
+    common = ["--a", "home", "--b", "away", "--context", "adv"]
+    mapping = ["--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "matches.csv"), "--model", model, "--kernel", "linear",
+                 *common, *mapping]) == 0
+    from svmcompare.persistence import load_model
+
+    fitted = load_model(model)
+    assert list(fitted.feature_names_in_) == ["is_ann", "is_bob", "is_cy", "is_dee"]
+    r = fitted.rank(np.eye(4))
+    assert list(np.argsort(-r)) == [0, 1, 2, 3]  # the teams' order
+    assert fitted.context_coef_[0] > 0  # home advantage learned from the flag
+    # Predict on new fixtures: ids are copied, the outcome map is not needed.
+    fixtures = pd.DataFrame({"home": ["dee", "ann"], "away": ["ann", "dee"], "adv": [-1, -1]})
+    fixtures.to_csv(tmp_path / "new.csv", index=False)
+    out = tmp_path / "pred.csv"
+    assert main(["predict", model, str(tmp_path / "new.csv"), "-o", str(out), *common]) == 0
+    pred = pd.read_csv(out)
+    assert list(pred["home"]) == ["dee", "ann"] and list(pred["y_pred"]) == [1, -1]
+    assert "adv" not in pred.columns
+    capsys.readouterr()
+    assert main(["evaluate", model, str(tmp_path / "matches.csv"), *common, *mapping]) == 0
+    assert f"pairs {len(frame)}" in capsys.readouterr().out
+
+
+def test_outcome_and_identity_errors_name_the_fix(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    _matches(tmp_path / "matches.csv", rng, n=60)
+    base = ["fit", str(tmp_path / "matches.csv"), "--model", str(tmp_path / "m.skops"),
+            "--a", "home", "--b", "away", "--outcome", "result", "--kernel", "linear"]
+    assert main(base) == 2
+    assert "--outcome-map" in capsys.readouterr().err
+    assert main(base + ["--outcome-map", "H=-1,A=1"]) == 2
+    assert "outcome 'D' is not in the outcome map" in capsys.readouterr().err
+    assert main(base + ["--outcome-map", "H=-1,D=draw,A=1"]) == 2
+    assert "value=label pairs" in capsys.readouterr().err
+    assert main(base + ["--outcome-map", "H=-1,D=0,A=1"]) == 0
+    pd.DataFrame({"home": ["ann"], "away": ["zed"]}).to_csv(tmp_path / "new.csv", index=False)
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "new.csv"), "-o",
+                 str(tmp_path / "p.csv"), "--a", "home", "--b", "away"]) == 2
+    assert "'zed' is not in the items the model was fitted on" in capsys.readouterr().err
+
+
+def test_numeric_outcomes_map_numerically(tmp_path):
+    from svmcompare.io import PairColumns, read_pairs
+
+    pd.DataFrame({"white": ["p", "q", "p"], "black": ["q", "p", "q"],
+                  "score": [1.0, 0.5, 0.0]}).to_csv(tmp_path / "g.csv", index=False)
+    columns = PairColumns(a="white", b="black", outcome="score",
+                          outcome_map={"1": -1, "0.5": 0, "0": 1})
+    X, y, features = read_pairs(tmp_path / "g.csv", columns=columns)
+    assert list(y) == [-1, 0, 1] and features == ["is_p", "is_q"]
+    np.testing.assert_array_equal(X[0], [[1, 0], [0, 1]])

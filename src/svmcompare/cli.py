@@ -140,8 +140,10 @@ def _fit(args):
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
-    weight, _ = read_pair_extras(args.pairs)
+    columns = _pair_columns(args)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns)
+    weight, _ = read_pair_extras(args.pairs, columns)
     model = _make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{type(model).__name__} ...", flush=True)
@@ -194,10 +196,11 @@ def _predict(args):
     from .io import read_pair_extras, read_pairs
 
     model = _load_pair_model(args.model, "predict")
+    columns = _pair_columns(args, model)
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
-                                         return_context=True)
+                                         return_context=True, columns=columns)
     _check_feature_names(model, features, args.pairs)
-    _, extras = read_pair_extras(args.pairs)
+    _, extras = read_pair_extras(args.pairs, columns)
     # Ids and other non-feature columns first, so results join back without row order.
     out = extras.reset_index(drop=True).assign(
         y_pred=model.predict(X, context), rank_difference=model.decision_function(X, context))
@@ -207,8 +210,11 @@ def _predict(args):
                              "to get probabilities.")
         proba = model.predict_proba(X, context)
         out["p_x_better"], out["p_tie"], out["p_xprime_better"] = proba.T
-    out.to_csv(args.output, index=False)
-    print(f"{len(out)} predictions written to {args.output}")
+    if args.output == "-":
+        out.to_csv(sys.stdout, index=False)
+    else:
+        out.to_csv(args.output, index=False)
+        print(f"{len(out)} predictions written to {args.output}")
     return 0
 
 
@@ -238,7 +244,8 @@ def _evaluate(args):
     )
 
     model = _load_pair_model(args.model, "evaluate")
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=_pair_columns(args, model))
     _check_feature_names(model, features, args.pairs)
     score = model.decision_function(X, context)
     report = comparison_report(y, score, model.threshold_)
@@ -283,9 +290,36 @@ def _evaluate(args):
 def _add_pairs_arguments(parser, labels):
     parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
                         + (" and y" if labels else "") + ", or item_a, item_b"
-                        + (", y" if labels else "") + " with --items")
+                        + (", y" if labels else "") + " (ids: with --items, or alone for "
+                        "one-hot identities)")
     parser.add_argument("--items", default=None,
                         help="items CSV (id plus feature columns) for a pairs file of ids")
+    parser.add_argument("--a", default="item_a", metavar="COLUMN",
+                        help="column of x's id in a pairs file of ids (default %(default)s)")
+    parser.add_argument("--b", default="item_b", metavar="COLUMN",
+                        help="column of x''s id (default %(default)s)")
+    if labels:
+        parser.add_argument("--outcome", default="y", metavar="COLUMN",
+                            help="column of the labels or outcomes (default %(default)s)")
+        parser.add_argument("--outcome-map", default=None, metavar="MAP",
+                            help="outcome value to label, e.g. 'H=-1,D=0,A=1' (x home: home "
+                                 "win = x better); without it the column holds -1, 0, 1")
+    parser.add_argument("--context", default="", metavar="COLUMNS",
+                        help="comma-separated pair-context columns besides ctx_<name> ones "
+                             "(+1: x' has the advantage, -1: x has it)")
+
+
+def _pair_columns(args, model=None):
+    """The PairColumns of the command line (and of an identities-only model)."""
+    from .io import PairColumns, identities_of, parse_outcome_map
+
+    names = getattr(model, "feature_names_in_", None)
+    outcome_map = getattr(args, "outcome_map", None)
+    return PairColumns(
+        a=args.a, b=args.b, outcome=getattr(args, "outcome", "y"),
+        outcome_map=None if outcome_map is None else parse_outcome_map(outcome_map),
+        context=tuple(c.strip() for c in args.context.split(",") if c.strip()),
+        identities=None if names is None or args.items else identities_of(names))
 
 
 def _add_product_commands(sub):
@@ -326,7 +360,7 @@ def _add_product_commands(sub):
     predict.add_argument("--proba", action="store_true",
                          help="add P(x better), P(tie), P(x' better) (model fitted with "
                               "--probability)")
-    predict.add_argument("-o", "--output", required=True, help="output CSV")
+    predict.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
     predict.set_defaults(func=_predict)
 
     rank = sub.add_parser("rank", help="score items r(x) with a saved model",

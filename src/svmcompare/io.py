@@ -6,7 +6,13 @@ Two layouts of a pairs file are read:
   ``b_<feature>`` for x' (the same feature names, same order) and,
   for training or evaluation, ``y`` in {-1, 0, 1};
 * **ids**: an items table (``id`` plus one column per feature) and a pairs
-  table with columns ``item_a``, ``item_b`` (ids) and ``y``.
+  table with columns ``item_a``, ``item_b`` (ids) and ``y``; without an
+  items table, the ids alone (one-hot identities ``is_<id>``: a
+  Bradley-Terry-style ranking from who beat whom).
+
+:class:`PairColumns` renames these columns (``home``, ``away``), maps an
+outcome column of any values to labels (``H=-1,D=0,A=1``, never guessed) and
+names pair-context columns besides the ``ctx_<name>`` ones.
 
 Graded items in the SVMlight / LETOR format (``<grade> qid:<query> 1:<v>
 ...``, extension ``.svmlight``, ``.letor``, ``.svm`` or ``.dat``) are read too:
@@ -19,6 +25,7 @@ for a bad value, the line (counting the header as line 1).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -73,14 +80,94 @@ def _numeric(frame, columns, name):
     return values.to_numpy(dtype=np.float64)
 
 
-def _labels(frame, name):
-    y = _numeric(frame, ["y"], name).ravel()
+@dataclass(frozen=True)
+class PairColumns:
+    """Which columns of a pairs CSV hold what.
+
+    Parameters
+    ----------
+    a, b : str
+        Columns of the ids of x and x' (ids layout).
+    outcome : str
+        Column of the labels, or of outcomes mapped by ``outcome_map``.
+    outcome_map : dict, optional
+        Each outcome value (as written in the file) to -1 (x better), 0 (tie)
+        or 1 (x' better); without it the column must hold -1, 0 and 1.
+    context : tuple of str
+        Pair-context columns besides those named ``ctx_<name>``.
+    identities : list, optional
+        The ids of an identities-only model (prediction: the ids it was
+        fitted on, in order); None reads them from the file.
+    """
+
+    a: str = "item_a"
+    b: str = "item_b"
+    outcome: str = "y"
+    outcome_map: dict | None = None
+    context: tuple = ()
+    identities: list | None = None
+
+    def context_columns(self, frame):
+        return [c for c in frame.columns if c.startswith("ctx_")] + \
+            [c for c in self.context if not c.startswith("ctx_")]
+
+
+def parse_outcome_map(text):
+    """``"H=-1,D=0,A=1"`` -> {"H": -1, "D": 0, "A": 1} (the CLI's --outcome-map)."""
+    mapping = {}
+    for item in str(text).split(","):
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or value not in ("-1", "0", "1"):
+            raise ValueError(f"--outcome-map {text!r}: write value=label pairs separated by "
+                             "commas, labels -1 (x better), 0 (tie), 1 (x' better), e.g. "
+                             "'H=-1,D=0,A=1'.")
+        mapping[key] = int(value)
+    return mapping
+
+
+def _labels(frame, name, columns=PairColumns()):
+    column = columns.outcome
+    if column not in frame.columns:
+        raise ValueError(f"{name} has no {column!r} column (labels -1, 0, 1).")
+    if columns.outcome_map is not None:
+        return _mapped_labels(frame[column], columns.outcome_map, name, column)
+    values = pd.to_numeric(frame[column], errors="coerce")
+    text = values.isna() & frame[column].notna()
+    if text.any():
+        row = int(np.flatnonzero(text.to_numpy())[0])
+        raise ValueError(f"{name}, line {row + 2}, column {column}: "
+                         f"{frame[column].iloc[row]!r} is not a label -1, 0 or 1; map outcomes "
+                         "to labels with --outcome-map (outcome_map= in Python), e.g. "
+                         "'H=-1,D=0,A=1'.")
+    y = _numeric(frame, [column], name).ravel()
     bad = ~np.isin(y, LABELS)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}, line {row + 2}, column y: {y[row]:g} is not a label; "
-                         "labels are -1 (x better), 0 (tie) and 1 (x' better).")
+        raise ValueError(f"{name}, line {row + 2}, column {column}: {y[row]:g} is not a label; "
+                         "labels are -1 (x better), 0 (tie) and 1 (x' better)"
+                         + ("" if column != "y" else "; map other values with --outcome-map")
+                         + ".")
     return y.astype(np.int64)
+
+
+def _mapped_labels(values, mapping, name, column):
+    """Labels from outcome values by ``mapping`` (keys as written in the file;
+    numeric columns match numerically, so "1" matches 1.0)."""
+    if pd.api.types.is_numeric_dtype(values):
+        try:
+            numeric = {float(key): label for key, label in mapping.items()}
+        except ValueError as exc:
+            raise ValueError(f"{name}, column {column}: the outcomes are numbers, but the "
+                             f"outcome map has keys {list(mapping)}.") from exc
+        mapped = values.astype(float).map(numeric)
+    else:
+        mapped = values.astype(str).str.strip().map({str(k): v for k, v in mapping.items()})
+    if mapped.isna().any():
+        row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
+        raise ValueError(f"{name}, line {row + 2}, column {column}: outcome "
+                         f"{values.iloc[row]!r} is not in the outcome map {mapping}.")
+    return mapped.to_numpy().astype(np.int64)
 
 
 def read_items(path):
@@ -122,7 +209,8 @@ def _letor_pairs(path):
     return X, y, [f"f{k + 1}" for k in range(Z.shape[1])]
 
 
-def read_pairs(path, items=None, require_labels=True, return_context=False):
+def read_pairs(path, items=None, require_labels=True, return_context=False,
+               columns=PairColumns()):
     """Pairs (n, 2, p), labels (or None) and feature names from a pairs file.
 
     Parameters
@@ -134,22 +222,29 @@ def read_pairs(path, items=None, require_labels=True, return_context=False):
     require_labels : bool
         Whether a ``y`` column must be present.
     return_context : bool, default=False
-        Also return the pair context: the ``ctx_<name>`` columns as an array
-        (n, q), or None when there are none (LETOR files have none).
+        Also return the pair context: the ``ctx_<name>`` columns (and
+        ``columns.context``) as an array (n, q), or None when there are none
+        (LETOR files have none).
+    columns : PairColumns
+        Names of the id, outcome and context columns, the outcome map and
+        the identities of an identities-only model.
     """
     if is_letor(path):
         pairs = _letor_pairs(path)
         return (*pairs, None) if return_context else pairs
     frame = _read_csv(path)
     name = Path(path).name
-    pairs = _csv_pairs(frame, name, items, require_labels)
+    pairs = _csv_pairs(frame, name, items, require_labels, columns)
     if not return_context:
         return pairs
-    columns = [c for c in frame.columns if c.startswith("ctx_")]
-    return (*pairs, _numeric(frame, columns, name) if columns else None)
+    names = columns.context_columns(frame)
+    missing = [c for c in names if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} has no context column(s) {missing}.")
+    return (*pairs, _numeric(frame, names, name) if names else None)
 
 
-def read_pair_extras(path):
+def read_pair_extras(path, columns=PairColumns()):
     """The other columns of a pairs CSV: the ``weight`` column (or None) and the
     columns that are neither features, labels, context nor weight (ids, dates,
     notes), which ``svmcompare predict`` copies next to its predictions.
@@ -163,30 +258,41 @@ def read_pair_extras(path):
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
     features = ("a_", "b_", "ctx_")
-    keep = [c for c in frame.columns
-            if not c.startswith(features) and c not in ("y", "weight")]
+    used = {columns.outcome, "weight", *columns.context}
+    keep = [c for c in frame.columns if not c.startswith(features) and c not in used]
     return weight, frame[keep]
 
 
-def _csv_pairs(frame, name, items, require_labels):
-    if require_labels and "y" not in frame.columns:
-        raise ValueError(f"{name} has no 'y' column (labels -1, 0, 1).")
-    y = _labels(frame, name) if "y" in frame.columns else None
-    if items is not None:
-        missing = [c for c in ("item_a", "item_b") if c not in frame.columns]
+def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
+    if require_labels and columns.outcome not in frame.columns:
+        raise ValueError(f"{name} has no {columns.outcome!r} column (labels -1, 0, 1"
+                         + (")" if columns.outcome != "y" else ", or --outcome COLUMN with "
+                            "--outcome-map)") + ".")
+    y = _labels(frame, name, columns) if columns.outcome in frame.columns else None
+    wide = any(c.startswith("a_") for c in frame.columns)
+    ids = columns.a in frame.columns and columns.b in frame.columns
+    if items is not None or (ids and not wide):
+        missing = [c for c in (columns.a, columns.b) if c not in frame.columns]
         if missing:
             raise ValueError(f"{name} has no column(s) {missing}; with --items the pairs file "
-                             "lists item ids in item_a and item_b.")
-        ids, Z, features = read_items(items)
+                             f"lists item ids in {columns.a} and {columns.b} (--a, --b).")
+        if items is None:
+            ids, Z, features = _identities(frame, columns)
+        else:
+            ids, Z, features = read_items(items)
+            items = Path(items).name
         position = pd.Series(np.arange(ids.size), index=ids)
         pairs = []
-        for column in ("item_a", "item_b"):
-            unknown = ~frame[column].isin(position.index)
+        for column in (columns.a, columns.b):
+            # Identities are keyed by the ids as text (1 and "1" are one team).
+            keys = frame[column].astype(str) if items is None else frame[column]
+            unknown = ~keys.isin(position.index)
             if unknown.any():
                 row = int(np.flatnonzero(unknown)[0])
+                where = items or "the items the model was fitted on"
                 raise ValueError(f"{name}, line {row + 2}, column {column}: item "
-                                 f"{frame[column].iloc[row]!r} is not in {Path(items).name}.")
-            pairs.append(Z[position.loc[frame[column]].to_numpy()])
+                                 f"{frame[column].iloc[row]!r} is not in {where}.")
+            pairs.append(Z[position.loc[keys].to_numpy()])
         return np.stack(pairs, axis=1), y, features
     a_cols = [c for c in frame.columns if c.startswith("a_")]
     b_cols = [c for c in frame.columns if c.startswith("b_")]
@@ -201,6 +307,28 @@ def _csv_pairs(frame, name, items, require_labels):
                          f"same order; {detail}.")
     X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
     return X, y, features
+
+
+IDENTITY_PREFIX = "is_"
+
+
+def _identities(frame, columns):
+    """One-hot identities of the ids in ``frame`` (or ``columns.identities``):
+    (ids as strings, the identity matrix, feature names ``is_<id>``)."""
+    if columns.identities is not None:
+        ids = np.asarray([str(i) for i in columns.identities], dtype=object)
+    else:
+        seen = pd.concat([frame[columns.a], frame[columns.b]]).astype(str)
+        ids = np.asarray(sorted(seen.unique()), dtype=object)
+    return ids, np.eye(ids.size), [f"{IDENTITY_PREFIX}{i}" for i in ids]
+
+
+def identities_of(feature_names):
+    """The ids of an identities-only model from its feature names, else None."""
+    names = [str(n) for n in feature_names]
+    if names and all(n.startswith(IDENTITY_PREFIX) for n in names):
+        return [n[len(IDENTITY_PREFIX):] for n in names]
+    return None
 
 
 def load_letor(path, n_features=None):
