@@ -54,3 +54,22 @@ def test_frames_errors_name_the_problem():
         pairs_from_frame(matches, a="home", b="visitor")
     with pytest.raises(TypeError, match="DataFrame"):
         pairs_from_frame(matches.to_numpy(), a="home", b="away")
+
+
+def test_per_period_item_features_take_each_match_s_own_period():
+    from svmcompare import pairs_from_frame
+
+    matches = pd.DataFrame({"home": ["a", "b", "a"], "away": ["b", "a", "b"],
+                            "season": [2001, 2001, 2002], "res": ["H", "A", "D"]})
+    items = pd.DataFrame({"id": ["a", "b", "a", "b"], "season": [2001, 2001, 2002, 2002],
+                          "goals": [10.0, 5.0, 20.0, 7.0]})
+    out = pairs_from_frame(matches, items, a="home", b="away", outcome="res",
+                           outcome_map={"H": -1, "D": 0, "A": 1}, period="season")
+    np.testing.assert_array_equal(out.X[:, :, 0], [[10, 5], [5, 10], [20, 7]])
+    assert out.feature_names == ["goals"]  # the period is a key, not a feature
+    with pytest.raises(ValueError, match="'a' is not in the items table for its season 2003"):
+        pairs_from_frame(matches.assign(season=[2001, 2001, 2003]), items, a="home", b="away",
+                         period="season")
+    with pytest.raises(ValueError, match=r"repeats the \(id, period\)"):
+        pairs_from_frame(matches, pd.concat([items, items.iloc[:1]]), a="home", b="away",
+                         period="season")

@@ -143,8 +143,15 @@ def pairwise_transform(X, y, groups=None, ties="keep", max_pairs_per_group=None,
     return np.stack([X[first], X[second]], axis=1), labels
 
 
+def _id_period(ids, periods):
+    """(id, period) keys as a 1-D object array (not a 2-D array of pairs)."""
+    keys = np.empty(len(ids), dtype=object)
+    keys[:] = list(zip(ids, periods, strict=True))
+    return keys
+
+
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
-                     context=None, features=None, id_column="id"):
+                     context=None, features=None, id_column="id", period=None):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -172,6 +179,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     features : list of str, optional
         Columns of ``items`` to use; default every numeric column but the id.
     id_column : str, default="id"
+    period : str, optional
+        A column of both tables (season, date, rating period): the items
+        table then holds per-period features, one row per (id, period), and
+        each comparison takes its items' rows of its own period (features as
+        they stood then, e.g. from :func:`svmcompare.datasets.games_features`
+        or last season's statistics).
 
     Returns
     -------
@@ -200,25 +213,39 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         if not isinstance(items, pd.DataFrame):
             raise TypeError(f"items must be a pandas DataFrame; got {type(items).__name__}.")
         item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
+        if period is not None:
+            for table, what in ((matches, "matches"), (items, "items")):
+                if period not in table.columns:
+                    raise ValueError(f"{what} has no period column {period!r}.")
+            item_ids = pd.Series(list(zip(item_ids, items[period], strict=True)),
+                                 index=items.index)
         if item_ids.duplicated().any():
-            raise ValueError(f"items repeats the id {item_ids[item_ids.duplicated()].iloc[0]!r}.")
+            what = "(id, period)" if period is not None else "id"
+            repeated = item_ids[item_ids.duplicated()].iloc[0]
+            raise ValueError(f"items repeats the {what} {repeated!r}.")
         if features is None:
-            features = [c for c in items.select_dtypes("number").columns if c != id_column]
+            features = [c for c in items.select_dtypes("number").columns
+                        if c not in (id_column, period)]
         bad = [c for c in features if c not in items.columns]
         if bad:
             raise ValueError(f"items has no feature column(s) {bad}.")
         table = _as_float_matrix(items[list(features)].to_numpy(), "items features")
         _check_finite(table, "items features")
         feature_names = list(features)
-        key = pd.Series(np.arange(len(items)), index=item_ids.to_numpy())
+        key = pd.Series(np.arange(len(items)), index=pd.Index(list(item_ids), tupleize_cols=False))
         a_key, b_key = a_ids, b_ids
+        if period is not None:
+            when = matches[period].to_numpy()
+            a_key, b_key = _id_period(a_ids, when), _id_period(b_ids, when)
     rows = []
     for column, values in ((a, a_key), (b, b_key)):
         known = pd.Index(key.index).get_indexer(values)
         if np.any(known < 0):
             first = int(np.flatnonzero(known < 0)[0])
-            raise ValueError(f"matches row {first}, column {column}: item {values[first]!r} "
-                             "is not in the items table.")
+            item = values[first] if period is None else values[first][0]
+            where = "" if period is None else f" for its {period} {values[first][1]}"
+            raise ValueError(f"matches row {first}, column {column}: item {item!r} "
+                             f"is not in the items table{where}.")
         rows.append(table[known])
     y = None
     if outcome is not None:
