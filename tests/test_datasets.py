@@ -54,3 +54,27 @@ def test_linear_pairs_are_labeled_by_the_scaled_rank_away_from_the_threshold():
     assert np.all(np.abs(np.abs(d) - 1) > 0.25)
     np.testing.assert_array_equal(y, np.where(d > 1, 1, np.where(d < -1, -1, 0)))
     assert set(np.unique(y)) == {-1, 0, 1} and 0 < len(y) < 500
+
+
+def test_make_league_has_draws_home_advantage_and_drawish_teams():
+    from svmcompare.datasets import make_league
+
+    matches, teams = make_league(n_teams=12, n_seasons=6, random_state=3)
+    assert len(matches) == 12 * 11 * 6 and list(teams["id"]) == sorted(teams["id"])
+    shares = matches["result"].value_counts(normalize=True)
+    assert 0.15 < shares["D"] < 0.4  # draws come from equal goals
+    home = matches["home_adv"] == -1
+    assert shares["H"] > shares["A"]  # the venue's advantage
+    assert (matches.loc[home, "result"] == "H").mean() > \
+        (matches.loc[~home, "result"] == "H").mean() - 0.05
+    # Two defensive teams draw more often than two attacking ones.
+    style = teams.set_index("id")["style"]
+    calm = style[matches["home"]].to_numpy() + style[matches["away"]].to_numpy()
+    draws = (matches["result"] == "D").to_numpy()
+    assert draws[calm > np.quantile(calm, 0.75)].mean() > \
+        draws[calm < np.quantile(calm, 0.25)].mean() + 0.05
+    # Deterministic given random_state.
+    again, _ = make_league(n_teams=12, n_seasons=6, random_state=3)
+    assert again.equals(matches)
+    with pytest.raises(ValueError, match="n_teams"):
+        make_league(n_teams=1)

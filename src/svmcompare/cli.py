@@ -143,13 +143,27 @@ def _fit(args):
     columns = _pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)
-    weight, _ = read_pair_extras(args.pairs, columns)
+    weight, extras = read_pair_extras(args.pairs, columns)
+    groups = _groups(args, extras)
+    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
+    if unused:
+        print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
+              f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
     model = _make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
-          f"{type(model).__name__} ...", flush=True)
-    if args.backend == "dask" and not args.grid:
-        raise ValueError("--backend dask distributes the --grid search; add --grid.")
-    if args.grid:
+          f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
+    if args.backend == "dask" and not (args.grid or args.auto):
+        raise ValueError("--backend dask distributes the --grid or --auto search; add one.")
+    if args.auto:
+        search = SVMCompareCV(probability=args.probability, cv=_auto_folds(groups),
+                              n_jobs=args.n_jobs, random_state=0, progress=not args.no_progress)
+        with _parallel_backend(args):
+            search.fit(X, y, context=context, groups=groups, sample_weight=weight)
+        chosen = ", ".join(f"{k} = {v}" for k, v in search.best_params_.items())
+        print(f"chosen by cross-validation ({'log-loss' if args.probability else 'error'}): "
+              f"{chosen} (score {search.best_score_:.4f})")
+        model = search.best_estimator_
+    elif args.grid:
         search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
                               progress=not args.no_progress)
         with _parallel_backend(args):
@@ -167,6 +181,42 @@ def _fit(args):
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
     return 0
+
+
+def _league(args):
+    from .datasets import make_league
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    matches, teams = make_league(random_state=args.seed)
+    matches.to_csv(out / "matches.csv", index=False)
+    teams.to_csv(out / "teams.csv", index=False)
+    print(f"Wrote {out / 'matches.csv'} ({len(matches)} matches, {teams.shape[0]} teams, "
+          f"seasons 1-{matches['season'].max()}) and {out / 'teams.csv'}.")
+    return 0
+
+
+def _groups(args, extras):
+    """The --groups column of the pairs file (None without the flag)."""
+    if args.groups is None:
+        return None
+    if not args.auto:
+        raise ValueError("--groups sets the folds of --auto; add --auto.")
+    if args.groups not in extras.columns:
+        raise ValueError(f"{Path(args.pairs).name} has no column {args.groups!r} for --groups.")
+    return extras[args.groups].to_numpy()
+
+
+def _auto_folds(groups):
+    """5 stratified folds, or one fold per group (at most 5) with --groups."""
+    if groups is None:
+        return 5
+    from sklearn.model_selection import GroupKFold
+
+    n_groups = len(set(groups.tolist()))
+    if n_groups < 2:
+        raise ValueError("--groups needs at least 2 groups (e.g. seasons) to make folds.")
+    return GroupKFold(min(5, n_groups))
 
 
 def _pyplot():
@@ -341,6 +391,12 @@ def _add_product_commands(sub):
                           "equally; 'none' is the paper's problem")
     fit.add_argument("--probability", action="store_true",
                      help="also fit win/tie/loss probabilities (5 more fits)")
+    fit.add_argument("--auto", action="store_true",
+                     help="the auto-tuned model for real data (SVMCompareCV): kernel, C, gamma, "
+                          "class weight and, with --probability, the probability link chosen "
+                          "by cross-validated log-loss")
+    fit.add_argument("--groups", default=None, metavar="COLUMN",
+                     help="with --auto: folds keep each group (season, person) together")
     fit.add_argument("--grid", action="store_true",
                      help="choose C and gamma by 5-fold cross-validation over the paper's grid")
     fit.add_argument("--scoring", choices=["error", "auc"], default="error",
@@ -352,6 +408,17 @@ def _add_product_commands(sub):
                      help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     fit.set_defaults(func=_fit)
+
+    league = sub.add_parser(
+        "league", help="write a simulated league (matches.csv, teams.csv) to try the commands",
+        description="Write a simulated football league (svmcompare.datasets.make_league): "
+                    "matches.csv (season, home, away, goals, result H/D/A, home_adv) and "
+                    "teams.csv (id, attack, defence, style), to try fit / predict / evaluate "
+                    "on results with draws and home advantage.")
+    league.add_argument("--out", default="svmcompare-league",
+                        help="output folder (default: %(default)s)")
+    league.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    league.set_defaults(func=_league)
 
     predict = sub.add_parser("predict", help="compare pairs with a saved model",
                              description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")

@@ -1,0 +1,53 @@
+"""The README's examples run as written and say what they print (issue 17)."""
+
+import re
+import shlex
+from pathlib import Path
+
+import numpy as np
+
+from svmcompare.metrics import outcome_log_loss
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _block(after, language):
+    text = README.read_text(encoding="utf-8")
+    start = text.index(after)
+    match = re.search(rf"```{language}\n(.*?)```", text[start:], re.S)
+    return match.group(1)
+
+
+def test_the_real_data_example_runs_in_ten_lines_and_beats_the_frequencies():
+    code = _block("## Real data with ties", "python")
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
+    scope = {}
+    exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own README
+    proba, data, past = scope["proba"], scope["data"], scope["past"]
+    assert proba.shape == ((~past).sum(), 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    y_test, y_train = data.y[~past], data.y[past]
+    frequencies = np.tile(np.bincount(y_train + 1, minlength=3) / y_train.size,
+                          (y_test.size, 1))
+    ours = outcome_log_loss(y_test, proba)
+    assert ours < outcome_log_loss(y_test, frequencies) - 0.03
+    # The number the README quotes.
+    assert f"log-loss is {ours:.3f}" in README.read_text(encoding="utf-8")
+    assert scope["model"].best_estimator_.context_coef_[0] > 0  # home advantage
+
+
+def test_the_command_line_walk_through_runs(tmp_path, monkeypatch, capsys):
+    from svmcompare.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    commands = _block("The same from the command line alone", "bash")
+    commands = commands.replace("\\\n", " ")
+    for line in commands.splitlines():
+        line = shlex.split(line.split("#")[0])
+        if not line:
+            continue
+        assert line[0] == "svmcompare"
+        assert main([*line[1:], "--no-progress"] if line[1] == "fit" else line[1:]) == 0
+    predictions = np.genfromtxt(tmp_path / "predictions.csv", delimiter=",", names=True,
+                                dtype=None, encoding="utf-8")
+    assert {"home", "away", "p_tie"} <= set(predictions.dtype.names)
