@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from svmcompare.cli import main
 
@@ -35,20 +36,46 @@ def test_bad_argument_is_a_message_not_a_traceback(capsys):
     assert "must be a positive integer" in capsys.readouterr().err
 
 
-def test_evaluate_prints_log_loss_and_brier_for_a_probability_model(tmp_path, capsys):
-    import pandas as pd
+def test_evaluate_prints_probability_scores_next_to_the_training_frequencies(tmp_path, capsys):
+    import re
+
+    from sklearn.metrics import log_loss
 
     from svmcompare.cli import main
     from svmcompare.datasets import make_norm_pairs
+    from svmcompare.persistence import load_model
 
-    X, y = make_norm_pairs(120, "l1", random_state=0)
-    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0], "b_v": X[:, 1, 1],
-                  "y": y}).to_csv(tmp_path / "pairs.csv", index=False)
-    assert main(["fit", str(tmp_path / "pairs.csv"), "--probability", "--model",
-                 str(tmp_path / "m.skops")]) == 0
-    assert main(["evaluate", str(tmp_path / "m.skops"), str(tmp_path / "pairs.csv")]) == 0
+    def write(X, y, name):
+        pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                      "b_v": X[:, 1, 1], "y": y}).to_csv(tmp_path / name, index=False)
+
+    X, y = make_norm_pairs(150, "l1", 0.3, random_state=0)
+    Xt, yt = make_norm_pairs(200, "l1", 0.5, random_state=1)
+    write(X, y, "train.csv")
+    write(Xt, yt, "test.csv")
+    model_path = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "train.csv"), "--probability", "--model",
+                 model_path]) == 0
+    capsys.readouterr()
+    plot = tmp_path / "eval.png"
+    assert main(["evaluate", model_path, str(tmp_path / "test.csv"), "--plot", str(plot)]) == 0
     out = capsys.readouterr().out
-    assert "log-loss" in out and "Brier score" in out and "chance is about 0.25" in out
+    model = load_model(model_path)
+    proba = model.predict_proba(Xt)
+    prior = np.bincount(y + 1, minlength=3) / y.size  # the training shares, not the test's
+    np.testing.assert_allclose(model.class_prior_, prior)
+    for label, p in (("model", proba), ("training frequencies", np.tile(prior, (200, 1)))):
+        line = re.search(rf"^{label} +([\d.]+) +([\d.]+) +([\d.]+)$", out, re.M)
+        expected_brier = np.mean(np.sum((p - np.eye(3)[yt + 1]) ** 2, axis=1))
+        assert float(line.group(1)) == pytest.approx(log_loss(yt, p, labels=[-1, 0, 1]),
+                                                     abs=1e-4)
+        assert float(line.group(2)) == pytest.approx(expected_brier, abs=1e-4)
+        assert float(line.group(3)) == pytest.approx(np.mean(p.argmax(1) - 1 == yt), abs=1e-3)
+    assert "chance is 0.25, not 0.5" in out
+    assert plot.stat().st_size > 10_000
+    reliability = pd.read_csv(tmp_path / "eval_reliability.csv")
+    assert set(reliability["outcome"]) == {-1, 0, 1}
+    assert reliability.groupby("outcome")["count"].sum().tolist() == [200, 200, 200]
 
 
 def test_predict_refuses_features_in_another_order_or_with_other_names(tmp_path, capsys):
@@ -169,3 +196,37 @@ def test_numeric_outcomes_map_numerically(tmp_path):
     X, y, features = read_pairs(tmp_path / "g.csv", columns=columns)
     assert list(y) == [-1, 0, 1] and features == ["is_p", "is_q"]
     np.testing.assert_array_equal(X[0], [[1, 0], [0, 1]])
+
+
+def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
+    from svmcompare import GroupRankSVM
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor, load_letor
+    from svmcompare.metrics import kendall_tau_per_group
+    from svmcompare.persistence import save_model
+
+    X, y, groups, _ = make_graded_blocks(random_state=0)
+    dump_letor(X, y, groups, tmp_path / "items.letor")
+    X, y, groups = load_letor(tmp_path / "items.letor")  # in the file's order
+    model = GroupRankSVM(C=0.1).fit(X, y, groups)
+    save_model(model, tmp_path / "g.skops")
+    assert main(["rank", str(tmp_path / "g.skops"), str(tmp_path / "items.letor"), "-o",
+                 str(tmp_path / "r.csv")]) == 0
+    ranks = pd.read_csv(tmp_path / "r.csv")
+    assert list(ranks.columns) == ["id", "qid", "rank"]
+    np.testing.assert_array_equal(ranks["qid"], groups)
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "g.skops"), str(tmp_path / "items.letor")]) == 0
+    out = capsys.readouterr().out
+    tau = kendall_tau_per_group(y, model.rank(X), groups)[0]
+    assert f"Kendall tau per query {tau:.4f}" in out and "NDCG@10" in out
+    # A pair model on the same file: predictions name the query and the items.
+    pairs_model = str(tmp_path / "p.skops")
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--model",
+                 pairs_model]) == 0
+    assert main(["predict", pairs_model, str(tmp_path / "items.letor"), "-o",
+                 str(tmp_path / "p.csv")]) == 0
+    pred = pd.read_csv(tmp_path / "p.csv")
+    assert {"qid", "item_a", "item_b"} <= set(pred.columns)
+    assert np.all(groups[pred["item_a"]] == pred["qid"])
+    assert np.all(groups[pred["item_b"]] == pred["qid"])

@@ -136,3 +136,31 @@ def test_outcome_log_loss_and_brier_against_references():
     assert outcome_brier(y, proba) == pytest.approx(brute)
     assert outcome_log_loss([1], [[0.0, 0.0, 1.0]]) == 0.0
     assert outcome_log_loss([-1], [[0.0, 0.0, 1.0]]) == pytest.approx(-np.log(1e-15))
+
+
+def test_comparison_auc_chance_is_what_random_scores_get():
+    from svmcompare.metrics import comparison_auc, comparison_auc_chance
+
+    rng = np.random.default_rng(0)
+    for tie_share in (0.1, 0.5, 0.8):
+        y = np.where(rng.uniform(size=40_000) < tie_share, 0, rng.choice([-1, 1], size=40_000))
+        auc = comparison_auc(y, rng.normal(size=y.size))
+        assert auc == pytest.approx(comparison_auc_chance(), abs=0.01)
+
+
+def test_reliability_table_against_brute_force():
+    from svmcompare.metrics import outcome_accuracy, reliability_table
+
+    rng = np.random.default_rng(1)
+    proba = rng.dirichlet([1, 1, 1], size=500)
+    y = np.array([rng.choice([-1, 0, 1], p=p) for p in proba])
+    table = reliability_table(y, proba, n_bins=5)
+    for row in table.itertuples():
+        p = proba[:, row.outcome + 1]
+        inside = np.minimum(np.floor(p * 5), 4) == np.floor(min(row.predicted * 5, 4.999))
+        assert row.count == inside.sum()
+        assert row.observed == pytest.approx(np.mean(y[inside] == row.outcome))
+    # Drawn from these probabilities: calibrated within sampling noise.
+    big = table["count"] > 40
+    assert np.all(np.abs(table.loc[big, "predicted"] - table.loc[big, "observed"]) < 0.15)
+    assert outcome_accuracy(y, proba) == pytest.approx(np.mean(proba.argmax(1) - 1 == y))

@@ -176,6 +176,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                                     link=getattr(self, "link", "ordered"), context=context,
                                     sample_weight=sample_weight)
         self.score_scale_ = score_spread(self._decision_standardized(Xs))
+        # The training shares of -1, 0, 1: the baseline every probability model
+        # has to beat (``svmcompare evaluate`` prints its scores next to ours).
+        weight = np.ones(y.size) if sample_weight is None else sample_weight
+        self.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
+            / weight.sum()
         return self
 
     def _prepare(self, X, y, context=None, sample_weight=None):

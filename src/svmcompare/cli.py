@@ -271,29 +271,59 @@ def _predict(args):
 def _rank(args):
     import pandas as pd
 
-    from .io import read_items
+    from .io import is_letor, load_letor, read_items
     from .persistence import load_model
 
     model = load_model(args.model)
     ids, Z, features = read_items(args.items_file)
     _check_feature_names(model, features, args.items_file)
-    pd.DataFrame({"id": ids, "rank": model.rank(Z)}).to_csv(args.output, index=False)
+    out = pd.DataFrame({"id": ids})
+    if is_letor(args.items_file):
+        out["qid"] = load_letor(args.items_file)[2]  # which query each item answers
+    out.assign(rank=model.rank(Z)).to_csv(args.output, index=False)
     print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
     return 0
+
+
+def _report_graded(args):
+    """Kendall tau per query and NDCG@10 of a model's scores on a LETOR file;
+    returns the model when it also compares pairs (else None: done)."""
+    import numpy as np
+
+    from ._base import PairwiseKernelModel
+    from .io import load_letor
+    from .metrics import kendall_tau_per_group, ndcg_at_k
+    from .persistence import load_model
+
+    model = load_model(args.model)
+    Z, grades, qid = load_letor(args.pairs, getattr(model, "n_features_in_", None))
+    score = model.rank(Z)
+    tau, per_group = kendall_tau_per_group(grades, score, qid)
+    print(f"items {Z.shape[0]} in {np.unique(qid).size} queries: Kendall tau per query "
+          f"{tau:.4f} (mean over the {int(np.isfinite(per_group).sum())} queries with two grades)")
+    if np.all(grades >= 0):
+        print(f"NDCG@10 {ndcg_at_k(grades, score, qid, k=10):.4f}")
+    return model if isinstance(model, PairwiseKernelModel) else None
 
 
 def _evaluate(args):
     import numpy as np
 
-    from .io import read_pairs
+    from .io import is_letor, read_pairs
     from .metrics import (
+        comparison_auc_chance,
         comparison_report,
-        comparison_roc_curve,
+        outcome_accuracy,
         outcome_brier,
         outcome_log_loss,
     )
 
-    model = _load_pair_model(args.model, "evaluate")
+    if is_letor(args.pairs):
+        model = _report_graded(args)
+        if model is None:
+            return 0
+    else:
+        model = _load_pair_model(args.model, "evaluate")
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=_pair_columns(args, model))
     _check_feature_names(model, features, args.pairs)
@@ -305,36 +335,61 @@ def _evaluate(args):
           f"{report['false_positive']} (tie predicted different), false negatives "
           f"{report['false_negative']} (difference predicted tie), inversions "
           f"{report['inversion']} (wrong direction)")
-    if hasattr(model, "predict_proba"):
-        proba = model.predict_proba(X, context)
-        log_loss, brier = outcome_log_loss(y, proba), outcome_brier(y, proba)
-        shares = np.bincount(y + 1, minlength=3) / n
-        reference = -np.sum(shares[shares > 0] * np.log(shares[shares > 0]))
-        print(f"log-loss {log_loss:.4f}, Brier score {brier:.4f} (the outcome shares of "
-              f"these pairs as probabilities would score a log-loss of {reference:.4f})")
+    proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
+    if proba is not None:
+        prior = np.tile(model.class_prior_, (n, 1))
+        print(f"{'':24} {'log-loss':>9} {'Brier':>7} {'accuracy':>9}")
+        for label, p in (("model", proba), ("training frequencies", prior)):
+            print(f"{label:<24} {outcome_log_loss(y, p):>9.4f} {outcome_brier(y, p):>7.4f} "
+                  f"{outcome_accuracy(y, p):>9.3f}")
+        print("(training frequencies: P(-1), P(0), P(1) = "
+              + ", ".join(f"{v:.3f}" for v in model.class_prior_)
+              + " for every pair, the baseline to beat)")
     if not np.isnan(report["auc"]):
-        auc = report["auc"]
-        print(f"comparison AUC (Table 3) {auc:.4f} (chance is about 0.25, not 0.5: a "
+        auc, chance = report["auc"], comparison_auc_chance()
+        print(f"comparison AUC (Table 3) {auc:.4f} (chance is {chance:g}, not 0.5: a "
               "difference counts as found only with the right sign)")
         if args.plot:
-            plt = _pyplot()
-            fpr, tpr, _ = comparison_roc_curve(y, score)
-            fig, ax = plt.subplots(figsize=(4.5, 4.5))
-            ax.plot(fpr, tpr, drawstyle="steps-post", label="model")
-            # A random score finds a difference with the right sign half the
-            # time: chance is TPR = FPR / 2, not the usual diagonal.
-            ax.plot([0, 1], [0, 0.5], color="0.7", ls="--", label="chance")
-            ax.legend(loc="lower right")
-            ax.set(xlabel="false positive rate (ties called different)",
-                   ylabel="true positive rate (differences, right sign)",
-                   title=f"comparison ROC, AUC {auc:.3f}")
-            fig.tight_layout()
-            fig.savefig(args.plot, dpi=120)
-            plt.close(fig)
-            print(f"ROC curve written to {args.plot}")
+            _plot_evaluation(args.plot, y, score, auc, chance, proba)
     else:
         print("comparison AUC: needs both ties and non-ties in y")
     return 0
+
+
+def _plot_evaluation(path, y, score, auc, chance, proba):
+    """The comparison ROC with its chance line and, for probabilities, a
+    reliability diagram (its points also written as <path>_reliability.csv)."""
+    from .metrics import comparison_roc_curve, reliability_table
+
+    plt = _pyplot()
+    panels = 1 if proba is None else 2
+    fig, axes = plt.subplots(1, panels, figsize=(4.5 * panels, 4.5), squeeze=False)
+    ax = axes[0, 0]
+    fpr, tpr, _ = comparison_roc_curve(y, score)
+    ax.plot(fpr, tpr, drawstyle="steps-post", label="model")
+    # A random score finds a difference with the right sign half the time:
+    # chance is TPR = FPR / 2 (area 0.25), not the usual diagonal.
+    ax.plot([0, 1], [0, 2 * chance], color="0.7", ls="--", label=f"chance (AUC {chance:g})")
+    ax.legend(loc="lower right")
+    ax.set(xlabel="false positive rate (ties called different)",
+           ylabel="true positive rate (differences, right sign)",
+           title=f"comparison ROC, AUC {auc:.3f}")
+    if proba is not None:
+        table = reliability_table(y, proba)
+        table.to_csv(Path(path).with_name(Path(path).stem + "_reliability.csv"), index=False)
+        ax = axes[0, 1]
+        ax.plot([0, 1], [0, 1], color="0.7", ls="--", label="calibrated")
+        names = {-1: "x better", 0: "tie", 1: "x' better"}
+        for outcome, part in table.groupby("outcome"):
+            ax.plot(part["predicted"], part["observed"], marker="o", label=names[outcome])
+        ax.legend(loc="upper left")
+        ax.set(xlabel="predicted probability", ylabel="observed share",
+               title="reliability", xlim=(0, 1), ylim=(0, 1))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    print(f"plot written to {path}" + ("" if proba is None else
+                                      " (reliability points in *_reliability.csv)"))
 
 
 def _add_pairs_arguments(parser, labels):

@@ -249,10 +249,16 @@ def read_pair_extras(path, columns=PairColumns()):
     columns that are neither features, labels, context nor weight (ids, dates,
     notes), which ``svmcompare predict`` copies next to its predictions.
 
-    LETOR files have none (``qid`` stays with the items).
+    For an SVMlight / LETOR file: the query id and the two items' numbers
+    (their order among the file's items, from 0) of each pair.
     """
     if is_letor(path):
-        return None, pd.DataFrame()
+        from .pairs import pair_indices
+
+        _, grades, qid = load_letor(path)
+        first, second, _ = pair_indices(grades, qid, "keep")
+        # Items are numbered by their line among the file's items, from 0.
+        return None, pd.DataFrame({"qid": qid[first], "item_a": first, "item_b": second})
     frame = _read_csv(path)
     weight = None
     if "weight" in frame.columns:

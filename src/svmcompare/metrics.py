@@ -196,6 +196,60 @@ def outcome_brier(y_true, proba):
     return float(np.mean(np.sum((proba - np.eye(3)[y + 1]) ** 2, axis=1)))
 
 
+def comparison_auc_chance():
+    """The comparison AUC of a score that knows nothing: 0.25, not 0.5.
+
+    :func:`comparison_auc` counts an inequality pair as found (a true
+    positive) only when the score calls it different *with the right sign*.
+    A score drawn independently of the labels, symmetric about 0, calls a
+    pair different at threshold t with the same probability q(t) whatever
+    its label, and with the right sign half of those times: FPR = q(t),
+    TPR = q(t) / 2 for every t, so the ROC curve is the line TPR = FPR / 2
+    and its area is 1/4, whatever the share of ties.  A football model
+    with an AUC of 0.48 is far above chance.
+    """
+    return 0.25
+
+
+def outcome_accuracy(y_true, proba):
+    """Share of pairs whose most probable outcome (``proba`` (n, 3) over -1,
+    0, 1) is the observed one."""
+    y = check_labels(y_true)
+    proba = np.asarray(proba, dtype=np.float64)
+    return float(np.mean(np.argmax(proba, axis=1) - 1 == y))
+
+
+def reliability_table(y_true, proba, n_bins=10):
+    """Calibration per outcome: predicted probability against observed share.
+
+    For each outcome (-1, 0, 1) the pairs are put into ``n_bins`` bins of
+    equal width of its predicted probability; each non-empty bin gives the
+    mean predicted probability, the share of its pairs with that outcome and
+    its size.  A calibrated model's points lie near the diagonal.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``outcome``, ``predicted``, ``observed``, ``count``.
+    """
+    import pandas as pd
+
+    y = check_labels(y_true)
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.shape != (y.size, 3):
+        raise ValueError(f"proba must have shape ({y.size}, 3); got {proba.shape}.")
+    rows = []
+    for column, outcome in enumerate((-1, 0, 1)):
+        p = proba[:, column]
+        bins = np.minimum((p * n_bins).astype(int), n_bins - 1)
+        for b in np.unique(bins):
+            inside = bins == b
+            rows.append({"outcome": outcome, "predicted": float(p[inside].mean()),
+                         "observed": float(np.mean(y[inside] == outcome)),
+                         "count": int(inside.sum())})
+    return pd.DataFrame(rows, columns=["outcome", "predicted", "observed", "count"])
+
+
 def _per_group(y_true, score, groups):
     """(grades, scores) of each group, groups in sorted order."""
     score = _check_scores(score, np.asarray(y_true).ravel().shape[0])
