@@ -36,6 +36,7 @@ from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
 from ._bias import choose_bias, primal_bias_interval
+from ._compile import announces_compilation
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,7 @@ def _exact_line_search(obj, v, step, z, delta):
     return s * step, s * q
 
 
+@announces_compilation(_loss_sum)
 def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
                  v0=None):
     """Minimize F(u, beta) over u (and beta when ``bias``) on difference vectors.

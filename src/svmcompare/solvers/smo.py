@@ -53,6 +53,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..kernels import PRECOMPUTED, KernelSpec
 from ._bias import choose_bias, dual_bias_interval
+from ._compile import announces_compilation
 from ._kernel_rows import item_kernel_row, items_of, position, q_diagonal, q_row
 
 _TAU = 1e-12  # curvature floor for degenerate (duplicate) rows, as LIBSVM
@@ -653,6 +654,7 @@ def _snap_to_bounds(alpha, C):
     alpha[upper] = C[upper]
 
 
+@announces_compilation(_smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
                cache_size=200.0, shrinking=True, alpha0=None, gram=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.

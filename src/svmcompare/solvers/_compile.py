@@ -1,0 +1,71 @@
+"""A one-line notice while numba compiles the solvers for the first time.
+
+The compiled code is cached next to the sources (numba's ``cache=True``), so
+only the first fit after an install pays for compilation (about 15-20 s with
+nothing on screen otherwise).  Whether a solver's cache exists is read from
+numba's cache index file; should numba's layout change, a timer stands in:
+the notice then appears when the first call of a process runs longer than
+:data:`NOTICE_AFTER` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+
+NOTICE_AFTER = 3.0
+_MESSAGE = ("svmcompare: compiling its numerical solvers for this machine (once after an "
+            "install, cached afterwards; up to about 30 s) ...")
+_noticed = []  # the dispatchers already announced or checked (kept alive: no id reuse)
+
+
+def _cached(dispatcher):
+    """Whether numba has this function's compiled code on disk (None: unknown)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return None
+
+
+def _notice():
+    print(_MESSAGE, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def compile_notice(dispatcher):
+    """Around the first call of a solver in this process whose compiled
+    ``dispatcher`` (its main loop) may still have to be compiled."""
+    if any(seen is dispatcher for seen in _noticed) or dispatcher.signatures:
+        yield
+        return
+    _noticed.append(dispatcher)
+    cached = _cached(dispatcher)
+    if cached:
+        yield
+        return
+    if cached is False:
+        _notice()
+        yield
+        return
+    timer = threading.Timer(NOTICE_AFTER, _notice)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def announces_compilation(dispatcher):
+    """Decorate a solver whose first call compiles ``dispatcher`` (and its kin)."""
+    import functools
+
+    def decorate(solver):
+        @functools.wraps(solver)
+        def wrapper(*args, **kwargs):
+            with compile_notice(dispatcher):
+                return solver(*args, **kwargs)
+        return wrapper
+    return decorate
