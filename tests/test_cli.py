@@ -230,3 +230,15 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
     assert {"qid", "item_a", "item_b"} <= set(pred.columns)
     assert np.all(groups[pred["item_a"]] == pred["qid"])
     assert np.all(groups[pred["item_b"]] == pred["qid"])
+
+
+def test_fit_names_the_columns_it_does_not_use(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    frame = _matches(tmp_path / "m.csv", rng, n=80)
+    frame.assign(referee="X").to_csv(tmp_path / "m.csv", index=False)
+    assert main(["fit", str(tmp_path / "m.csv"), "--model", str(tmp_path / "m.skops"),
+                 "--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+                 "H=-1,D=0,A=1", "--context", "adv", "--kernel", "linear"]) == 0
+    err = capsys.readouterr().err
+    assert "not used for fitting" in err and "match, referee" in err
+    assert "home" not in err.split("weight):")[1]  # ids are used, not reported

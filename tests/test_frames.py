@@ -73,3 +73,34 @@ def test_per_period_item_features_take_each_match_s_own_period():
     with pytest.raises(ValueError, match=r"repeats the \(id, period\)"):
         pairs_from_frame(matches, pd.concat([items, items.iloc[:1]]), a="home", b="away",
                          period="season")
+
+
+def test_wide_frames_record_feature_names_and_refuse_other_orders():
+    from svmcompare import SVMCompareCV
+
+    matches = _matches()
+    teams = pd.DataFrame({"id": ["ARS", "CHE", "LIV"], "attack": [1.0, 0.2, -0.5],
+                          "defence": [0.3, 0.9, -0.2]})
+    data = pairs_from_frame(matches, teams, a="home", b="away", outcome="result",
+                            outcome_map={"H": -1, "D": 0, "A": 1}, as_frame=True)
+    assert list(data.X.columns) == ["a_attack", "a_defence", "b_attack", "b_defence"]
+    model = SVMCompare(kernel="linear").fit(data.X, data.y)
+    assert list(model.feature_names_in_) == ["attack", "defence"]
+    # The same pairs as the array layout.
+    array = pairs_from_frame(matches, teams, a="home", b="away")
+    np.testing.assert_array_equal(model.decision_function(data.X),
+                                  model.decision_function(array.X))
+    swapped = data.X[["a_defence", "a_attack", "b_defence", "b_attack"]]
+    with pytest.raises(ValueError, match="another order"):
+        model.predict(swapped)
+    with pytest.raises(ValueError, match="missing"):
+        model.score(data.X.rename(columns={"a_attack": "a_x", "b_attack": "b_x"}), data.y)
+    with pytest.raises(ValueError, match="same features in the same order"):
+        model.predict(data.X[["a_attack", "a_defence", "b_defence", "b_attack"]])
+    search = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3).fit(
+        data.X, data.y)
+    assert list(search.feature_names_in_) == ["attack", "defence"]
+    with pytest.raises(ValueError, match="another order"):
+        search.predict(swapped)
+    # An array refit forgets the names.
+    assert not hasattr(SVMCompare(kernel="linear").fit(array.X, data.y), "feature_names_in_")

@@ -159,6 +159,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         prepared = self._prepare(X, y, context, sample_weight)
         result, feature_map = self._solve(prepared)
         self._store(prepared, result, feature_map)
+        self._set_feature_names(X)
         if getattr(self, "probability", False):
             held_out, scales = cross_validated_scores(
                 self, prepared.X, prepared.y, context=prepared.context,

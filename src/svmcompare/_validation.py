@@ -53,7 +53,10 @@ def check_pairs(X, n_features=None):
 
     Parameters
     ----------
-    X : array-like of shape (n_pairs, 2, n_features)
+    X : array-like of shape (n_pairs, 2, n_features), or a DataFrame
+        A DataFrame holds one pair per row in the wide layout: ``a_<name>``
+        columns for x and ``b_<name>`` for x', the same names in the same
+        order (other columns are not features and are left out).
     n_features : int, optional
         Expected number of features (the one seen in ``fit``).
 
@@ -61,6 +64,8 @@ def check_pairs(X, n_features=None):
     -------
     X : ndarray of shape (n_pairs, 2, n_features), float64
     """
+    if hasattr(X, "columns"):
+        X = _wide_pairs(X)
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged nested lists and the like
@@ -120,6 +125,46 @@ def check_labels(y, n_pairs=None):
         shown = ", ".join(f"{v:g}" for v in values)
         raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).")
     return farr.astype(np.int64)
+
+
+def pair_feature_names(X):
+    """The feature names of a wide-layout DataFrame of pairs (``a_<name>``,
+    ``b_<name>``), or None for an array."""
+    if not hasattr(X, "columns"):
+        return None
+    a_names = [str(c)[2:] for c in X.columns if str(c).startswith("a_")]
+    b_names = [str(c)[2:] for c in X.columns if str(c).startswith("b_")]
+    if not a_names:
+        raise ValueError("A DataFrame of pairs needs a_<feature> columns for x and b_<feature> "
+                         f"columns for x'; got columns {list(X.columns)[:8]}.")
+    if a_names != b_names:
+        raise ValueError(f"The a_ and b_ columns must name the same features in the same order; "
+                         f"got a_: {a_names[:8]}, b_: {b_names[:8]}.")
+    return a_names
+
+
+def _wide_pairs(X):
+    """(n, 2, p) from a wide-layout DataFrame of pairs."""
+    names = pair_feature_names(X)
+    a = X[[f"a_{n}" for n in names]].to_numpy()
+    b = X[[f"b_{n}" for n in names]].to_numpy()
+    return np.stack([a, b], axis=1)
+
+
+def check_same_feature_names(estimator, X):
+    """Refuse a DataFrame of pairs whose features differ in name or order from
+    those the estimator was fitted on (``feature_names_in_``)."""
+    names = pair_feature_names(X)
+    expected = getattr(estimator, "feature_names_in_", None)
+    if names is None or expected is None or list(names) == list(expected):
+        return
+    expected = list(expected)
+    if sorted(names) == sorted(expected):
+        detail = f"the same names in another order: {names} instead of {expected}"
+    else:
+        detail = (f"missing {[n for n in expected if n not in names]}, "
+                  f"unexpected {[n for n in names if n not in expected]}")
+    raise ValueError(f"X's features do not match those the model was fitted on ({detail}).")
 
 
 def check_pairs_labels(X, y):

@@ -458,6 +458,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         scoring = self._scoring()
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
+        named = X  # a wide DataFrame's feature names go to the fitted model
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -528,9 +529,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             model.set_params(probability=True)
             model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context,
                              sample_weight)
+        if hasattr(model, "_set_feature_names"):
+            model._set_feature_names(named)
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
         return self
 
     def _fitted(self):

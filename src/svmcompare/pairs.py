@@ -151,7 +151,8 @@ def _id_period(ids, periods):
 
 
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
-                     context=None, features=None, id_column="id", period=None):
+                     context=None, features=None, id_column="id", period=None,
+                     as_frame=False):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -185,6 +186,10 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         each comparison takes its items' rows of its own period (features as
         they stood then, e.g. from :func:`svmcompare.datasets.games_features`
         or last season's statistics).
+    as_frame : bool, default=False
+        Return ``X`` as a DataFrame in the wide layout (``a_<feature>``,
+        ``b_<feature>`` columns): estimators fitted on it record the feature
+        names (``feature_names_in_``) and refuse other names or orders later.
 
     Returns
     -------
@@ -264,8 +269,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     if context is not None:
         ctx = _as_float_matrix(matches[_as_list(context)].to_numpy(), "context")
         _check_finite(ctx, "context")
-    return Bunch(X=np.stack(rows, axis=1), y=y, context=ctx, a_ids=a_ids, b_ids=b_ids,
-                 feature_names=feature_names)
+    X = np.stack(rows, axis=1)
+    if as_frame:
+        X = pd.DataFrame(np.hstack([X[:, 0], X[:, 1]]), index=matches.index,
+                         columns=[f"a_{n}" for n in feature_names]
+                         + [f"b_{n}" for n in feature_names])
+    return Bunch(X=X, y=y, context=ctx, a_ids=a_ids, b_ids=b_ids, feature_names=feature_names)
 
 
 def _as_list(value):

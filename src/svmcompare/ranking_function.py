@@ -21,7 +21,14 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._threshold import threshold_compare
-from ._validation import LABELS, check_context, check_labels, check_pairs
+from ._validation import (
+    LABELS,
+    check_context,
+    check_labels,
+    check_pairs,
+    check_same_feature_names,
+    pair_feature_names,
+)
 from .kernels import LINEAR
 
 
@@ -197,7 +204,16 @@ class ComparisonMixin:
     def _standardized_pairs(self, X):
         """Validated pairs, standardized as at fit time."""
         check_is_fitted(self, "ranking_")
+        check_same_feature_names(self, X)
         return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
+
+    def _set_feature_names(self, X):
+        """``feature_names_in_`` from a wide DataFrame of pairs; none from an array."""
+        names = pair_feature_names(X)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
 
     def _checked_context(self, context, n_pairs):
         """The validated context of n_pairs pairs: required iff the fit had one."""
@@ -221,9 +237,9 @@ class ComparisonMixin:
 
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""
-        X = check_pairs(X)
-        y = check_labels(y, n_pairs=X.shape[0])
-        correct = self.predict(X, context) == y
+        y_pred = self.predict(X, context)  # validates X (and its feature names)
+        y = check_labels(y, n_pairs=y_pred.shape[0])
+        correct = y_pred == y
         return float(np.average(correct, weights=sample_weight))
 
     def __sklearn_tags__(self):
