@@ -8,6 +8,7 @@ from svmcompare import (
     GroupRankSVM,
     SVMCompare,
     SVMCompareLP,
+    SVMRank,
     SVMRank2,
     load_model,
     persistence,
@@ -67,3 +68,69 @@ def test_foreign_stale_and_missing_files_are_refused(tmp_path, monkeypatch):
         load_model(tmp_path / "old.skops")
     with pytest.raises(FileNotFoundError):
         load_model(tmp_path / "absent.skops")
+
+
+def _named(model):
+    return type(model).__name__ + "".join(
+        f"-{k}={v}" for k, v in model.get_params().items()
+        if k in ("kernel", "tie_band", "link", "probability") and v not in (False,))
+
+
+@pytest.mark.parametrize("model", [
+    SVMCompare(C=1.0, gamma=0.5, probability=True, random_state=0),
+    SVMCompare(kernel="linear", probability=True, tie_band="pair", link="davidson",
+               random_state=0),
+    SVMCompare(kernel="poly", degree=2, solver="exact"),
+    SVMRank(C=1.0, gamma=0.5, probability=True, random_state=0),
+    SVMCompareLP(C=1.0, gamma=0.5),
+], ids=_named)
+def test_the_scoring_part_of_a_file_scores_as_the_estimator(tmp_path, model):
+    from svmcompare.persistence import load_predictor
+
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    context = np.random.default_rng(0).choice([-1.0, 0.0, 1.0], size=(120, 1))
+    fit_context = None if isinstance(model, SVMCompareLP) else context
+    model.fit(X, y, context=fit_context)
+    path = tmp_path / "m.skops"
+    save_model(model, path)
+    predictor = load_predictor(path)
+    full = load_model(path)  # skops still reads the file
+    Xt, _ = make_norm_pairs(50, "l1", random_state=1)
+    ct = None if fit_context is None else context[:50]
+    np.testing.assert_allclose(predictor.decision_function(Xt, ct),
+                               full.decision_function(Xt, ct), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(predictor.predict(Xt, ct), full.predict(Xt, ct))
+    np.testing.assert_allclose(predictor.rank(Xt[:, 0]), full.rank(Xt[:, 0]), atol=1e-12)
+    assert hasattr(predictor, "predict_proba") == hasattr(full, "predict_proba")
+    if hasattr(full, "predict_proba"):
+        np.testing.assert_allclose(predictor.predict_proba(Xt, ct), full.predict_proba(Xt, ct),
+                                   atol=1e-12)
+        np.testing.assert_array_equal(predictor.class_prior_, full.class_prior_)
+
+
+def test_files_without_a_scoring_part_fall_back_to_the_estimator(tmp_path):
+    import zipfile
+
+    from svmcompare.persistence import PREDICTOR_ARRAYS, load_predictor
+
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    nystroem = SVMCompare(solver="nystroem", n_components=20, random_state=0).fit(X, y)
+    save_model(nystroem, tmp_path / "n.skops")
+    assert load_predictor(tmp_path / "n.skops") is None
+    # Object arrays (pickles) in the scoring part are never read.
+    model = SVMCompare(kernel="linear").fit(X, y)
+    save_model(model, tmp_path / "m.skops")
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, mean=np.array([object()], dtype=object))
+    with zipfile.ZipFile(tmp_path / "m.skops", "a") as archive:
+        archive.writestr(PREDICTOR_ARRAYS + "x", b"")  # unrelated member is ignored
+    with zipfile.ZipFile(tmp_path / "m.skops") as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members[PREDICTOR_ARRAYS] = buffer.getvalue()
+    with zipfile.ZipFile(tmp_path / "t.skops", "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    assert load_predictor(tmp_path / "t.skops") is None
+    assert load_predictor(tmp_path / "missing.skops") is None

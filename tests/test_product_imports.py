@@ -49,3 +49,30 @@ def test_the_command_lines_figure_list_is_the_experiments():
     from svmcompare.experiments import reproduce
 
     assert FIGURES == reproduce.FIGURES
+
+
+PREDICT_ONLY = textwrap.dedent("""
+    import sys
+    from svmcompare.cli import main
+    assert main({argv}) == 0
+    heavy = [m for m in ("sklearn", "skops", "numba", "scipy.optimize") if m in sys.modules]
+    assert not heavy, f"svmcompare predict loaded {{heavy}}"
+    print("ok")
+""")
+
+
+def test_predict_reads_the_file_s_scoring_part_without_sklearn_or_skops(tmp_path):
+    # Issue 15: 'svmcompare predict' took 2.0-2.4 s, most of it importing
+    # scikit-learn and skops to rebuild the estimator.
+    from svmcompare.cli import main
+
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                  "b_v": X[:, 1, 1], "y": y}).to_csv(tmp_path / "p.csv", index=False)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "p.csv"), "--model", model, "--probability"]) == 0
+    argv = ["predict", model, str(tmp_path / "p.csv"), "--proba", "-o", str(tmp_path / "o.csv")]
+    result = subprocess.run([sys.executable, "-c", PREDICT_ONLY.format(argv=repr(argv))],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert np.all(pd.read_csv(tmp_path / "o.csv")["y_pred"].isin([-1, 0, 1]))

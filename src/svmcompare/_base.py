@@ -26,7 +26,7 @@ from ._validation import (
     check_positive,
     check_sample_weight,
 )
-from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
+from .calibration import cross_validated_scores, fit_link, score_spread
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear
@@ -290,11 +290,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_pairs, 3)
         """
         check_is_fitted(self, "calibrator_")
-        Xs = self._standardized_pairs(X)
-        context = self._checked_context(context, Xs.shape[0])
-        gap = self._decision_standardized(Xs) / self.score_scale_
-        return self.calibrator_.predict_proba(gap, context,
-                                              tie_features_for(Xs, self._tie_band()))
+        return self._probabilities(X, context)
 
     def _tie_band(self):
         return getattr(self, "tie_band", "constant")

@@ -66,13 +66,9 @@ Platt scaling).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit, logsumexp
-from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 
 from ._validation import LABELS
-from .ordered_logit import OrderedLogit
 
 # A ridge on w that only matters when the scores separate the outcomes.
 _LINK_ALPHA = 1e-6
@@ -128,6 +124,8 @@ class ScoreCalibrator:
     def fit(self, score, y, context=None, sample_weight=None):
         """Fit on scores (n,), labels (n,) in {-1, 0, 1} (at least two distinct),
         an optional pair context (n, q) and optional weights (n,)."""
+        from .ordered_logit import OrderedLogit  # fitting only: scoring needs no sklearn
+
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -304,6 +302,8 @@ class PairTieCalibrator:
         x0 = np.concatenate([start.link_.coef_, [tie_term], np.zeros(S.shape[1])])
         bounds = [(0.0, None)] + [(None, None)] * (F.shape[1] + S.shape[1])
         alpha = _BAND_ALPHA_PER_PAIR * weight.sum()
+        from scipy.optimize import minimize
+
         result = minimize(objective, x0, args=(F, S, yy.astype(np.intp), alpha, weight),
                           jac=True, method="L-BFGS-B", bounds=bounds)
         k = F.shape[1]
@@ -401,6 +401,9 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         raise ValueError(
             f"Probability calibration needs at least 2 pairs of every label for "
             f"cross-validation; the rarest label has {counts.min()}.")
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold
+
     splitter = StratifiedKFold(folds, shuffle=True, random_state=random_state)
     scores = np.empty(y.shape[0])
     spreads = np.empty(y.shape[0])

@@ -244,8 +244,10 @@ def _load_pair_model(path, command):
 def _predict(args):
 
     from .io import read_pair_extras, read_pairs
+    from .persistence import load_predictor
 
-    model = _load_pair_model(args.model, "predict")
+    # The file's scoring part when it has one: no scikit-learn or skops to import.
+    model = load_predictor(args.model) or _load_pair_model(args.model, "predict")
     columns = _pair_columns(args, model)
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
                                          return_context=True, columns=columns)

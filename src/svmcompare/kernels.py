@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from math import comb
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 # Codes shared with the numba solver (see solvers/smo.py).
 PRECOMPUTED = 0
@@ -168,6 +167,8 @@ class NystroemMap:
         self.random_state = random_state
 
     def fit(self, items):
+        from sklearn.utils import check_random_state  # here: scoring needs no sklearn
+
         rng = check_random_state(self.random_state)
         unique = np.unique(items, axis=0)
         size = min(self.n_components, unique.shape[0])

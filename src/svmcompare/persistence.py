@@ -15,6 +15,10 @@ import os
 import secrets
 from pathlib import Path
 
+import numpy as np
+
+from .ranking_function import ComparisonMixin
+
 FORMAT = "svmcompare-model"
 _OWN_MODULE = "svmcompare."
 
@@ -54,6 +58,7 @@ def save_model(model, path):
     try:
         sio.dump({"format": FORMAT, "version": _library_version(), "model": model},
                  temporary)
+        _write_predictor(model, temporary)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -96,3 +101,157 @@ def load_model(path):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
                          "estimator; write model files with 'svmcompare fit' or save_model.")
     return model
+
+
+# -- the scoring part of a model file, readable without scikit-learn or skops --
+#
+# Importing scikit-learn takes about a second, skops most of another, so a
+# model file also holds what scoring pairs needs -- the ranking function, the
+# threshold and the probability link -- as JSON and NumPy arrays (never
+# pickles).  ``svmcompare predict`` reads only that part (``load_predictor``);
+# Python's ``load_model`` reads the whole estimator.
+
+PREDICTOR_JSON = "svmcompare-predictor.json"
+PREDICTOR_ARRAYS = "svmcompare-predictor.npz"
+
+
+def _calibrator_state(model):
+    """(JSON, arrays) of the probability link as a PairTieCalibrator, or None
+    for a link that has no exact such form (then the file has no predictor)."""
+    from .calibration import PairTieCalibrator, ScoreCalibrator
+
+    link = model.calibrator_
+    if isinstance(link, ScoreCalibrator):
+        cuts, classes = link.link_.thresholds_, link.link_.classes_
+        # The symmetric ordered logit with all three outcomes is the ordered
+        # PairTieCalibrator with no tie features: theta = exp(a) = -theta_1 = theta_2.
+        if not (link.symmetric and len(classes) == 3 and cuts[1] > 0
+                and np.isclose(cuts[0], -cuts[1], rtol=0, atol=1e-12 * abs(cuts[1]))):
+            return None
+        meta = {"link": "ordered", "band_intercept": float(np.log(cuts[1]))}
+        arrays = {"link_coef": link.link_.coef_, "band_coef": np.zeros(0),
+                  "feature_min": np.zeros(0), "feature_max": np.zeros(0),
+                  "feature_mean": np.zeros(0), "feature_scale": np.zeros(0)}
+    elif isinstance(link, PairTieCalibrator):
+        meta = {"link": link.link, "band_intercept": link.band_intercept_}
+        arrays = {"link_coef": link.coef_, "band_coef": link.band_coef_,
+                  "feature_min": link.feature_min_, "feature_max": link.feature_max_,
+                  "feature_mean": link.feature_mean_, "feature_scale": link.feature_scale_}
+    else:
+        return None
+    meta.update(scale=link.scale_, limit=link.limit_, score_scale=model.score_scale_,
+                tie_band=getattr(model, "tie_band", "constant"))
+    arrays["class_prior"] = model.class_prior_
+    return meta, arrays
+
+
+def predictor_state(model):
+    """(JSON, arrays) of what scoring pairs with ``model`` needs, or None when
+    it cannot be written so (a graded-items model, a callable kernel, a
+    Nystroem feature map); such files are scored through :func:`load_model`."""
+    ranking = getattr(model, "ranking_", None)
+    if ranking is None or ranking.kernel.func is not None or ranking.feature_map is not None:
+        return None
+    names = getattr(model, "feature_names_in_", None)
+    meta = {"version": _library_version(), "estimator": type(model).__name__,
+            "kernel": ranking.kernel.name, "gamma": ranking.kernel.gamma,
+            "degree": ranking.kernel.degree, "coef0": ranking.kernel.coef0,
+            "threshold": float(model.threshold_),
+            "feature_names": None if names is None else [str(n) for n in names],
+            "context": ranking.context_coef is not None, "calibrator": None}
+    arrays = {"mean": ranking.scaler.mean, "scale": ranking.scaler.scale,
+              "keep": ranking.scaler.keep}
+    if ranking.weights is not None:
+        arrays["weights"] = ranking.weights
+    else:
+        arrays["items"], arrays["coef"] = ranking.items, ranking.coef
+    if ranking.context_coef is not None:
+        arrays["context_coef"] = ranking.context_coef
+    if hasattr(model, "calibrator_"):
+        link = _calibrator_state(model)
+        if link is None:
+            return None
+        meta["calibrator"] = link[0]
+        arrays.update(link[1])
+    return meta, arrays
+
+
+def _write_predictor(model, path):
+    import io
+    import json
+    import zipfile
+
+    state = predictor_state(model)
+    if state is None:
+        return
+    meta, arrays = state
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(PREDICTOR_JSON, json.dumps(meta))
+        archive.writestr(PREDICTOR_ARRAYS, buffer.getvalue())
+
+
+def load_predictor(path):
+    """The scoring part of a model file as a :class:`Predictor`, or None when
+    the file has none (graded-items models, callable kernels, Nystroem maps,
+    files of other versions): then use :func:`load_model`."""
+    import io
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if PREDICTOR_JSON not in names or PREDICTOR_ARRAYS not in names:
+                return None
+            meta = json.loads(archive.read(PREDICTOR_JSON))
+            with np.load(io.BytesIO(archive.read(PREDICTOR_ARRAYS)),
+                         allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+    except (OSError, zipfile.BadZipFile, ValueError, KeyError):
+        return None
+    if _minor(meta.get("version")) != _minor(_library_version()):
+        return None
+    return Predictor(meta, arrays)
+
+
+class Predictor(ComparisonMixin):
+    """A model file's pair scorer: ``rank``, ``decision_function``, ``predict``
+    (and ``predict_proba`` when the model has probabilities), the same numbers
+    as the estimator's, from arrays alone."""
+
+    def __init__(self, meta, arrays):
+        from ._problem import Standardizer
+        from .calibration import PairTieCalibrator
+        from .kernels import resolve_kernel
+
+        scaler = Standardizer(mean=arrays["mean"], scale=arrays["scale"], keep=arrays["keep"])
+        kernel = resolve_kernel(meta["kernel"], meta["gamma"], meta["degree"], meta["coef0"])
+        expansion = None if "weights" in arrays else (arrays["items"], arrays["coef"])
+        self._set_ranking(scaler, kernel, "file", expansion=expansion,
+                          weights=arrays.get("weights"),
+                          context_coef=arrays.get("context_coef") if meta["context"] else None)
+        self.estimator_name_ = meta["estimator"]
+        self.threshold_ = meta["threshold"]
+        if meta["feature_names"] is not None:
+            self.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        link = meta["calibrator"]
+        if link is not None:
+            calibrator = PairTieCalibrator(link=link["link"])
+            calibrator.coef_, calibrator.band_coef_ = arrays["link_coef"], arrays["band_coef"]
+            calibrator.band_intercept_ = link["band_intercept"]
+            calibrator.scale_, calibrator.limit_ = link["scale"], link["limit"]
+            calibrator.feature_min_, calibrator.feature_max_ = (arrays["feature_min"],
+                                                                arrays["feature_max"])
+            calibrator.feature_mean_ = arrays["feature_mean"]
+            calibrator.feature_scale_ = arrays["feature_scale"]
+            self.calibrator_ = calibrator
+            self.score_scale_ = link["score_scale"]
+            self.tie_band = link["tie_band"]
+            self.class_prior_ = arrays["class_prior"]
+
+    def __getattr__(self, name):
+        if name == "predict_proba" and "calibrator_" in vars(self):
+            return self._probabilities
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}.")

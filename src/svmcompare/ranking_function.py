@@ -18,7 +18,6 @@ c_tau(x, x') = t_tau(d) (eqs. 4 and 5) with the estimator's ``threshold_``.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from ._threshold import threshold_compare
 from ._validation import (
@@ -30,6 +29,15 @@ from ._validation import (
     pair_feature_names,
 )
 from .kernels import LINEAR
+
+
+def _check_fitted(estimator):
+    """scikit-learn's NotFittedError before ``fit``; sklearn is imported only
+    then, so that scoring a saved model (``svmcompare predict``) needs none."""
+    if "ranking_" not in vars(estimator):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(estimator, "ranking_")
 
 
 class RankingFunction:
@@ -124,24 +132,24 @@ class ComparisonMixin:
     @property
     def expansion_items_(self):
         """Standardized expansion items e_j (None for a weight-vector model)."""
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         return self.ranking_.items
 
     @property
     def expansion_coef_(self):
         """Their coefficients c_j."""
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         return self.ranking_.coef
 
     @property
     def weights_(self):
         """w of r(z) = w^T phi(z) on standardized items (None for an expansion)."""
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         return self.ranking_.weights
 
     @property
     def feature_map_(self):
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         return self.ranking_.feature_map
 
     @property
@@ -152,7 +160,7 @@ class ComparisonMixin:
         constant features get weight 0.  For SVMCompare this is Lemma 1's
         w = -u / beta.
         """
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         return self.ranking_.linear_coef()
 
     def rank(self, Z):
@@ -166,7 +174,7 @@ class ComparisonMixin:
         -------
         r : ndarray of shape (n_items,)
         """
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         names = getattr(self, "feature_names_in_", None)
         if names is not None and hasattr(Z, "columns") and list(Z.columns) != list(names):
             raise ValueError(f"Z's columns {list(Z.columns)} are not the features the model "
@@ -203,7 +211,7 @@ class ComparisonMixin:
 
     def _standardized_pairs(self, X):
         """Validated pairs, standardized as at fit time."""
-        check_is_fitted(self, "ranking_")
+        _check_fitted(self)
         check_same_feature_names(self, X)
         return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
 
@@ -221,6 +229,17 @@ class ComparisonMixin:
 
     def _decision_standardized(self, Xs, context=None):
         return self.ranking_.difference(Xs, context)
+
+    def _probabilities(self, X, context=None):
+        """P(y = -1), P(y = 0), P(y = 1) from the probability link ``calibrator_``
+        on the rank gap r(x') - r(x) in units of ``score_scale_``."""
+        from .calibration import tie_features_for
+
+        Xs = self._standardized_pairs(X)
+        context = self._checked_context(context, Xs.shape[0])
+        gap = self._decision_standardized(Xs) / self.score_scale_
+        tie_band = getattr(self, "tie_band", "constant")
+        return self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band))
 
     def _rank_gap(self, X):
         """r(x') - r(x) without the context term (the input of the probability link)."""
