@@ -116,17 +116,23 @@ def test_a_position_feature_cannot_collapse_the_probabilities():
             assert _log_loss(proba, yt) <= _frequencies(y, yt) + 0.01
 
 
-def _drawish_pairs(n, seed):
-    """Ties more likely when both items have a large first feature."""
+def _banded_pairs(n, seed, band):
+    """Pairs whose tie band exp(...) = band(Xi, Xip) depends on the two items;
+    the rank gap is 2 (x'_2 - x_2)."""
     rng = np.random.default_rng(seed)
     Xi, Xip = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
-    d = Xip[:, 1] - Xi[:, 1]
-    band = np.exp(0.2 + 0.9 * (Xi[:, 0] + Xip[:, 0]) / 2)
+    d = 2 * (Xip[:, 1] - Xi[:, 1])
+    width = band(Xi, Xip)
     u = rng.uniform(size=n)
-    p_loss = 1 / (1 + np.exp(band + 2 * d))
-    p_win = 1 / (1 + np.exp(band - 2 * d))
+    p_loss = 1 / (1 + np.exp(width + d))
+    p_win = 1 / (1 + np.exp(width - d))
     y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
     return np.stack([Xi, Xip], axis=1), y
+
+
+def _drawish_pairs(n, seed):
+    """Ties more likely when both items have a large first feature."""
+    return _banded_pairs(n, seed, lambda a, b: np.exp(0.2 + 0.9 * (a[:, 0] + b[:, 0]) / 2))
 
 
 def test_the_drawish_band_helps_when_draws_depend_on_the_pair_and_stays_symmetric():
@@ -161,17 +167,9 @@ def test_pair_band_with_no_pair_effect_is_about_the_constant_band():
 
 
 def _alike_pairs(n, seed):
-    """Ties more likely when the items agree on the second feature, which the
+    """Ties more likely when the items agree on the first feature, which the
     ranking ignores (the sushi case: one style)."""
-    rng = np.random.default_rng(seed)
-    Xi, Xip = rng.normal(size=(n, 2)), rng.normal(size=(n, 2))
-    d = 2 * (Xip[:, 0] - Xi[:, 0])
-    band = np.exp(1.2 - 1.5 * np.abs(Xip[:, 1] - Xi[:, 1]))
-    u = rng.uniform(size=n)
-    p_loss = 1 / (1 + np.exp(band + d))
-    p_win = 1 / (1 + np.exp(band - d))
-    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
-    return np.stack([Xi, Xip], axis=1), y
+    return _banded_pairs(n, seed, lambda a, b: np.exp(1.2 - 1.5 * np.abs(b[:, 0] - a[:, 0])))
 
 
 def test_the_pair_band_sees_how_alike_the_items_are():
@@ -181,8 +179,8 @@ def test_the_pair_band_sees_how_alike_the_items_are():
     pair = clone(constant).set_params(tie_band="pair").fit(X, y)
     assert _log_loss(pair.predict_proba(Xt), yt) < _log_loss(constant.predict_proba(Xt), yt) \
         - 0.02
-    # The band narrows with |x'_2 - x_2| (the second of the |x' - x| features).
-    assert pair.calibrator_.band_coef_[3] < -0.3
+    # The band narrows with |x'_1 - x_1| (the first of the |x' - x| features).
+    assert pair.calibrator_.band_coef_[2] < -0.3
 
 
 def test_one_se_rule_uses_paired_fold_differences():

@@ -22,7 +22,19 @@ def check_on_degenerate(value):
         raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; got {value!r}.")
 
 
-class SVMCompare(PairwiseKernelModel):
+class FlippedPairsMixin:
+    """The comparison machines' binary problem: the flipped data of eq. (8),
+    which needs both equality and inequality pairs."""
+
+    def _check_label_set(self, y):
+        check_compare_label_set(y, type(self).__name__)
+
+    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
+        # Flipped data, eq. (8).
+        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
+
+
+class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     """Support vector comparison machine (Algorithm 1 of Venuto et al.).
 
     Learns a ranking function r(x) and the comparison function
@@ -192,13 +204,6 @@ class SVMCompare(PairwiseKernelModel):
         self.tie_band = tie_band
         self.link = link
         self.random_state = random_state
-
-    def _check_label_set(self, y):
-        check_compare_label_set(y, "SVMCompare")
-
-    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
-        # Flipped data, eq. (8).
-        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
 
     def _check_params(self):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it

@@ -5,14 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import PairwiseKernelModel
-from ._problem import flip_compare
-from ._validation import check_C, check_compare_label_set
-from .compare import check_on_degenerate, compare_threshold, lemma1_scale
+from ._validation import check_C
+from .compare import FlippedPairsMixin, check_on_degenerate, compare_threshold, lemma1_scale
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
 
 
-class SVMCompareLP(PairwiseKernelModel):
+class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
     """Kernel comparison machine by linear programming (an L1-regularized SVM).
 
     Section 6 of the paper proposes "a kernelized version of the LP (7) with
@@ -81,13 +80,6 @@ class SVMCompareLP(PairwiseKernelModel):
         self.coef0 = coef0
         self.class_weight = class_weight
         self.on_degenerate = on_degenerate
-
-    def _check_label_set(self, y):
-        check_compare_label_set(y, "SVMCompareLP")
-
-    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
-        # The flipped data of eq. (8), as SVMCompare.
-        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
 
     def _check_params(self):
         check_C(self.C)
