@@ -216,7 +216,7 @@ def test_stopping_at_max_iter_while_shrunk_rebuilds_the_gradient():
     Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
     Q = ktilde_from_definition(Xt, Xtp, rbf(0.5)) * np.outer(yt, yt)
     with pytest.warns(Warning, match="max_iter"):
-        result = solve_dual(problem, resolve_kernel("rbf", 0.5), tol=1e-9, max_iter=150)
+        result = solve_dual(problem, resolve_kernel("rbf", 0.5), tol=1e-9, max_iter=300)
     assert result.max_shrunk > 0 and not result.converged
     assert result.objective == pytest.approx(dual_objective(result.alpha, Q), rel=1e-9)
     # The maximal violating pair (LIBSVM's gap), from the dense gradient.
@@ -342,3 +342,28 @@ def test_choose_bias_ignores_the_rounding_of_a_symmetric_interval():
     a = 0.06259843409930665
     assert choose_bias(-a, a) == -a / 2
     assert choose_bias(-0.06259843409930677, a) == pytest.approx(-a / 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
+def test_one_thread_and_two_give_the_same_bits(kernel):
+    # Issue 18: rows of K~ over all items are computed in parallel chunks,
+    # each value alone, so the thread count cannot change the solution.
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(1200, "l1", random_state=3)  # 2,400 items: rows in 2 chunks
+    fits = [SVMCompare(C=1.0, kernel=kernel, gamma=0.5, degree=2, solver="exact",
+                       shrinking=False, n_jobs=n).fit(X, y) for n in (1, 2)]
+    assert fits[0].dual_objective_ == fits[1].dual_objective_
+    assert fits[0].n_iter_ == fits[1].n_iter_
+    np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+
+
+def test_n_jobs_is_checked_before_any_work():
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(40, "l1", random_state=0)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs must be"):
+            SVMCompare(n_jobs=bad).fit(X, y)

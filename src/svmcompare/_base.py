@@ -29,8 +29,9 @@ from ._validation import (
 from .calibration import cross_validated_scores, fit_link, score_spread
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
-from .solvers import solve_dual, solve_linear
+from .solvers import solve_dual, solve_linear, solver_threads
 from .solvers.linear import differences
+from .solvers.smo import thread_count
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
@@ -106,6 +107,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             raise TypeError(f"shrinking must be True or False; got {self.shrinking!r}.")
         check_positive(self.max_iter, "max_iter", integer=True, allow_none=True)
         check_positive(self.n_components, "n_components", integer=True)
+        if hasattr(self, "n_jobs"):
+            thread_count(self.n_jobs)  # a bad value fails before any work
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
@@ -216,11 +219,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _solve(self, prepared, gram=None, alpha0=None):
         """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""
         problem, kernel = prepared.problem, prepared.kernel
+        n_jobs = getattr(self, "n_jobs", None)
         if prepared.solver == "exact":
             result = solve_dual(
                 problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
-                gram=gram,
+                gram=gram, n_threads=n_jobs,
             )
             return result, None
         feature_map = prepared.feature_map
@@ -232,7 +236,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         del features
         if problem.context.shape[1]:
             D = np.hstack([D, problem.context])  # v is the last q weights
-        return solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol), \
+        with solver_threads(n_jobs):
+            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol)
+        return result, \
             feature_map
 
     def _store(self, prepared, result, feature_map):

@@ -32,7 +32,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, random_state=None):
+                 probability=False, n_jobs=None, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -45,6 +45,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.solver = solver
         self.n_components = n_components
         self.probability = probability
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def _rank_scale(self, beta, bias_noise=0.0):
@@ -76,7 +77,7 @@ class SVMRank(_RankSVMBase):
         Megabytes for kernel rows during fitting (exact solver).
     shrinking : bool, default=True
         LIBSVM's shrinking in the exact solver; see :class:`svmcompare.SVMCompare`.
-    solver, n_components, probability, random_state : see :class:`svmcompare.SVMCompare`.
+    solver, n_components, probability, n_jobs, random_state : see :class:`svmcompare.SVMCompare`.
 
     Attributes
     ----------

@@ -120,5 +120,6 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         self.n_context_ = 0
         self.context_coef_ = None
         self.threshold_, self.margin_ = compare_threshold(
-            self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_, result.bias)
+            lambda: self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_,
+            result.bias)
         return self

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
@@ -198,6 +198,9 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
              for others, entries in groups.items()]
     jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=not progress,
                 leave=False)
+    if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
+        # The fits run side by side: one solver thread each, not every core each.
+        estimator = clone(estimator).set_params(n_jobs=1)
     outputs = Parallel(n_jobs=n_jobs)(
         delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
                                 [C for _, C in entries], X, y, context, sample_weight,

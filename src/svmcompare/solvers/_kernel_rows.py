@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import overload
 
 from ..kernels import LAPLACIAN, LINEAR, POLY, PRECOMPUTED, RBF
@@ -184,6 +184,48 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         out[subset[k]] = values[k]
 
 
+_CHUNK = 2048  # items per task of the parallel rows
+
+
+@njit(cache=True, parallel=True)
+def dense_difference_row(kp, sa, sb, d):
+    """d[t] = k(z_sb, z_t) - k(z_sa, z_t) for every item t, in parallel chunks.
+
+    Each value is computed alone, by the same operations on any number of
+    threads, so the row has the same bits on one core as on many.  Inner
+    products are summed here rather than by BLAS, for that reason.
+    """
+    code, items, sqnorm, gamma, coef0, degree, gram = kp
+    n, p = items.shape
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
+        lo = c * _CHUNK
+        size = min(n, lo + _CHUNK) - lo
+        arg_a, arg_b = np.empty(size), np.empty(size)
+        for k in range(size):
+            t = lo + k
+            dot_a, dot_b = 0.0, 0.0
+            for f in range(p):
+                dot_a += items[t, f] * items[sa, f]
+                dot_b += items[t, f] * items[sb, f]
+            arg_a[k] = _kernel_pre(code, dot_a, sqnorm[sa], sqnorm[t], gamma, coef0, degree)
+            arg_b[k] = _kernel_pre(code, dot_b, sqnorm[sb], sqnorm[t], gamma, coef0, degree)
+        if code == LAPLACIAN:
+            for k in range(size):
+                t = lo + k
+                for s, arg in ((sa, arg_a), (sb, arg_b)):
+                    if _near_duplicates((arg[k] / gamma) ** 2, sqnorm[s], sqnorm[t]):
+                        arg[k] = -gamma * math.sqrt(_squared_distance(items, s, t))
+        if _exponential(code):
+            k_a, k_b, bits = np.empty(size), np.empty(size), np.empty(size, dtype=np.int64)
+            exp_nonpositive(arg_a, size, k_a, bits)
+            exp_nonpositive(arg_b, size, k_b, bits)
+            for k in range(size):
+                d[lo + k] = k_b[k] - k_a[k]
+        else:
+            for k in range(size):
+                d[lo + k] = arg_b[k] - arg_a[k]
+
+
 @njit(cache=True)
 def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
     """out[t] = Q_st = y_s y_t K~_st (eq. 18) for the rows t in rows[:n_rows] (all
@@ -195,11 +237,16 @@ def q_row(s, kp, pairs, rows, n_rows, item_subset, n_item_subset, work, out):
     """
     a, b, y, ctx = pairs
     ka, d = work[0], work[1]
-    item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
-    item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
-    if _whole_row(n_item_subset, d.shape[0]):
-        for z in range(d.shape[0]):
-            d[z] -= ka[z]
+    whole = _whole_row(n_item_subset, d.shape[0])
+    if whole and kp[0] != PRECOMPUTED:
+        dense_difference_row(kp, a[s], b[s], d)
+    else:
+        item_kernel_row(kp, a[s], item_subset, n_item_subset, ka, work)
+        item_kernel_row(kp, b[s], item_subset, n_item_subset, d, work)
+    if whole:
+        if kp[0] == PRECOMPUTED:
+            for z in range(d.shape[0]):
+                d[z] -= ka[z]
     else:
         for k in range(n_item_subset):
             d[item_subset[k]] -= ka[item_subset[k]]

@@ -43,10 +43,13 @@ variables and rows are reused.
 
 from __future__ import annotations
 
+import contextlib
+import numbers
 import threading
 import warnings
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
@@ -592,7 +595,36 @@ _INLINE_WORK = 20_000_000
 _UNLIMITED_WORK = 2**62  # a budget that cannot overflow when added to clock[1]
 
 
-def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking):
+def thread_count(n_threads):
+    """numba threads for ``n_threads`` (None or -1: all that numba has)."""
+    most = numba.config.NUMBA_NUM_THREADS
+    if n_threads is None or n_threads == -1:
+        return most
+    if not isinstance(n_threads, numbers.Integral) or isinstance(n_threads, bool) \
+            or n_threads < 1:
+        raise ValueError(f"n_jobs must be a positive integer, -1 or None; got {n_threads!r}.")
+    return min(int(n_threads), most)
+
+
+@contextlib.contextmanager
+def solver_threads(n_jobs):
+    """numba's thread count for the solvers' parallel loops, in this thread
+    only (``n_jobs`` as :func:`thread_count` reads it)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(thread_count(n_jobs))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads):
+    with solver_threads(n_threads):
+        return _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking,
+                       n_threads)
+
+
+def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads):
     act, cache, QD, G = _smo_start(kp, pairs, alpha, n_slots)
     m = C.shape[0]
     state = np.zeros(5, dtype=np.int64)
@@ -600,13 +632,14 @@ def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking):
     args = (kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking, state, max_iter)
     _smo_steps(*args, _INLINE_WORK)
     if not state[_DONE] and state[_N_ITER] < max_iter:
-        _interruptible(_smo_steps, (*args, _UNLIMITED_WORK), stop_flag=cache[4][2:])
+        _interruptible(_smo_steps, (*args, _UNLIMITED_WORK), stop_flag=cache[4][2:],
+                       n_threads=n_threads)
     violation, objective = _smo_finish(kp, pairs, C, alpha, G, act, cache, use_bias)
     scale = float(np.max(C * QD)) if m else 0.0
     return alpha, G, int(state[_N_ITER]), violation, objective, int(state[_MOST_SHRUNK]), scale
 
 
-def _interruptible(function, args, stop_flag):
+def _interruptible(function, args, stop_flag, n_threads):
     """Run a GIL-releasing compiled ``function(*args)`` in a worker thread.
 
     The calling thread waits in short timed joins, where Python delivers
@@ -618,7 +651,8 @@ def _interruptible(function, args, stop_flag):
 
     def target():
         try:
-            function(*args)
+            with solver_threads(n_threads):  # numba's setting is per thread
+                function(*args)
         except BaseException as exc:  # re-raised in the calling thread
             raised.append(exc)
 
@@ -656,7 +690,7 @@ def _snap_to_bounds(alpha, C):
 
 @announces_compilation(_smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
-               cache_size=200.0, shrinking=True, alpha0=None, gram=None):
+               cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -685,6 +719,10 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     gram : ndarray of shape (n_items, n_items), optional
         The item kernel matrix k(items, items), when the caller has it (a
         path of fits over C shares it); rows of K~ are then gathered from it.
+    n_threads : int or None, default=None
+        Threads that compute the rows of K~ over all items (None: numba's
+        default, every core).  Each kernel value is computed alone, so the
+        solution has the same bits on any number of threads.
 
     Returns
     -------
@@ -725,7 +763,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
           gram)
     alpha, G, n_iter, violation, objective, max_shrunk, scale = _smo(
         kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
-        bool(shrinking),
+        bool(shrinking), thread_count(n_threads),  # checked here, before any work
     )
     _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
