@@ -14,7 +14,7 @@ from .kernels import LINEAR, POLY
 LABELS = (-1, 0, 1)
 
 
-def _as_float_matrix(A, name):
+def as_float_matrix(A, name):
     A = np.asarray(A)
     if A.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got dtype {A.dtype}.")
@@ -40,7 +40,7 @@ def check_vector(values, n, label, mismatch):
     return values
 
 
-def _check_finite(A, name):
+def check_finite(A, name):
     if not np.all(np.isfinite(A)):
         bad = np.argwhere(~np.isfinite(A))[0]
         raise ValueError(
@@ -84,7 +84,7 @@ def check_pairs(X, n_features=None):
     if arr.shape[2] == 0:
         raise ValueError("X has no features (n_features = 0).")
     arr = arr.astype(np.float64, copy=False)
-    _check_finite(arr, "X")
+    check_finite(arr, "X")
     if n_features is not None and arr.shape[2] != n_features:
         raise ValueError(
             f"X has {arr.shape[2]} features per item, but the model was fitted with {n_features}."

@@ -24,7 +24,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import _as_float_matrix, _check_finite
+from ._validation import as_float_matrix, check_finite
 
 _TINY = 1e-300
 
@@ -104,8 +104,8 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
         """Fit on features ``X`` (n, p) and ordered labels ``y`` (at least two levels)."""
         if not np.isfinite(self.alpha) or self.alpha < 0:
             raise ValueError(f"alpha must be a finite number >= 0; got {self.alpha}.")
-        X = _as_float_matrix(X, "X")
-        _check_finite(X, "X")
+        X = as_float_matrix(X, "X")
+        check_finite(X, "X")
         y = np.asarray(y).ravel()
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} labels but X has {X.shape[0]} rows.")
@@ -136,8 +136,8 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """The linear predictor eta(x) = w^T x."""
         check_is_fitted(self)
-        X = _as_float_matrix(X, "X")
-        _check_finite(X, "X")
+        X = as_float_matrix(X, "X")
+        check_finite(X, "X")
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features; the model was fitted on "
                              f"{self.n_features_in_}.")

@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import _as_float_matrix, _check_finite, check_vector
+from ._validation import as_float_matrix, check_finite, check_vector
 
 
 def make_pairs(Xi, Xip):
@@ -37,8 +37,8 @@ def make_pairs(Xi, Xip):
     X : ndarray of shape (n_pairs, 2, n_features)
         ``X[:, 0] == Xi`` and ``X[:, 1] == Xip``.
     """
-    Xi = _as_float_matrix(Xi, "Xi")
-    Xip = _as_float_matrix(Xip, "Xip")
+    Xi = as_float_matrix(Xi, "Xi")
+    Xip = as_float_matrix(Xip, "Xip")
     if Xi.shape != Xip.shape:
         raise ValueError(
             f"Xi and Xip must have the same shape; got {Xi.shape} and {Xip.shape}."
@@ -63,8 +63,8 @@ def check_grades(y, n_items, groups=None):
 
 def check_items(X, y, groups=None):
     """Validate items (n, p), grades (n,) and optional groups (n,)."""
-    X = _as_float_matrix(X, "X")
-    _check_finite(X, "X")
+    X = as_float_matrix(X, "X")
+    check_finite(X, "X")
     y, groups = check_grades(y, X.shape[0], groups)
     return X, y, groups
 
@@ -234,8 +234,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         bad = [c for c in features if c not in items.columns]
         if bad:
             raise ValueError(f"items has no feature column(s) {bad}.")
-        table = _as_float_matrix(items[list(features)].to_numpy(), "items features")
-        _check_finite(table, "items features")
+        table = as_float_matrix(items[list(features)].to_numpy(), "items features")
+        check_finite(table, "items features")
         feature_names = list(features)
         key = pd.Series(np.arange(len(items)), index=pd.Index(list(item_ids), tupleize_cols=False))
         a_key, b_key = a_ids, b_ids
@@ -267,8 +267,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         y = mapped.to_numpy().astype(np.int64)
     ctx = None
     if context is not None:
-        ctx = _as_float_matrix(matches[_as_list(context)].to_numpy(), "context")
-        _check_finite(ctx, "context")
+        ctx = as_float_matrix(matches[_as_list(context)].to_numpy(), "context")
+        check_finite(ctx, "context")
     X = np.stack(rows, axis=1)
     if as_frame:
         X = pd.DataFrame(np.hstack([X[:, 0], X[:, 1]]), index=matches.index,

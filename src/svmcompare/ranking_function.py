@@ -40,6 +40,16 @@ def _check_fitted(estimator):
         check_is_fitted(estimator, "ranking_")
 
 
+def _ranking_part(name, doc):
+    """A read-only attribute of the estimator that is ``ranking_.<name>``."""
+
+    def get(estimator):
+        _check_fitted(estimator)
+        return getattr(estimator.ranking_, name)
+
+    return property(get, doc=doc)
+
+
 class RankingFunction:
     """r(z) on standardized items, with the pair context's coefficients.
 
@@ -129,28 +139,12 @@ class ComparisonMixin:
         self.classes_ = np.array(LABELS)
 
     # The ranking function's parts, under the names scikit-learn users look for.
-    @property
-    def expansion_items_(self):
-        """Standardized expansion items e_j (None for a weight-vector model)."""
-        _check_fitted(self)
-        return self.ranking_.items
-
-    @property
-    def expansion_coef_(self):
-        """Their coefficients c_j."""
-        _check_fitted(self)
-        return self.ranking_.coef
-
-    @property
-    def weights_(self):
-        """w of r(z) = w^T phi(z) on standardized items (None for an expansion)."""
-        _check_fitted(self)
-        return self.ranking_.weights
-
-    @property
-    def feature_map_(self):
-        _check_fitted(self)
-        return self.ranking_.feature_map
+    expansion_items_ = _ranking_part(
+        "items", "Standardized expansion items e_j (None for a weight-vector model).")
+    expansion_coef_ = _ranking_part("coef", "Their coefficients c_j.")
+    weights_ = _ranking_part(
+        "weights", "w of r(z) = w^T phi(z) on standardized items (None for an expansion).")
+    feature_map_ = _ranking_part("feature_map", "phi of a Nystroem model (None: the identity).")
 
     @property
     def coef_(self):
