@@ -9,6 +9,7 @@ setup, calls ``baseline()`` just before the timed work, and puts a tuple
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue as queue_module
 import resource
 
 
@@ -23,6 +24,14 @@ def measure(target, *args):
     queue = ctx.Queue()
     proc = ctx.Process(target=target, args=(queue, *args))
     proc.start()
-    result = queue.get()
+    # A child that dies (an exception, memory) puts nothing: stop, do not wait forever.
+    while True:
+        try:
+            result = queue.get(timeout=1.0)
+            break
+        except queue_module.Empty:
+            if not proc.is_alive():
+                raise RuntimeError(f"{target.__name__}{args} failed in its process (exit "
+                                   f"code {proc.exitcode}); see its traceback above.") from None
     proc.join()
     return result

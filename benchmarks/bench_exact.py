@@ -9,7 +9,7 @@ Ours is timed with and without shrinking; the peer is LIBSVM with its
 default shrinking.
 
 Usage: python benchmarks/bench_exact.py [--sizes 800 1600 3200] [--Cs 1 100]
-       [--repeats 3] [--peer-max 6400]
+       [--repeats 3] [--peer-max 6400] [--n-jobs 1]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _data(n):
     return X, y, Xtest
 
 
-def _ours(queue, n, C, shrinking):
+def _ours(queue, n, C, shrinking, n_jobs=None):
     from svmcompare import SVMCompare
 
     X, y, Xtest = _data(n)
@@ -41,7 +41,7 @@ def _ours(queue, n, C, shrinking):
     start = time.perf_counter()
     # The peer (SVC on K~) has no class weights: the paper's problem on both sides.
     model = SVMCompare(C=C, gamma=1.0, shrinking=shrinking, class_weight=None,
-                       solver="exact").fit(X, y)
+                       solver="exact", n_jobs=n_jobs).fit(X, y)
     seconds = time.perf_counter() - start
     queue.put((seconds, _rss_mb() - base, model.dual_objective_, model.predict(Xtest)))
 
@@ -89,14 +89,16 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--peer-max", type=int, default=6400,
                         help="largest n for the peer (it needs m^2 doubles)")
+    parser.add_argument("--n-jobs", type=int, default=None,
+                        help="threads of our solver (default: every core)")
     args = parser.parse_args()
     print(f"{'C':>6} {'n pairs':>8} {'ours s':>8} {'no-shrink s':>11} {'peer s':>8} "
           f"{'time ratio':>10} {'ours MB':>8} {'peer MB':>8} {'mem ratio':>9} "
           f"{'obj rel diff':>12} {'same pred':>9}")
     for C in args.Cs:
         for n in args.sizes:
-            ours = [measure(_ours, n, C, True) for _ in range(args.repeats)]
-            plain = [measure(_ours, n, C, False) for _ in range(args.repeats)]
+            ours = [measure(_ours, n, C, True, args.n_jobs) for _ in range(args.repeats)]
+            plain = [measure(_ours, n, C, False, args.n_jobs) for _ in range(args.repeats)]
             t_ours = statistics.median(r[0] for r in ours)
             t_plain = statistics.median(r[0] for r in plain)
             m_ours = statistics.median(r[1] for r in ours)
