@@ -433,22 +433,22 @@ def _pair_step(i, j, qij, y, C, QD, G, alpha):
         total = alpha[i] + alpha[j]
         alpha[i] -= delta
         alpha[j] += delta
-        if total > Ci:
-            if alpha[i] > Ci:
-                alpha[i] = Ci
-                alpha[j] = total - Ci
-        else:
-            if alpha[j] < 0.0:
-                alpha[j] = 0.0
-                alpha[i] = total
-        if total > Cj:
-            if alpha[j] > Cj:
-                alpha[j] = Cj
-                alpha[i] = total - Cj
-        else:
-            if alpha[i] < 0.0:
-                alpha[i] = 0.0
-                alpha[j] = total
+        _clip_on_sum(alpha, i, j, total, Ci)
+        _clip_on_sum(alpha, j, i, total, Cj)
+
+
+@njit(cache=True, inline="always")
+def _clip_on_sum(alpha, first, second, total, c_first):
+    """Back into the box along a_first + a_second = total: a_first down to
+    c_first when the sum allows it, else a_second up to 0 (LIBSVM's clipping
+    for rows of one label, applied once from each side)."""
+    if total > c_first:
+        if alpha[first] > c_first:
+            alpha[first] = c_first
+            alpha[second] = total - c_first
+    elif alpha[second] < 0.0:
+        alpha[second] = 0.0
+        alpha[first] = total
 
 
 @njit(cache=True, inline="always")
