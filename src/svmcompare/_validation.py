@@ -151,20 +151,28 @@ def _wide_pairs(X):
     return np.stack([a, b], axis=1)
 
 
-def check_same_feature_names(estimator, X):
-    """Refuse a DataFrame of pairs whose features differ in name or order from
-    those the estimator was fitted on (``feature_names_in_``)."""
-    names = pair_feature_names(X)
-    expected = getattr(estimator, "feature_names_in_", None)
-    if names is None or expected is None or list(names) == list(expected):
+def check_feature_names(expected, names, where):
+    """Refuse features whose names or order differ from ``expected`` (a fitted
+    model's ``feature_names_in_``); nothing to check when either is None.
+    ``where`` names the input (a file, X, Z) in the message."""
+    if expected is None or names is None or list(names) == list(expected):
         return
-    expected = list(expected)
+    expected, names = list(expected), list(names)
     if sorted(names) == sorted(expected):
         detail = f"the same names in another order: {names} instead of {expected}"
     else:
         detail = (f"missing {[n for n in expected if n not in names]}, "
                   f"unexpected {[n for n in names if n not in expected]}")
-    raise ValueError(f"X's features do not match those the model was fitted on ({detail}).")
+    raise ValueError(f"{where}: its features do not match the model's ({detail}); these are "
+                     f"not the features the model was fitted on, which are, in this order, "
+                     f"{expected}.")
+
+
+def check_same_feature_names(estimator, X):
+    """Refuse a DataFrame of pairs whose features differ in name or order from
+    those the estimator was fitted on (``feature_names_in_``)."""
+    check_feature_names(getattr(estimator, "feature_names_in_", None), pair_feature_names(X),
+                        "X")
 
 
 def check_pairs_labels(X, y):

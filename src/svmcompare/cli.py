@@ -119,18 +119,9 @@ def _parallel_backend(args):
 
 def _check_feature_names(model, features, path):
     """Refuse a file whose features differ from the model's in name or order."""
-    expected = getattr(model, "feature_names_in_", None)
-    if expected is None or list(expected) == list(features):
-        return
-    expected, features = list(expected), list(features)
-    if sorted(expected) == sorted(features):
-        detail = f"the same names in another order: {features} instead of {expected}"
-    else:
-        missing = [f for f in expected if f not in features]
-        extra = [f for f in features if f not in expected]
-        detail = f"missing {missing}, unexpected {extra}"
-    raise ValueError(f"{Path(path).name}: its features do not match the model's ({detail}); "
-                     "the model was fitted on features in this order: " f"{expected}.")
+    from ._validation import check_feature_names
+
+    check_feature_names(getattr(model, "feature_names_in_", None), features, Path(path).name)
 
 
 def _fit(args):

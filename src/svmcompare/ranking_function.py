@@ -23,6 +23,7 @@ from ._threshold import threshold_compare
 from ._validation import (
     LABELS,
     check_context,
+    check_feature_names,
     check_labels,
     check_pairs,
     check_same_feature_names,
@@ -169,10 +170,8 @@ class ComparisonMixin:
         r : ndarray of shape (n_items,)
         """
         _check_fitted(self)
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and hasattr(Z, "columns") and list(Z.columns) != list(names):
-            raise ValueError(f"Z's columns {list(Z.columns)} are not the features the model "
-                             f"was fitted on, in this order: {list(names)}.")
+        check_feature_names(getattr(self, "feature_names_in_", None),
+                            [str(c) for c in Z.columns] if hasattr(Z, "columns") else None, "Z")
         Z = np.asarray(Z)
         if Z.dtype == object or Z.dtype.kind not in "biuf":
             raise TypeError(f"Z must be a numeric array; got dtype {Z.dtype}.")
