@@ -26,7 +26,7 @@ from ._validation import (
     check_positive,
     check_sample_weight,
 )
-from .calibration import cross_validated_scores, fit_link, score_spread
+from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
@@ -176,7 +176,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         model's training spread (see :func:`calibration.cross_validated_scores`)
         and the pairs' context, for pairs ``Xs`` standardized by this model;
         sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
-        self.calibrator_ = fit_link(held_out, y, Xs, tie_band=self._tie_band(),
+        self.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, self._tie_band()),
                                     link=getattr(self, "link", "ordered"), context=context,
                                     sample_weight=sample_weight)
         self.score_scale_ = score_spread(self._decision_standardized(Xs))

@@ -333,18 +333,16 @@ class PairTieCalibrator:
         return np.column_stack([p_loss, np.maximum(1.0 - p_loss - p_win, 0.0), p_win])
 
 
-def fit_link(score, y, Xs, *, tie_band="constant", link="ordered", context=None,
-             sample_weight=None):
-    """The probability link a comparison model's ``tie_band`` and ``link`` name,
-    fitted on held-out scores of standardized pairs ``Xs``.
+def fit_link(score, y, tie_features, *, link="ordered", context=None, sample_weight=None):
+    """The probability link of family ``link`` fitted on held-out scores and the
+    pairs' tie features (``tie_features_for``: no columns for a constant band).
 
     Returns a calibrator whose ``predict_proba(score, context, tie_features)``
-    takes ``pair_tie_features`` of the pairs it scores (see :func:`tie_features_for`).
+    takes the tie features of the pairs it scores.
     """
-    if tie_band == "constant" and link == "ordered":
+    if tie_features.shape[1] == 0 and link == "ordered":
         return ScoreCalibrator().fit(score, y, context, sample_weight)
-    return PairTieCalibrator(link=link).fit(score, y, tie_features_for(Xs, tie_band),
-                                            context, sample_weight)
+    return PairTieCalibrator(link=link).fit(score, y, tie_features, context, sample_weight)
 
 
 def tie_features_for(Xs, tie_band):

@@ -308,7 +308,7 @@ def default_grid(n_features):
     ]
 
 
-def _link_scores(held_out, y, splits, Xs, tie_band, link, context=None, sample_weight=None):
+def _link_scores(held_out, y, splits, features, link, context=None, sample_weight=None):
     """Cross-fitted log-loss per split and mean Brier score of a probability
     link on held-out scores.
 
@@ -317,11 +317,10 @@ def _link_scores(held_out, y, splits, Xs, tie_band, link, context=None, sample_w
     link that never saw it.
     """
     log_losses, briers = [], []
-    features = tie_features_for(Xs, tie_band)
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
-        fitted = fit_link(held_out[others], y[others], Xs[others], tie_band=tie_band,
-                          link=link, context=_take(context, others),
+        fitted = fit_link(held_out[others], y[others], features[others], link=link,
+                          context=_take(context, others),
                           sample_weight=_take(sample_weight, others))
         proba = fitted.predict_proba(held_out[val], _take(context, val), features[val])
         log_losses.append(outcome_log_loss(y[val], proba))
@@ -474,8 +473,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                                         held_out=self.probability, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
         rows, row_params, held_out = [], [], []
-        Xs = None
         links = _link_options(base) if self.probability else [{}]
+        tie_features = {}  # per tie band, once for every grid point
+        if self.probability:
+            Xs = Standardizer.fit(X).transform_pairs(X)
+            tie_features = {band: tie_features_for(Xs, band) for band in
+                            {option.get("tie_band", "constant") for option in links}}
         for index, point in enumerate(points):
             per_fold = [fold[index] for fold in scores]
             failed = sum(score["failed"] for score in per_fold)
@@ -493,10 +496,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             for option in links:
                 banded = {**row, **option}
                 if self.probability:
-                    if Xs is None:
-                        Xs = Standardizer.fit(X).transform_pairs(X)
                     losses, brier = (np.full(len(splits), np.nan), np.nan) if failed else \
-                        _link_scores(pooled, y, splits, Xs, option.get("tie_band", "constant"),
+                        _link_scores(pooled, y, splits,
+                                     tie_features[option.get("tie_band", "constant")],
                                      option.get("link", "ordered"), context, sample_weight)
                     banded.update(mean_log_loss=np.mean(losses), std_log_loss=np.std(losses),
                                   mean_brier=brier, **_split_columns("log_loss", losses))
