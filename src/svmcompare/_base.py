@@ -238,8 +238,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             D = np.hstack([D, problem.context])  # v is the last q weights
         with solver_threads(n_jobs):
             result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol)
-        return result, \
-            feature_map
+        return result, feature_map
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""
@@ -270,8 +269,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                               context_coef=_if_context(prepared, context_coef))
             self.primal_objective_ = result.objective
             self.n_iter_ = result.n_iter
-        self.context_coef_ = _if_context(prepared, context_coef)
-        self.n_context_ = 0 if prepared.context is None else prepared.context.shape[1]
         self.support_ = sv
         self.dual_coef_ = dual_coef
         self.n_support_ = np.array(

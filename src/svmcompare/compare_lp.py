@@ -117,8 +117,6 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         self.converged_ = result.converged
         # Rows whose margin constraint binds with a positive multiplier.
         self.support_ = np.flatnonzero(result.dual > 1e-9 * max(1.0, float(result.dual.max())))
-        self.n_context_ = 0
-        self.context_coef_ = None
         self.threshold_, self.margin_ = compare_threshold(
             lambda: self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_,
             result.bias)

@@ -146,6 +146,9 @@ class ComparisonMixin:
     weights_ = _ranking_part(
         "weights", "w of r(z) = w^T phi(z) on standardized items (None for an expansion).")
     feature_map_ = _ranking_part("feature_map", "phi of a Nystroem model (None: the identity).")
+    context_coef_ = _ranking_part(
+        "context_coef", "v of the pair context's term v^T context (None: fitted without one).")
+    n_context_ = _ranking_part("n_context", "Columns of the pair context (0: none).")
 
     @property
     def coef_(self):
