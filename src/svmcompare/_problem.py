@@ -184,7 +184,8 @@ def flip_compare(Xs, y, C, class_weight=None, context=None, sample_weight=None):
     row_weight = None if sample_weight is None else sample_weight[origin]
     weights = flipped_class_weights(ytilde, class_weight, row_weight)
     Cvec = C * np.where(ytilde > 0, weights[1], weights[-1])
-    Cvec = _weighted(Cvec, sample_weight, origin)
+    if row_weight is not None:
+        Cvec = Cvec * row_weight
     ctx = _stack_context(context, [(i1, 1.0), (im1, -1.0), (i0, 1.0), (i0, -1.0)])
     return BinaryProblem(items, a, b, ytilde, Cvec, ctx)
 
