@@ -280,6 +280,19 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self._finish_fit(prepared.Xs, prepared.y, prepared.context)
         return self
 
+    def _store_all_pairs(self, scaler, kernel, result, Xs_sample, y_sample):
+        """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
+        (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
+        a threshold of eq. (6) is chosen on the sample of training pairs."""
+        scale = self._rank_scale(result.bias, result.bias_noise)
+        self._set_ranking(scaler, kernel, "all-pairs", weights=scale * result.u)
+        self.primal_objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        self.intercept_ = float(result.bias)
+        self.converged_ = bool(result.converged)
+        self._finish_fit(Xs_sample, y_sample)
+        return self
+
     @available_if(lambda self: getattr(self, "probability", False))
     def predict_proba(self, X, context=None):
         """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.

@@ -45,9 +45,17 @@ class Standardizer:
     def fit(cls, X, sample_weight=None):
         """Fit on pairs (n, 2, p); ``sample_weight`` (n,) weighs both items of a
         pair (weights as repetitions: an integer weight k equals k copies)."""
-        if sample_weight is not None:
-            return cls._fit_weighted(X, sample_weight)
         items = X.reshape(-1, X.shape[2])
+        if sample_weight is None:
+            return cls.fit_items(items)
+        return cls.fit_items(np.concatenate([X[:, 0], X[:, 1]], axis=0),
+                             np.concatenate([sample_weight, sample_weight]))
+
+    @classmethod
+    def fit_items(cls, items, sample_weight=None):
+        """Fit on items (n, p), each weighing ``sample_weight`` (n,) or 1."""
+        if sample_weight is not None:
+            return cls._fit_weighted(items, sample_weight)
         high, low, keep = _varying(items, "the training items (zero variance)")
         ddof = 1 if items.shape[0] > 1 else 0
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
@@ -73,9 +81,8 @@ class Standardizer:
         return cls(mean=mean, scale=scale, keep=keep)
 
     @classmethod
-    def _fit_weighted(cls, X, sample_weight):
-        weight = np.concatenate([sample_weight, sample_weight])
-        items = np.concatenate([X[:, 0], X[:, 1]], axis=0)[weight > 0]
+    def _fit_weighted(cls, items, weight):
+        items = items[weight > 0]
         weight = weight[weight > 0]
         high, low, keep = _varying(items, "the training items with positive weight")
         # Two passes on values divided by their largest magnitude (no overflow).

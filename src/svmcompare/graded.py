@@ -8,13 +8,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_pairs, check_positive
+from ._problem import Standardizer
+from ._validation import check_pairs, check_positive, check_sample_weight
 from .baselines import SVMRank
 from .compare import SVMCompare
+from .kernels import LINEAR, resolve_kernel
 from .metrics import kendall_tau_per_group
-from .pairs import check_items, pair_indices
+from .pairs import check_items, pair_indices, sample_pair_indices
 
 _PAIR_PARAMS = ("C", "kernel", "gamma", "degree", "coef0", "tol", "solver")
+PAIRS = ("auto", "all", "materialize")
+# An all-pairs fit forms no pairs; SVMRank's threshold tau (eq. 6) is chosen
+# on at most this many training pairs, drawn at random.
+THRESHOLD_PAIRS = 200_000
 
 
 def _pair_model(estimator, ties):
@@ -27,28 +33,99 @@ def _pair_model(estimator, ties):
     return SVMRank(**params)
 
 
-def _fit_pairs(estimator, X, y, groups, max_pairs):
+def _all_pairs(estimator, subsample):
+    """Whether the fit takes the all-pairs solver (``pairs``; "auto": the linear
+    kernel, unless the materialized pairs are to be subsampled)."""
+    if estimator.pairs not in PAIRS:
+        raise ValueError(f"pairs must be one of {PAIRS}; got {estimator.pairs!r}.")
+    if estimator.pairs == "materialize":
+        return False
+    linear = resolve_kernel(estimator.kernel, estimator.gamma, estimator.degree,
+                            estimator.coef0).code == LINEAR
+    if estimator.pairs == "auto":
+        return linear and estimator.solver in ("auto", "linear") and subsample is None
+    if not linear or estimator.solver not in ("auto", "linear"):
+        raise ValueError(
+            "pairs='all' trains a linear ranking function on every within-group pair "
+            "(kernel='linear' with solver 'auto' or 'linear'); got "
+            f"kernel={estimator.kernel!r}, solver={estimator.solver!r}. Use pairs='materialize' "
+            "(with max_pairs_per_group / max_pairs to bound the pairs) for other kernels."
+        )
+    return True
+
+
+def _no_pairs_error():
+    return ValueError(
+        "No two items of the same group have different grades, so there is nothing to "
+        "rank: every group needs at least two distinct grades."
+    )
+
+
+def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
+    """Validate items and fit the pair model on their within-group pairs, formed
+    (``pairs="materialize"``) or not (``pairs="all"``); sets ``n_pairs_``."""
     X, y, groups = check_items(X, y, groups)
+    sample_weight = check_sample_weight(sample_weight, X.shape[0])
+    # OrdinalSVM's max_pairs caps formed pairs and does not decide "auto".
+    if _all_pairs(estimator, getattr(estimator, "max_pairs_per_group", None)):
+        return X, _fit_all_pairs(estimator, X, y, groups, sample_weight)
     first, second, labels = pair_indices(y, groups, estimator.ties, max_pairs,
                                          estimator.random_state)
     if labels.size == 0 or not np.any(labels != 0):
-        raise ValueError(
-            "No two items of the same group have different grades, so there is nothing to "
-            "rank: every group needs at least two distinct grades."
-        )
+        raise _no_pairs_error()
     model = _pair_model(estimator, estimator.ties)
-    model.fit(np.stack([X[first], X[second]], axis=1), labels)
-    return X, y, model
+    pair_weight = None if sample_weight is None else sample_weight[first] * sample_weight[second]
+    model.fit(np.stack([X[first], X[second]], axis=1), labels, sample_weight=pair_weight)
+    estimator.n_pairs_ = int(labels.size)
+    return X, model
+
+
+def _fit_all_pairs(estimator, X, y, groups, sample_weight):
+    """The pair model fitted by the all-pairs solver on standardized items."""
+    from .solvers.all_pairs import graded_problem, solve_all_pairs
+
+    model = _pair_model(estimator, estimator.ties)
+    kernel = model._check_params()
+    scaler = Standardizer.fit_items(X, sample_weight)
+    Z = scaler.transform_items(X)
+    problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,
+                             class_weight=estimator.class_weight, weight=sample_weight)
+    if problem.n_strict == 0:
+        raise _no_pairs_error()
+    if estimator.ties == "keep" and problem.n_tie_rows == 0:
+        raise ValueError(
+            "ties='keep' learns from pairs of equal grade as well (SVMCompare needs both), "
+            "and no two items of the same group share a grade; use ties='drop'."
+        )
+    result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
+    # The pairs the model trains on (as the materialized fit's threshold sees them).
+    if problem.n_pairs <= THRESHOLD_PAIRS:
+        first, second, labels = pair_indices(y, groups, estimator.ties)
+    else:
+        first, second, labels = sample_pair_indices(y, groups, THRESHOLD_PAIRS,
+                                                    estimator.random_state)
+        if estimator.ties == "drop":
+            first, second, labels = first[labels != 0], second[labels != 0], labels[labels != 0]
+    model._store_all_pairs(scaler, kernel, result, np.stack([Z[first], Z[second]], axis=1),
+                           labels)
+    estimator.n_pairs_ = problem.n_pairs
+    return model
 
 
 class GroupRankSVM(RegressorMixin, BaseEstimator):
     """RankSVM by the pairwise transform inside query groups (the tutorial's model).
 
-    ``fit`` forms every pair of items of the same group
-    (:func:`svmcompare.pairwise_transform`) and fits :class:`SVMRank` on the
-    pairs with different grades (``ties="drop"``, the tutorial) or
+    ``fit`` learns from every pair of items of the same group: :class:`SVMRank`
+    on the pairs with different grades (``ties="drop"``, the tutorial) or
     :class:`SVMCompare` on all of them, equal grades as y = 0
     (``ties="keep"``).  The learned r(x) scores items.
+
+    With the linear kernel the pairs are never formed (``pairs="all"``,
+    :mod:`svmcompare.solvers.all_pairs`): the loss over a group's O(n^2)
+    pairs is summed from its items sorted by score, so millions of items in
+    groups of hundreds train in seconds to a minute, with the same
+    objective and solution as the formed pairs.  Other kernels form them
+    (:func:`svmcompare.pairwise_transform`, ``pairs="materialize"``).
 
     Parameters
     ----------
@@ -58,15 +135,27 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     ties : {"drop", "keep"}, default="drop"
     class_weight : None, "balanced" or dict, default=None
         For ``ties="keep"`` (SVMCompare's class weights).
+    pairs : {"auto", "all", "materialize"}, default="auto"
+        "all": train on every within-group pair without forming pairs
+        (linear kernel only; time O(n log n + K n) per pass over a group of
+        n items with K grades, memory O(n p)).  "materialize": form the
+        pairs (any kernel; memory O(pairs x p)).  "auto": "all" for the
+        linear kernel unless ``max_pairs_per_group`` asks for a subsample.
     max_pairs_per_group : int, optional
-        Subsample the pairs of large groups.
+        Subsample the pairs of large groups (``pairs="materialize"``).
     random_state : int or None
-        Seed of that subsampling.
+        Seed of that subsampling (and of the training pairs drawn to choose
+        SVMRank's threshold in an all-pairs fit with more than 200,000 pairs).
 
     Attributes
     ----------
     pair_model_ : SVMRank or SVMCompare
-        The fitted pair model.
+        The fitted pair model (``solver_ == "all-pairs"`` when the pairs were
+        not formed; it then has no support vectors, and SVMRank's threshold
+        of eq. (6) is chosen on at most 200,000 training pairs drawn at random).
+    n_pairs_ : int
+        Pairs trained on (strict pairs, plus the pairs of equal grade with
+        ``ties="keep"``).
     coef_ : ndarray
         Ranking weights (linear kernel).
 
@@ -85,8 +174,8 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     """
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
-                 class_weight=None, max_pairs_per_group=None, tol=1e-3, solver="auto",
-                 random_state=None):
+                 class_weight=None, pairs="auto", max_pairs_per_group=None, tol=1e-3,
+                 solver="auto", random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -94,14 +183,20 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         self.coef0 = coef0
         self.ties = ties
         self.class_weight = class_weight
+        self.pairs = pairs
         self.max_pairs_per_group = max_pairs_per_group
         self.tol = tol
         self.solver = solver
         self.random_state = random_state
 
-    def fit(self, X, y, groups=None):
-        """Fit on items ``X`` (n, p) with grades ``y`` and optional query ids ``groups``."""
-        X, _, self.pair_model_ = _fit_pairs(self, X, y, groups, self.max_pairs_per_group)
+    def fit(self, X, y, groups=None, sample_weight=None):
+        """Fit on items ``X`` (n, p) with grades ``y`` and optional query ids ``groups``.
+
+        ``sample_weight`` (n,) weighs items: a pair weighs the product of its
+        items' weights (an integer weight k counts as k copies of the item).
+        """
+        X, self.pair_model_ = _fit_pairs(self, X, y, groups, self.max_pairs_per_group,
+                                         sample_weight)
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -188,9 +283,13 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         As :class:`GroupRankSVM`.
     ties : {"drop", "keep"}, default="drop"
     thresholds : {"midpoint", "error"}, default="midpoint"
+    pairs : {"auto", "all", "materialize"}, default="auto"
+        As :class:`GroupRankSVM` (the items form one group): "all" trains on
+        every pair of the training items without forming them (linear kernel;
+        "auto" takes it for the linear kernel).
     max_pairs : int or None, default=20000
-        Pairs are all two-item sets of the training data (O(n^2)); at most
-        this many, drawn at random, are used.
+        With ``pairs="materialize"``: pairs are all two-item sets of the
+        training data (O(n^2)); at most this many, drawn at random, are used.
     random_state : int or None
         Seed of the pair subsampling.
 
@@ -203,8 +302,8 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
-                 thresholds="midpoint", class_weight=None, max_pairs=20_000, tol=1e-3,
-                 solver="auto", random_state=None):
+                 thresholds="midpoint", class_weight=None, pairs="auto", max_pairs=20_000,
+                 tol=1e-3, solver="auto", random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -213,20 +312,24 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         self.ties = ties
         self.thresholds = thresholds
         self.class_weight = class_weight
+        self.pairs = pairs
         self.max_pairs = max_pairs
         self.tol = tol
         self.solver = solver
         self.random_state = random_state
 
-    def fit(self, X, y):
-        """Fit on items ``X`` (n, p) with ordinal labels ``y`` (at least two levels)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on items ``X`` (n, p) with ordinal labels ``y`` (at least two levels);
+        ``sample_weight`` (n,) weighs items as in :class:`GroupRankSVM`."""
         if self.thresholds not in THRESHOLDS:
             raise ValueError(f"thresholds must be one of {THRESHOLDS}; got {self.thresholds!r}.")
         check_positive(self.max_pairs, "max_pairs", integer=True, allow_none=True)
         self.classes_, ranks = np.unique(np.asarray(y), return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError("OrdinalSVM needs at least two distinct ranks in y.")
-        X, _, self.pair_model_ = _fit_pairs(self, X, ranks, None, self.max_pairs)
+        # max_pairs caps formed pairs only: "auto" still takes every pair when
+        # the kernel is linear.
+        X, self.pair_model_ = _fit_pairs(self, X, ranks, None, self.max_pairs, sample_weight)
         r = self.pair_model_.rank(X)
         rule = _midpoint_thresholds if self.thresholds == "midpoint" else _error_thresholds
         self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size))

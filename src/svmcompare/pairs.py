@@ -112,6 +112,31 @@ def pair_indices(y, groups, ties="keep", max_pairs_per_group=None, random_state=
     return first, second, labels
 
 
+def sample_pair_indices(y, groups, n_samples, random_state=None):
+    """``n_samples`` random pairs (i, j), i != j, of items in the same group, each
+    pair of a group as likely as any other (drawn with replacement, without
+    listing the pairs: O(n_samples) memory for groups of any size).
+
+    Returns ``first, second, labels`` as :func:`pair_indices`.
+    """
+    rng = check_random_state(random_state)
+    members = group_members(groups)
+    sizes = np.array([m.size for m in members], dtype=np.float64)
+    n_pairs = sizes * (sizes - 1) / 2
+    if n_pairs.sum() == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    which = rng.choice(len(members), size=n_samples, p=n_pairs / n_pairs.sum())
+    size = sizes[which].astype(np.int64)
+    i = (rng.random(n_samples) * size).astype(np.int64)
+    j = (rng.random(n_samples) * (size - 1)).astype(np.int64)
+    j += j >= i  # a second, different member
+    starts = np.concatenate([[0], np.cumsum(sizes[:-1])]).astype(np.int64)
+    flat = np.concatenate(members)
+    first, second = flat[starts[which] + i], flat[starts[which] + j]
+    return first, second, np.sign(y[second] - y[first]).astype(np.int64)
+
+
 def pairwise_transform(X, y, groups=None, ties="keep", max_pairs_per_group=None,
                        random_state=None):
     """All pairs of items within each group, labeled by their grade order.
