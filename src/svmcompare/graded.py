@@ -15,8 +15,9 @@ from .compare import SVMCompare
 from .kernels import LINEAR, resolve_kernel
 from .metrics import kendall_tau_per_group
 from .pairs import check_items, pair_indices, sample_pair_indices
+from .solvers import solver_threads
 
-_PAIR_PARAMS = ("C", "kernel", "gamma", "degree", "coef0", "tol", "solver")
+_PAIR_PARAMS = ("C", "kernel", "gamma", "degree", "coef0", "tol", "solver", "n_jobs")
 PAIRS = ("auto", "all", "materialize")
 # An all-pairs fit forms no pairs; SVMRank's threshold tau (eq. 6) is chosen
 # on at most this many training pairs, drawn at random.
@@ -97,7 +98,8 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
             "ties='keep' learns from pairs of equal grade as well (SVMCompare needs both), "
             "and no two items of the same group share a grade; use ties='drop'."
         )
-    result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
+    with solver_threads(estimator.n_jobs):
+        result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
     # The pairs the model trains on (as the materialized fit's threshold sees them).
     if problem.n_pairs <= THRESHOLD_PAIRS:
         first, second, labels = pair_indices(y, groups, estimator.ties)
@@ -129,9 +131,10 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, tol, solver :
+    C, kernel, gamma, degree, coef0, tol, solver, n_jobs :
         Passed to the pair model (see :class:`SVMCompare`); the default
-        kernel is linear, as in the tutorial.
+        kernel is linear, as in the tutorial.  ``n_jobs`` also sets the
+        threads of the all-pairs solver (None: every core).
     ties : {"drop", "keep"}, default="drop"
     class_weight : None, "balanced" or dict, default=None
         For ``ties="keep"`` (SVMCompare's class weights).
@@ -175,7 +178,7 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
                  class_weight=None, pairs="auto", max_pairs_per_group=None, tol=1e-3,
-                 solver="auto", random_state=None):
+                 solver="auto", n_jobs=None, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -187,13 +190,15 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         self.max_pairs_per_group = max_pairs_per_group
         self.tol = tol
         self.solver = solver
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, groups=None, sample_weight=None):
         """Fit on items ``X`` (n, p) with grades ``y`` and optional query ids ``groups``.
 
         ``sample_weight`` (n,) weighs items: a pair weighs the product of its
-        items' weights (an integer weight k counts as k copies of the item).
+        items' weights (with ``ties="drop"`` an integer weight k is k copies
+        of the item; with ties kept, copies would also tie with each other).
         """
         X, self.pair_model_ = _fit_pairs(self, X, y, groups, self.max_pairs_per_group,
                                          sample_weight)
@@ -279,7 +284,7 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    C, kernel, gamma, degree, coef0, tol, solver, class_weight :
+    C, kernel, gamma, degree, coef0, tol, solver, n_jobs, class_weight :
         As :class:`GroupRankSVM`.
     ties : {"drop", "keep"}, default="drop"
     thresholds : {"midpoint", "error"}, default="midpoint"
@@ -303,7 +308,7 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
                  thresholds="midpoint", class_weight=None, pairs="auto", max_pairs=20_000,
-                 tol=1e-3, solver="auto", random_state=None):
+                 tol=1e-3, solver="auto", n_jobs=None, random_state=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -316,6 +321,7 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         self.max_pairs = max_pairs
         self.tol = tol
         self.solver = solver
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def fit(self, X, y, sample_weight=None):

@@ -167,19 +167,30 @@ class AllPairsResult:
 
 @njit(cache=True)
 def _sort_group(f, c, blocks, b0, b1, perm, cum_c, cum_cf):
-    """Sort each block of the group by f (stable) and prefix-sum c and c f in that order."""
+    """Sort each block of the group by f and prefix-sum c and c f in that order.
+
+    ``perm`` holds the order of the previous pass, and f moves little from
+    one pass to the next, so an insertion sort from it costs O(n + swaps)
+    (stable, hence the same order for the same sequence of passes).
+    """
     for k in range(b0, b1):
         s, e = blocks[k], blocks[k + 1]
-        local = np.argsort(f[s:e], kind="mergesort")
+        for t in range(s + 1, e):
+            item = perm[t]
+            key = f[item]
+            u = t - 1
+            while u >= s and f[perm[u]] > key:
+                perm[u + 1] = perm[u]
+                u -= 1
+            perm[u + 1] = item
         run_c = 0.0
         run_cf = 0.0
-        for t in range(e - s):
-            item = s + local[t]
-            perm[s + t] = item
+        for t in range(s, e):
+            item = perm[t]
             run_c += c[item]
             run_cf += c[item] * f[item]
-            cum_c[s + t] = run_c
-            cum_cf[s + t] = run_cf
+            cum_c[t] = run_c
+            cum_cf[t] = run_cf
 
 
 @njit(cache=True)
@@ -350,7 +361,7 @@ class _Passes:
         self.D = np.empty(n)
         self.E = np.empty(n)
         self.S = np.empty((n, p))
-        self.perm = np.empty(n, dtype=np.int64)
+        self.perm = np.arange(n, dtype=np.int64)  # each block's order by f (kept across passes)
         self.cum_c = np.empty(n)
         self.cum_cf = np.empty(n)
         self.lin_add = np.empty(n)
@@ -378,7 +389,10 @@ class _Passes:
 
     def hessian(self, sums):
         X = self.P.X
-        H_uu = X.T @ (self.D[:, None] * X) - X.T @ self.S
+        # X^T L X for the Laplacian L of the quadratic pairs: X^T (diag(D) X - S).
+        self.S *= -1.0
+        self.S += self.D[:, None] * X
+        H_uu = X.T @ self.S
         H_uu = 0.5 * (H_uu + H_uu.T)
         H_uu[np.diag_indices_from(H_uu)] += 1.0
         if not self.bias:
@@ -416,12 +430,15 @@ def _line_search(obj, v, f, step, q, delta, d0, phi0):
 
     lo, phi_lo, d_lo, sums_lo = 0.0, phi0, d0, None
     hi = phi_hi = d_hi = sums_hi = None
-    s = 1.0
-    width = previous_width = np.inf
+    # First try the Newton step, or less if it moves some margin by more than 1:
+    # a step from few quadratic pairs can be enormous (at u = 0 H is I).
+    s = min(1.0, 1.0 / max(2.0 * np.abs(q).max() + abs(dbeta), 1e-300))
+    side = 0  # which end the last two evaluations moved (Illinois' rule)
     for _ in range(200):
         phi, d1, d2, sums = evaluate(s)
         if abs(d1) <= 1e-12 * abs(d0):
             return s, sums
+        moved = -1 if d1 < 0 else 1
         if d1 < 0:
             lo, phi_lo, d_lo, sums_lo = s, phi, d1, sums
         else:
@@ -438,16 +455,22 @@ def _line_search(obj, v, f, step, q, delta, d0, phi0):
         bound = phi_lo + d_lo * (cross - lo)
         if best - bound <= 1e-3 * (phi0 - best) or hi - lo <= 1e-14 * hi:
             break
-        # Newton's root of the current piece when it lies in the bracket and
-        # shrinks the steps fast enough, else bisection (rtsafe's safeguard).
-        newton_ok = d2 > 0 and lo < s - d1 / d2 < hi and abs(2.0 * d1) <= abs(previous_width * d2)
-        previous_width = width
-        if newton_ok:
-            width = d1 / d2
-            s = s - width
+        # Newton's root of the current piece when it lies in the bracket, else
+        # regula falsi with Illinois' halving of the end that stays put.
+        newton = s - d1 / d2 if d2 > 0 else np.nan
+        if lo < newton < hi:
+            s = newton
         else:
-            width = 0.5 * (hi - lo)
-            s = lo + width
+            a_lo, a_hi = d_lo, d_hi
+            if side == moved:
+                if moved > 0:
+                    a_lo = 0.5 * d_lo
+                else:
+                    a_hi = 0.5 * d_hi
+            s = lo - a_lo * (hi - lo) / (a_hi - a_lo)
+            if not lo < s < hi:
+                s = 0.5 * (lo + hi)
+        side = moved
     if hi is not None and phi_hi < phi_lo:
         return hi, sums_hi
     if sums_lo is None:
@@ -550,7 +573,8 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
                 level_done = True
                 break
             new_v = v + s * step
-            if obj.value(new_v[:p], new_sums) >= fval:
+            new_fval = obj.value(new_v[:p], new_sums)
+            if new_fval >= fval:
                 level_done = True  # no decrease left at machine precision
                 break
             v = new_v
