@@ -101,13 +101,17 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     with solver_threads(estimator.n_jobs):
         result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
     # The pairs the model trains on (as the materialized fit's threshold sees them).
-    if problem.n_pairs <= THRESHOLD_PAIRS:
+    # SVMCompare here raises rather than fall back, so its threshold is c_1 of
+    # eq. (5) and needs no training pairs.
+    if estimator.ties == "keep":
+        first = second = labels = np.zeros(0, dtype=np.int64)
+    elif problem.n_pairs <= THRESHOLD_PAIRS:
         first, second, labels = pair_indices(y, groups, estimator.ties)
     else:
         first, second, labels = sample_pair_indices(y, groups, THRESHOLD_PAIRS,
                                                     estimator.random_state)
-        if estimator.ties == "drop":
-            first, second, labels = first[labels != 0], second[labels != 0], labels[labels != 0]
+        strict = labels != 0  # ties dropped: the model's pairs are the strict ones
+        first, second, labels = first[strict], second[strict], labels[strict]
     model._store_all_pairs(scaler, kernel, result, np.stack([Z[first], Z[second]], axis=1),
                            labels)
     estimator.n_pairs_ = problem.n_pairs

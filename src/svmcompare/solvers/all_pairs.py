@@ -94,13 +94,22 @@ class GradedProblem:
     @property
     def n_pairs(self):
         """Pairs the problem sums over: strict pairs, plus tie pairs when kept."""
-        sizes = np.diff(self.block_start)
-        total = 0
-        for g in range(self.group_start.size - 1):
-            s = sizes[self.group_start[g]:self.group_start[g + 1]]
-            strict = (s.sum() ** 2 - (s ** 2).sum()) // 2
-            total += strict + (int((s * (s - 1)).sum()) // 2 if self.tie_weight > 0 else 0)
-        return int(total)
+        strict, tie_rows = _pair_sums(np.diff(self.block_start).astype(np.float64),
+                                      np.diff(self.block_start).astype(np.float64),
+                                      self.group_start)
+        return int(round(strict + (tie_rows / 2 if self.tie_weight > 0 else 0.0)))
+
+
+def _pair_sums(block_w, block_w2, group_start):
+    """sum of c_i c_j over strict pairs and over ordered tie pairs, from each
+    block's sum of weights and of squared weights."""
+    if block_w.size == 0:
+        return 0.0, 0.0
+    first = group_start[:-1]
+    s1 = np.add.reduceat(block_w, first)
+    s2 = np.add.reduceat(block_w ** 2, first)
+    strict = float(((s1 ** 2 - s2) / 2).sum())
+    return strict, float((block_w ** 2 - block_w2).sum())
 
 
 def graded_problem(X, grades, groups, C, *, ties="keep", class_weight=None, weight=None):
@@ -129,12 +138,7 @@ def graded_problem(X, grades, groups, C, *, ties="keep", class_weight=None, weig
     w = weight[order]
     block_w = np.add.reduceat(w, block_start[:-1]) if n else np.zeros(0)
     block_w2 = np.add.reduceat(w * w, block_start[:-1]) if n else np.zeros(0)
-    n_strict = n_tie_rows = 0.0
-    for g in range(group_start.size - 1):
-        s = block_w[group_start[g]:group_start[g + 1]]
-        s2 = block_w2[group_start[g]:group_start[g + 1]]
-        n_strict += (s.sum() ** 2 - (s ** 2).sum()) / 2
-        n_tie_rows += (s ** 2 - s2).sum()
+    n_strict, n_tie_rows = _pair_sums(block_w, block_w2, group_start)
     if ties == "drop" or n_tie_rows == 0:
         kappa = {1: 1.0, -1: 0.0}
     elif class_weight == "balanced":
@@ -166,158 +170,249 @@ class AllPairsResult:
 
 
 @njit(cache=True)
-def _sort_group(f, c, blocks, b0, b1, perm, cum_c, cum_cf):
-    """Sort each block of the group by f and prefix-sum c and c f in that order.
+def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
+    """Center f over the group (``fl``: pair gaps do not change, rounding
+    shrinks), sort each block by it and prefix-sum c, c f, c f^2 in that order.
 
     ``perm`` holds the order of the previous pass, and f moves little from
     one pass to the next, so an insertion sort from it costs O(n + swaps)
     (stable, hence the same order for the same sequence of passes).
     """
+    lo, hi = blocks[b0], blocks[b1]
+    mean = 0.0
+    for a in range(lo, hi):
+        mean += f[a]
+    mean /= hi - lo
+    for a in range(lo, hi):
+        fl[a] = f[a] - mean
     for k in range(b0, b1):
         s, e = blocks[k], blocks[k + 1]
         for t in range(s + 1, e):
             item = perm[t]
-            key = f[item]
+            key = fl[item]
             u = t - 1
-            while u >= s and f[perm[u]] > key:
+            while u >= s and fl[perm[u]] > key:
                 perm[u + 1] = perm[u]
                 u -= 1
             perm[u + 1] = item
-        run_c = 0.0
-        run_cf = 0.0
+        r0 = r1 = r2 = 0.0
         for t in range(s, e):
             item = perm[t]
-            run_c += c[item]
-            run_cf += c[item] * f[item]
-            cum_c[t] = run_c
-            cum_cf[t] = run_cf
+            ci, fi = c[item], fl[item]
+            r0 += ci
+            r1 += ci * fi
+            r2 += ci * fi * fi
+            cum[t, 0] = r0
+            cum[t, 1] = r1
+            cum[t, 2] = r2
 
 
 @njit(cache=True)
-def _sweep(A0, A1, B0, B1, same, f, c, perm, cum_c, cum_cf, offset, w, sigma, delta,
-           q, dbeta, Y, hess, curv, gamma, lin_add, D, E, S, acc):
+def _prefix_extras(q, c, X, blocks, b0, b1, perm, ql, cum, cum_x, hess, curv):
+    """Prefix sums of c q, c q^2 (q centered as f) and of c x, for the curvature
+    along a direction and for the Newton system."""
+    lo, hi = blocks[b0], blocks[b1]
+    if curv:
+        mean = 0.0
+        for a in range(lo, hi):
+            mean += q[a]
+        mean /= hi - lo
+        for a in range(lo, hi):
+            ql[a] = q[a] - mean
+    p = X.shape[1]
+    for k in range(b0, b1):
+        s, e = blocks[k], blocks[k + 1]
+        r3 = r4 = 0.0
+        for t in range(s, e):
+            item = perm[t]
+            ci = c[item]
+            if curv:
+                r3 += ci * ql[item]
+                r4 += ci * ql[item] * ql[item]
+                cum[t, 3] = r3
+                cum[t, 4] = r4
+            if hess:
+                for d in range(p):
+                    cum_x[t, d] = (cum_x[t - 1, d] if t > s else 0.0) + ci * X[item, d]
+
+
+@njit(cache=True)
+def _run_sum(cum, col, A0, lo, hi):
+    """Sum of column ``col`` over sorted positions lo..hi-1 of the block at A0."""
+    if hi <= lo:
+        return 0.0
+    return cum[A0 + hi - 1, col] - (cum[A0 + lo - 1, col] if lo > 0 else 0.0)
+
+
+@njit(cache=True)
+def _range_add(add, col, A0, nA, lo, hi, value):
+    """Add ``value`` to positions lo..hi-1 of a block's difference array."""
+    if hi > lo:
+        add[A0 + lo, col] += value
+        if hi < nA:
+            add[A0 + hi, col] -= value
+
+
+@njit(cache=True)
+def _sweep(A0, A1, B0, B1, same, fl, c, perm, cum, offset, w, sigma, delta, ql, dbeta, X,
+           cum_x, hess, curv, gamma, add, add_x, D, E, S, acc):
     """All pairs (i in block A, j in block B) with margin z = offset + f_j - f_i.
 
-    ``same``: A is B (ordered tie pairs, i != j).  Adds the smoothed loss, its
-    derivatives in f_j (to ``gamma``), in f_i (quadratic pairs to ``gamma``,
-    linear ones to the difference array ``lin_add``) and in beta (sigma =
-    dz/dbeta), and with ``hess`` the Newton system's per-item terms, with
-    ``curv`` the curvature along the direction (q, dbeta).
+    ``same``: A is B (ordered tie pairs, i != j).  For each j the pairs in
+    each region of L_delta are a run of A's sorted positions (two pointers);
+    their sums come from A's prefix sums, and their share of the derivatives
+    in f_i from difference arrays over A (``add``: columns const, slope,
+    sigma * slope, so that dF/df_i = c_i (const + slope f_i); ``add_x``: the
+    Newton system's neighbour sums).  Adds the smoothed loss and its
+    derivatives in f_j and beta (sigma = dz/dbeta), with ``hess`` the Newton
+    system's per-item terms, with ``curv`` the curvature along (q, dbeta).
     """
     nA = A1 - A0
-    tot_c = cum_c[A1 - 1]
-    tot_cf = cum_cf[A1 - 1]
     pa = 0  # first position of A with z < 1 (loss > 0)
     pl = 0  # first position of A with z <= 1 - delta (linear region)
-    r_dim = Y.shape[1]
+    p = X.shape[1]
     for tb in range(B1 - B0):
         j = perm[B0 + tb]
-        fj = f[j]
+        fj = fl[j]
         cj = c[j]
         # z falls as f_i rises (A is sorted), and rises with f_j: pointers only advance.
-        while pa < nA and not offset + (fj - f[perm[A0 + pa]]) < 1.0:
+        while pa < nA and not offset + (fj - fl[perm[A0 + pa]]) < 1.0:
             pa += 1
         if pl < pa:
             pl = pa
-        while pl < nA and not offset + (fj - f[perm[A0 + pl]]) <= 1.0 - delta:
+        while pl < nA and not offset + (fj - fl[perm[A0 + pl]]) <= 1.0 - delta:
             pl += 1
         # Linear region, positions pl..nA-1: L = 1 - z - delta / 2, L' = -1.
-        c0 = tot_c - (cum_c[A0 + pl - 1] if pl > 0 else 0.0)
-        c1 = tot_cf - (cum_cf[A0 + pl - 1] if pl > 0 else 0.0)
         self_linear = same and tb >= pl
-        if self_linear:
-            c0 -= cj
-            c1 -= cj * fj
         if pl < nA:
+            c0 = _run_sum(cum, 0, A0, pl, nA)
+            c1 = _run_sum(cum, 1, A0, pl, nA)
+            if self_linear:
+                c0 -= cj
+                c1 -= cj * fj
             acc[_VALUE] += w * cj * ((1.0 - 0.5 * delta - offset - fj) * c0 + c1)
             gamma[j] -= w * cj * c0
             acc[_GRAD_BETA] -= sigma * w * cj * c0
-            lin_add[A0 + pl] += w * cj
+            _range_add(add, 0, A0, nA, pl, nA, w * cj)
             if self_linear:
-                lin_add[A0 + tb] -= w * cj
-                if tb + 1 < nA:
-                    lin_add[A0 + tb + 1] += w * cj
-        # Quadratic region, positions pa..pl-1: L = (1 - z)^2 / (2 delta).
-        for ia in range(pa, pl):
-            if same and ia == tb:
-                continue
-            i = perm[A0 + ia]
-            slack = 1.0 - (offset + (fj - f[i]))
-            ww = w * c[i] * cj
-            acc[_VALUE] += ww * slack * slack / (2.0 * delta)
-            g = -ww * slack / delta
-            gamma[j] += g
-            gamma[i] -= g
-            acc[_GRAD_BETA] += sigma * g
-            acc[_N_QUAD] += 1.0
-            h = ww / delta
-            if hess:
-                D[i] += h
-                D[j] += h
-                E[j] += sigma * h
-                E[i] -= sigma * h
-                acc[_H_BETA] += h
-                for k in range(r_dim):
-                    S[j, k] += h * Y[i, k]
-                    S[i, k] += h * Y[j, k]
-            if curv:
-                dq = q[j] - q[i] + sigma * dbeta
-                acc[_CURVATURE] += h * dq * dq
+                _range_add(add, 0, A0, nA, tb, tb + 1, -w * cj)
+        if pa == pl:
+            continue
+        # Quadratic region, positions pa..pl-1: L = s^2 / (2 delta) with the
+        # slack s = 1 - z = r_j + f_i, r_j = 1 - offset - f_j.
+        self_quad = same and pa <= tb < pl
+        q0 = _run_sum(cum, 0, A0, pa, pl)
+        q1 = _run_sum(cum, 1, A0, pa, pl)
+        q2 = _run_sum(cum, 2, A0, pa, pl)
+        if self_quad:
+            q0 -= cj
+            q1 -= cj * fj
+            q2 -= cj * fj * fj
+        r = 1.0 - offset - fj
+        h = w * cj / delta
+        acc[_VALUE] += 0.5 * h * (r * r * q0 + 2.0 * r * q1 + q2)
+        slack = r * q0 + q1  # sum of c_i s_ij
+        gamma[j] -= h * slack
+        acc[_GRAD_BETA] -= sigma * h * slack
+        acc[_N_QUAD] += pl - pa - (1 if self_quad else 0)
+        _range_add(add, 0, A0, nA, pa, pl, h * r)
+        _range_add(add, 1, A0, nA, pa, pl, h)
+        if self_quad:
+            _range_add(add, 0, A0, nA, tb, tb + 1, -h * r)
+            _range_add(add, 1, A0, nA, tb, tb + 1, -h)
+        if hess:
+            D[j] += h * q0
+            E[j] += sigma * h * q0
+            acc[_H_BETA] += h * q0
+            _range_add(add, 2, A0, nA, pa, pl, sigma * h)
+            if self_quad:
+                _range_add(add, 2, A0, nA, tb, tb + 1, -sigma * h)
+            for d in range(p):
+                sx = _run_sum(cum_x, d, A0, pa, pl)
+                if self_quad:
+                    sx -= cj * X[j, d]
+                S[j, d] += h * sx
+                _range_add(add_x, d, A0, nA, pa, pl, h * X[j, d])
+                if self_quad:
+                    _range_add(add_x, d, A0, nA, tb, tb + 1, -h * X[j, d])
+        if curv:
+            qa = ql[j] + sigma * dbeta
+            m1 = _run_sum(cum, 3, A0, pa, pl)
+            m2 = _run_sum(cum, 4, A0, pa, pl)
+            if self_quad:
+                m1 -= cj * ql[j]
+                m2 -= cj * ql[j] * ql[j]
+            acc[_CURVATURE] += h * (qa * qa * q0 - 2.0 * qa * m1 + m2)
 
 
 @njit(cache=True, parallel=True)
-def _pass(f, c, blocks, groups, beta, w_strict, w_tie, delta, q, dbeta, Y, hess, curv,
-          gamma, D, E, S, perm, cum_c, cum_cf, lin_add, acc):
+def _pass(f, c, blocks, groups, beta, w_strict, w_tie, delta, q, dbeta, X, hess, curv,
+          gamma, D, E, S, perm, fl, ql, cum, cum_x, add, add_x, acc):
     """One pass over every pair of every group (see the module docstring)."""
     n_groups = groups.shape[0] - 1
+    p = X.shape[1]
     for g in prange(n_groups):
         b0, b1 = groups[g], groups[g + 1]
         lo, hi = blocks[b0], blocks[b1]
         for a in range(lo, hi):
             gamma[a] = 0.0
-            lin_add[a] = 0.0
+            for k in range(3):
+                add[a, k] = 0.0
             if hess:
                 D[a] = 0.0
                 E[a] = 0.0
-                for k in range(S.shape[1]):
-                    S[a, k] = 0.0
+                for d in range(p):
+                    S[a, d] = 0.0
+                    add_x[a, d] = 0.0
         for k in range(acc.shape[1]):
             acc[g, k] = 0.0
-        _sort_group(f, c, blocks, b0, b1, perm, cum_c, cum_cf)
+        _sort_group(f, c, blocks, b0, b1, perm, fl, cum)
+        if hess or curv:
+            _prefix_extras(q, c, X, blocks, b0, b1, perm, ql, cum, cum_x, hess, curv)
         for kb in range(b0, b1):
             B0, B1 = blocks[kb], blocks[kb + 1]
             for ka in range(b0, kb):
-                _sweep(blocks[ka], blocks[ka + 1], B0, B1, False, f, c, perm, cum_c, cum_cf,
-                       beta, w_strict, 1.0, delta, q, dbeta, Y, hess, curv, gamma, lin_add,
-                       D, E, S, acc[g])
+                _sweep(blocks[ka], blocks[ka + 1], B0, B1, False, fl, c, perm, cum, beta,
+                       w_strict, 1.0, delta, ql, dbeta, X, cum_x, hess, curv, gamma, add,
+                       add_x, D, E, S, acc[g])
             if w_tie > 0.0:
-                _sweep(B0, B1, B0, B1, True, f, c, perm, cum_c, cum_cf, -beta, w_tie, -1.0,
-                       delta, q, dbeta, Y, hess, curv, gamma, lin_add, D, E, S, acc[g])
-        # The linear pairs' share of dF/df_i: prefix sums of the difference array.
+                _sweep(B0, B1, B0, B1, True, fl, c, perm, cum, -beta, w_tie, -1.0, delta, ql,
+                       dbeta, X, cum_x, hess, curv, gamma, add, add_x, D, E, S, acc[g])
+        # Each item's share as the i of its pairs: prefix sums of the difference arrays.
         for k in range(b0, b1):
-            run = 0.0
+            r0 = r1 = r2 = 0.0
             for t in range(blocks[k], blocks[k + 1]):
-                run += lin_add[t]
+                r0 += add[t, 0]
+                r1 += add[t, 1]
+                r2 += add[t, 2]
                 item = perm[t]
-                gamma[item] += c[item] * run
+                ci = c[item]
+                gamma[item] += ci * (r0 + r1 * fl[item])
+                if hess:
+                    D[item] += ci * r1
+                    E[item] -= ci * r2
+                    for d in range(p):
+                        if t > blocks[k]:
+                            add_x[t, d] += add_x[t - 1, d]
+                        S[item, d] += ci * add_x[t, d]
 
 
 @njit(cache=True)
-def _count_run(A0, A1, B0, B1, same, f, c, perm, cum_c, offset, inclusive):
+def _count_run(A0, A1, B0, B1, same, fl, c, perm, cum, offset, inclusive):
     """sum of c_i c_j over (i in A, j in B, i != j if same) with z = offset + f_j - f_i
-    below 1 (``inclusive``: at most 1); blocks sorted by f, ``cum_c`` their prefix sums."""
+    below 1 (``inclusive``: at most 1); blocks sorted by f, ``cum`` their prefix sums."""
     nA = A1 - A0
     p = 0
     total = 0.0
     for tb in range(B1 - B0):
         j = perm[B0 + tb]
-        fj = f[j]
+        fj = fl[j]
         while p < nA:
-            z = offset + (fj - f[perm[A0 + p]])
+            z = offset + (fj - fl[perm[A0 + p]])
             if (z <= 1.0) if inclusive else (z < 1.0):
                 break
             p += 1
-        run = cum_c[A1 - 1] - (cum_c[A0 + p - 1] if p > 0 else 0.0)
+        run = _run_sum(cum, 0, A0, p, nA)
         if same and tb >= p:
             run -= c[j]
         total += c[j] * run
@@ -325,7 +420,7 @@ def _count_run(A0, A1, B0, B1, same, f, c, perm, cum_c, offset, inclusive):
 
 
 @njit(cache=True, parallel=True)
-def _bias_slope(f, c, blocks, groups, perm, cum_c, beta, w_strict, w_tie, out):
+def _bias_slope(fl, c, blocks, groups, perm, cum, beta, w_strict, w_tie, out):
     """Per group, the right derivative in beta of the exact hinge sum (u fixed):
     -w_s (strict pairs with z < 1) + w_t (ordered tie pairs with z <= 1)."""
     for g in prange(groups.shape[0] - 1):
@@ -334,19 +429,19 @@ def _bias_slope(f, c, blocks, groups, perm, cum_c, beta, w_strict, w_tie, out):
         for kb in range(b0, b1):
             for ka in range(b0, kb):
                 total -= w_strict * _count_run(blocks[ka], blocks[ka + 1], blocks[kb],
-                                               blocks[kb + 1], False, f, c, perm, cum_c, beta,
+                                               blocks[kb + 1], False, fl, c, perm, cum, beta,
                                                False)
             if w_tie > 0.0:
                 total += w_tie * _count_run(blocks[kb], blocks[kb + 1], blocks[kb],
-                                            blocks[kb + 1], True, f, c, perm, cum_c, -beta,
+                                            blocks[kb + 1], True, fl, c, perm, cum, -beta,
                                             True)
         out[g] = total
 
 
 @njit(cache=True, parallel=True)
-def _sort_all(f, c, blocks, groups, perm, cum_c, cum_cf):
+def _sort_all(f, c, blocks, groups, perm, fl, cum):
     for g in prange(groups.shape[0] - 1):
-        _sort_group(f, c, blocks, groups[g], groups[g + 1], perm, cum_c, cum_cf)
+        _sort_group(f, c, blocks, groups[g], groups[g + 1], perm, fl, cum)
 
 
 class _Passes:
@@ -362,22 +457,22 @@ class _Passes:
         self.E = np.empty(n)
         self.S = np.empty((n, p))
         self.perm = np.arange(n, dtype=np.int64)  # each block's order by f (kept across passes)
-        self.cum_c = np.empty(n)
-        self.cum_cf = np.empty(n)
-        self.lin_add = np.empty(n)
+        self.fl = np.empty(n)
+        self.ql = np.empty(n)
+        self.cum = np.empty((n, 5))
+        self.cum_x = np.empty((n, p))
+        self.add = np.empty((n, 3))
+        self.add_x = np.empty((n, p))
         self.acc = np.empty((problem.group_start.size - 1, 5))
-        self._no_q = np.zeros(0)
-        self._no_Y = np.zeros((0, 0))
+        self._no_q = np.zeros(n)
 
     def run(self, f, beta, delta, *, hess=False, q=None, dbeta=0.0):
         """Per-group sums, reduced in a fixed order; gamma = dF_loss/df."""
         P = self.P
-        Y = P.X if hess else self._no_Y
-        S = self.S if hess else self._no_Y
         _pass(f, P.weight, P.block_start, P.group_start, float(beta), P.strict_weight,
-              P.tie_weight, float(delta), self._no_q if q is None else q, float(dbeta), Y,
-              bool(hess), q is not None, self.gamma, self.D, self.E, S, self.perm,
-              self.cum_c, self.cum_cf, self.lin_add, self.acc)
+              P.tie_weight, float(delta), self._no_q if q is None else q, float(dbeta), P.X,
+              bool(hess), q is not None, self.gamma, self.D, self.E, self.S, self.perm,
+              self.fl, self.ql, self.cum, self.cum_x, self.add, self.add_x, self.acc)
         return self.acc.sum(axis=0)
 
     def value(self, u, sums):
@@ -485,26 +580,36 @@ def _smoothing_levels(delta_min):
     return deltas
 
 
-def _bias_interval(obj, f, spread):
+def _bias_interval(obj, f, spread, guess, width):
     """The interval of betas minimizing the exact hinge sum with u fixed
     (:func:`primal_bias_interval` over all pairs): bisection on the right
-    derivative, a non-decreasing step function of beta."""
+    derivative, a non-decreasing step function of beta, from a bracket of
+    ``width`` around the smoothed problem's ``guess`` (widened as needed,
+    never past the kinks' range)."""
     P = obj.P
-    _sort_all(f, P.weight, P.block_start, P.group_start, obj.perm, obj.cum_c, obj.cum_cf)
+    _sort_all(f, P.weight, P.block_start, P.group_start, obj.perm, obj.fl, obj.cum)
     out = np.empty(P.group_start.size - 1)
 
     def slope(beta):
-        _bias_slope(f, P.weight, P.block_start, P.group_start, obj.perm, obj.cum_c, beta,
+        _bias_slope(obj.fl, P.weight, P.block_start, P.group_start, obj.perm, obj.cum, beta,
                     P.strict_weight, P.tie_weight, out)
         return out.sum()
 
     total = P.strict_weight * P.n_strict + P.tie_weight * P.n_tie_rows
     tol = 1e-12 * total
+    edge = 2.0 + 2.0 * spread  # every kink lies within [-edge, edge]
 
-    def first(pred):
-        lo, hi = -2.0 - 2.0 * spread, 2.0 + 2.0 * spread  # beyond every kink
+    def first(pred, start):
+        """The smallest beta (to rounding) where pred turns True."""
+        step = width
+        lo = hi = start
+        while pred(lo) and lo > -edge:
+            lo, step = max(start - step, -edge), 2.0 * step
         if pred(lo):
             return lo
+        step = width
+        while not pred(hi) and hi < edge:
+            hi, step = min(max(lo, start) + step, edge), 2.0 * step
         if not pred(hi):
             return np.inf
         while True:
@@ -516,10 +621,10 @@ def _bias_interval(obj, f, spread):
             else:
                 lo = mid
 
-    low = first(lambda b: slope(b) >= -tol)
+    low = first(lambda b: slope(b) >= -tol, guess)
     if not np.isfinite(low) or abs(slope(low)) > tol:
         return low, low
-    high = first(lambda b: slope(b) > tol)
+    high = first(lambda b: slope(b) > tol, low)
     return low, high
 
 
@@ -588,7 +693,7 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
     spread = _spread(f, problem)
     beta = 0.0
     if bias:
-        beta = choose_bias(*_bias_interval(obj, f, spread))
+        beta = choose_bias(*_bias_interval(obj, f, spread, v[p], max(delta, 1e-8) * 4))
     sums = obj.run(f, beta, 0.0)  # delta = 0: the exact hinge
     objective = float(0.5 * u @ u + sums[_VALUE])
     noise = max(delta, 1e-8) * max(1.0, spread)
