@@ -150,18 +150,22 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
     _, _, arg, expd, bits = work
     n = items.shape[0]
     dense = _whole_row(n_subset, n)
+    # Element loops instead of slice assignment: a broadcasting assignment
+    # compiles numba's shape-mismatch error with its string formatting (about
+    # 4 s of the first fit's compilation).
     if code == PRECOMPUTED:
         if dense:
-            out[:] = gram[s]
+            for t in range(n):
+                out[t] = gram[s, t]
         else:
             for k in range(n_subset):
                 out[subset[k]] = gram[s, subset[k]]
         return
     if dense:
         target = arg if _exponential(code) else out
-        target[:] = items @ items[s]
+        dots = items @ items[s]
         for t in range(n):
-            target[t] = _kernel_pre(code, target[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
+            target[t] = _kernel_pre(code, dots[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
         if code == LAPLACIAN:
             _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, True, arg)
         if _exponential(code):

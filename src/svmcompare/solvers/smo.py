@@ -327,7 +327,8 @@ def _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol, unshrunk):
         else:
             rows[keep] = t
             keep += 1
-    rows[keep:n] = shrunk
+    for k in range(drop):  # not a slice assignment: see item_kernel_row
+        rows[keep + k] = shrunk[k]
     size[0] = keep
     size[1] = items_of(rows[:keep], pairs, items.shape[0], items)
     return unshrunk
