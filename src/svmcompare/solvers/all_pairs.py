@@ -208,32 +208,34 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
 
 
 @njit(cache=True)
-def _prefix_extras(q, c, X, blocks, b0, b1, perm, ql, cum, cum_x, hess, curv):
-    """Prefix sums of c q, c q^2 (q centered as f) and of c x, for the curvature
-    along a direction and for the Newton system."""
+def _prefix_q(q, c, blocks, b0, b1, perm, ql, cum):
+    """Prefix sums of c q and c q^2 (q centered as f), for the curvature along
+    a direction."""
     lo, hi = blocks[b0], blocks[b1]
-    if curv:
-        mean = 0.0
-        for a in range(lo, hi):
-            mean += q[a]
-        mean /= hi - lo
-        for a in range(lo, hi):
-            ql[a] = q[a] - mean
-    p = X.shape[1]
+    mean = 0.0
+    for a in range(lo, hi):
+        mean += q[a]
+    mean /= hi - lo
+    for a in range(lo, hi):
+        ql[a] = q[a] - mean
     for k in range(b0, b1):
-        s, e = blocks[k], blocks[k + 1]
         r3 = r4 = 0.0
-        for t in range(s, e):
+        for t in range(blocks[k], blocks[k + 1]):
             item = perm[t]
-            ci = c[item]
-            if curv:
-                r3 += ci * ql[item]
-                r4 += ci * ql[item] * ql[item]
-                cum[t, 3] = r3
-                cum[t, 4] = r4
-            if hess:
-                for d in range(p):
-                    cum_x[t, d] = (cum_x[t - 1, d] if t > s else 0.0) + ci * X[item, d]
+            r3 += c[item] * ql[item]
+            r4 += c[item] * ql[item] * ql[item]
+            cum[t, 3] = r3
+            cum[t, 4] = r4
+
+
+@njit(cache=True)
+def _prefix_x(c, X, s, e, perm, cum_x):
+    """Prefix sums of c x over the sorted positions s..e-1 of one block (the
+    Newton system's neighbour sums; computed for blocks with quadratic pairs only)."""
+    for t in range(s, e):
+        item = perm[t]
+        for d in range(X.shape[1]):
+            cum_x[t, d] = (cum_x[t - 1, d] if t > s else 0.0) + c[item] * X[item, d]
 
 
 @njit(cache=True)
@@ -255,15 +257,17 @@ def _range_add(add, col, A0, nA, lo, hi, value):
 
 @njit(cache=True)
 def _sweep(A0, A1, B0, B1, same, fl, c, perm, cum, offset, w, sigma, delta, ql, dbeta, X,
-           cum_x, hess, curv, gamma, add, add_x, D, E, S, acc):
+           cum_x, hess, curv, gamma, add, add_x, D, E, S, acc, x_flag):
     """All pairs (i in block A, j in block B) with margin z = offset + f_j - f_i.
 
     ``same``: A is B (ordered tie pairs, i != j).  For each j the pairs in
     each region of L_delta are a run of A's sorted positions (two pointers);
     their sums come from A's prefix sums, and their share of the derivatives
     in f_i from difference arrays over A (``add``: columns const, slope,
-    sigma * slope, so that dF/df_i = c_i (const + slope f_i); ``add_x``: the
-    Newton system's neighbour sums).  Adds the smoothed loss and its
+    sigma * slope (dF/df_i = c_i (const + slope f_i)), and the count of open
+    quadratic ranges; ``add_x``: the
+    Newton system's neighbour sums; ``x_flag`` [0]: A's prefix sums of c x are
+    computed, [1]: ``add_x`` holds entries on A).  Adds the smoothed loss and its
     derivatives in f_j and beta (sigma = dz/dbeta), with ``hess`` the Newton
     system's per-item terms, with ``curv`` the curvature along (q, dbeta).
     """
@@ -317,6 +321,7 @@ def _sweep(A0, A1, B0, B1, same, fl, c, perm, cum, offset, w, sigma, delta, ql, 
         acc[_N_QUAD] += pl - pa - (1 if self_quad else 0)
         _range_add(add, 0, A0, nA, pa, pl, h * r)
         _range_add(add, 1, A0, nA, pa, pl, h)
+        _range_add(add, 3, A0, nA, pa, pl, 1.0)  # open ranges: exact zeros outside
         if self_quad:
             _range_add(add, 0, A0, nA, tb, tb + 1, -h * r)
             _range_add(add, 1, A0, nA, tb, tb + 1, -h)
@@ -327,6 +332,10 @@ def _sweep(A0, A1, B0, B1, same, fl, c, perm, cum, offset, w, sigma, delta, ql, 
             _range_add(add, 2, A0, nA, pa, pl, sigma * h)
             if self_quad:
                 _range_add(add, 2, A0, nA, tb, tb + 1, -sigma * h)
+            if x_flag[0] == 0:
+                _prefix_x(c, X, A0, A1, perm, cum_x)
+                x_flag[0] = 1
+            x_flag[1] = 1
             for d in range(p):
                 sx = _run_sum(cum_x, d, A0, pa, pl)
                 if self_quad:
@@ -347,8 +356,13 @@ def _sweep(A0, A1, B0, B1, same, fl, c, perm, cum, offset, w, sigma, delta, ql, 
 
 @njit(cache=True, parallel=True)
 def _pass(f, c, blocks, groups, beta, w_strict, w_tie, delta, q, dbeta, X, hess, curv,
-          gamma, D, E, S, perm, fl, ql, cum, cum_x, add, add_x, acc):
-    """One pass over every pair of every group (see the module docstring)."""
+          gamma, D, E, S, perm, fl, ql, cum, cum_x, add, add_x, x_flags, acc):
+    """One pass over every pair of every group (see the module docstring).
+
+    With ``hess``, S must be zero on entry (the caller zeroes the rows it
+    read) and ``add_x`` is left zero: at small delta few items have
+    quadratic pairs, and only their blocks pay for the p-vector sums.
+    """
     n_groups = groups.shape[0] - 1
     p = X.shape[1]
     for g in prange(n_groups):
@@ -356,45 +370,61 @@ def _pass(f, c, blocks, groups, beta, w_strict, w_tie, delta, q, dbeta, X, hess,
         lo, hi = blocks[b0], blocks[b1]
         for a in range(lo, hi):
             gamma[a] = 0.0
-            for k in range(3):
+            for k in range(4):
                 add[a, k] = 0.0
             if hess:
                 D[a] = 0.0
                 E[a] = 0.0
-                for d in range(p):
-                    S[a, d] = 0.0
-                    add_x[a, d] = 0.0
         for k in range(acc.shape[1]):
             acc[g, k] = 0.0
+        for k in range(b0, b1):
+            x_flags[k, 0] = 0
+            x_flags[k, 1] = 0
         _sort_group(f, c, blocks, b0, b1, perm, fl, cum)
-        if hess or curv:
-            _prefix_extras(q, c, X, blocks, b0, b1, perm, ql, cum, cum_x, hess, curv)
+        if curv:
+            _prefix_q(q, c, blocks, b0, b1, perm, ql, cum)
         for kb in range(b0, b1):
             B0, B1 = blocks[kb], blocks[kb + 1]
             for ka in range(b0, kb):
                 _sweep(blocks[ka], blocks[ka + 1], B0, B1, False, fl, c, perm, cum, beta,
                        w_strict, 1.0, delta, ql, dbeta, X, cum_x, hess, curv, gamma, add,
-                       add_x, D, E, S, acc[g])
+                       add_x, D, E, S, acc[g], x_flags[ka])
             if w_tie > 0.0:
                 _sweep(B0, B1, B0, B1, True, fl, c, perm, cum, -beta, w_tie, -1.0, delta, ql,
-                       dbeta, X, cum_x, hess, curv, gamma, add, add_x, D, E, S, acc[g])
+                       dbeta, X, cum_x, hess, curv, gamma, add, add_x, D, E, S, acc[g],
+                       x_flags[kb])
         # Each item's share as the i of its pairs: prefix sums of the difference arrays.
+        run_x = np.zeros(p) if hess else np.zeros(0)
         for k in range(b0, b1):
             r0 = r1 = r2 = 0.0
+            vector = hess and x_flags[k, 1] == 1
+            if vector:
+                for d in range(p):
+                    run_x[d] = 0.0
+            n_open = 0.0
             for t in range(blocks[k], blocks[k + 1]):
                 r0 += add[t, 0]
                 r1 += add[t, 1]
                 r2 += add[t, 2]
+                n_open += add[t, 3]
+                outside = n_open == 0.0
+                if outside:
+                    # Outside every quadratic range: what the sums hold is
+                    # rounding, which would make D nonzero on every item.
+                    r1 = r2 = 0.0
                 item = perm[t]
                 ci = c[item]
                 gamma[item] += ci * (r0 + r1 * fl[item])
                 if hess:
                     D[item] += ci * r1
                     E[item] -= ci * r2
+                if vector:
                     for d in range(p):
-                        if t > blocks[k]:
-                            add_x[t, d] += add_x[t - 1, d]
-                        S[item, d] += ci * add_x[t, d]
+                        run_x[d] += add_x[t, d]
+                        add_x[t, d] = 0.0
+                        if outside:
+                            run_x[d] = 0.0
+                        S[item, d] += ci * run_x[d]
 
 
 @njit(cache=True)
@@ -455,14 +485,15 @@ class _Passes:
         self.gamma = np.empty(n)
         self.D = np.empty(n)
         self.E = np.empty(n)
-        self.S = np.empty((n, p))
+        self.S = np.zeros((n, p))  # zero between passes (see _pass)
         self.perm = np.arange(n, dtype=np.int64)  # each block's order by f (kept across passes)
         self.fl = np.empty(n)
         self.ql = np.empty(n)
         self.cum = np.empty((n, 5))
         self.cum_x = np.empty((n, p))
-        self.add = np.empty((n, 3))
-        self.add_x = np.empty((n, p))
+        self.add = np.empty((n, 4))
+        self.add_x = np.zeros((n, p))  # zero between passes (see _pass)
+        self.x_flags = np.zeros((problem.block_start.size - 1, 2), dtype=np.int8)
         self.acc = np.empty((problem.group_start.size - 1, 5))
         self._no_q = np.zeros(n)
 
@@ -472,7 +503,8 @@ class _Passes:
         _pass(f, P.weight, P.block_start, P.group_start, float(beta), P.strict_weight,
               P.tie_weight, float(delta), self._no_q if q is None else q, float(dbeta), P.X,
               bool(hess), q is not None, self.gamma, self.D, self.E, self.S, self.perm,
-              self.fl, self.ql, self.cum, self.cum_x, self.add, self.add_x, self.acc)
+              self.fl, self.ql, self.cum, self.cum_x, self.add, self.add_x, self.x_flags,
+              self.acc)
         return self.acc.sum(axis=0)
 
     def value(self, u, sums):
@@ -483,11 +515,16 @@ class _Passes:
         return np.append(g, sums[_GRAD_BETA]) if self.bias else g
 
     def hessian(self, sums):
+        """The Newton system in (u, beta) from the last pass with ``hess``; only
+        items in quadratic pairs (D > 0) contribute, and their S rows are
+        zeroed for the next pass."""
         X = self.P.X
+        rows = np.flatnonzero(self.D)
+        Xq = X[rows]
         # X^T L X for the Laplacian L of the quadratic pairs: X^T (diag(D) X - S).
-        self.S *= -1.0
-        self.S += self.D[:, None] * X
-        H_uu = X.T @ self.S
+        M = self.D[rows, None] * Xq - self.S[rows]
+        self.S[rows] = 0.0
+        H_uu = Xq.T @ M
         H_uu = 0.5 * (H_uu + H_uu.T)
         H_uu[np.diag_indices_from(H_uu)] += 1.0
         if not self.bias:
@@ -495,7 +532,7 @@ class _Passes:
         n = self.p + 1
         H = np.empty((n, n))
         H[:self.p, :self.p] = H_uu
-        H[:self.p, self.p] = H[self.p, :self.p] = X.T @ self.E
+        H[:self.p, self.p] = H[self.p, :self.p] = Xq.T @ self.E[rows]
         H[self.p, self.p] = sums[_H_BETA]
         return H
 
