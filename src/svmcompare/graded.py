@@ -98,8 +98,6 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
             "ties='keep' learns from pairs of equal grade as well (SVMCompare needs both), "
             "and no two items of the same group share a grade; use ties='drop'."
         )
-    with solver_threads(estimator.n_jobs):
-        result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
     # The pairs the model trains on (as the materialized fit's threshold sees them).
     # SVMCompare here raises rather than fall back, so its threshold is c_1 of
     # eq. (5) and needs no training pairs.
@@ -112,8 +110,11 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
                                                     estimator.random_state)
         strict = labels != 0  # ties dropped: the model's pairs are the strict ones
         first, second, labels = first[strict], second[strict], labels[strict]
-    model._store_all_pairs(scaler, kernel, result, np.stack([Z[first], Z[second]], axis=1),
-                           labels)
+    sample = np.stack([Z[first], Z[second]], axis=1)
+    del Z  # the problem holds its own copy, in block order
+    with solver_threads(estimator.n_jobs):
+        result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
+    model._store_all_pairs(scaler, kernel, result, sample, labels)
     estimator.n_pairs_ = problem.n_pairs
     return model
 

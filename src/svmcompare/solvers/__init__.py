@@ -1,6 +1,8 @@
 """Pure numerical solvers: no estimator state, each testable alone."""
 
+from .all_pairs import AllPairsResult, GradedProblem, graded_problem, solve_all_pairs
 from .linear import LinearResult, solve_linear
 from .smo import DualResult, solve_dual, solver_threads
 
-__all__ = ["DualResult", "LinearResult", "solve_dual", "solve_linear", "solver_threads"]
+__all__ = ["AllPairsResult", "DualResult", "GradedProblem", "LinearResult", "graded_problem",
+           "solve_all_pairs", "solve_dual", "solve_linear", "solver_threads"]

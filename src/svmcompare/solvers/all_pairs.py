@@ -18,24 +18,26 @@ sorted by f, the pairs (i, j) in a region of the Huber-smoothed hinge
 L_delta (see :mod:`svmcompare.solvers.linear`) are, for each j, a contiguous
 run of every lower block, found by two pointers that only move forward.
 
-* the linear region (L = 1 - z - delta/2) contributes through prefix sums of
-  c and c f over the sorted blocks, and to the other end of the pairs
-  through a difference array: O(n) per pair of blocks;
-* the quadratic region (1 - delta < z < 1) is visited pair by pair: it holds
-  the pairs whose margins lie in a band of width delta around 1, so it is
-  small at small delta, and summing it pair by pair avoids the cancellation
-  of expanded squares.
+* the linear region (L = 1 - z - delta/2) and the quadratic region
+  (1 - delta < z < 1, L = (1 - z)^2 / (2 delta)) contribute through prefix
+  sums of c, c f and c f^2 over the sorted blocks, and to the other end of
+  the pairs through difference arrays: O(n) per pair of blocks.  Scores are
+  centered per group first (pair gaps do not change), which keeps the
+  cancellation in the expanded squares at the rounding of the group's spread.
 
 A pass (value, gradient in f and beta, and optionally the Newton system's
-per-item terms) costs O(n log n + K n + |quadratic pairs| p) per group with K
-grades, against O(n^2 p) for the materialized rows.  The Hessian in (u, beta)
-is assembled from per-item terms: X^T diag(D) X - X^T S with S_a the
-weighted sum of the x of a's partners in the quadratic region (a graph
-Laplacian, ``X^T L X``).  Newton's method with an exact line search and the
-smoothing continuation of the materialized solver then minimize the same
-F_delta, so both reach the same (u, beta); beta is finally chosen in the
-interval of exact-hinge minimizers as :func:`svmcompare.solvers._bias.choose_bias`
-does, found by bisection on the right derivative (two-pointer counts).
+per-item terms) costs O(n log n + K n) per group with K grades (plus O(n p)
+for the blocks that have quadratic pairs when the Newton system is formed),
+against O(n^2 p) for the materialized rows.  The Hessian in (u, beta) is
+assembled from per-item terms: X^T diag(D) X - X^T S with S_a the weighted
+sum of the x of a's partners in the quadratic region (a graph Laplacian,
+``X^T L X``), over the items that have such partners only (few at small
+delta).  Newton's method with a line search (to within 0.1% of the
+decrease possible along the step) and the smoothing continuation of the
+materialized solver then minimize the same F_delta, so both reach the same
+(u, beta); beta is finally chosen in the interval of
+exact-hinge minimizers as :func:`svmcompare.solvers._bias.choose_bias` does,
+found by bisection on the right derivative (two-pointer counts).
 
 Groups are independent: passes run in parallel over groups, each writing only
 its own items, and per-group sums are added in a fixed order, so the result
