@@ -177,8 +177,10 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
     shrinks), sort each block by it and prefix-sum c, c f, c f^2 in that order.
 
     ``perm`` holds the order of the previous pass, and f moves little from
-    one pass to the next, so an insertion sort from it costs O(n + swaps)
-    (stable, hence the same order for the same sequence of passes).
+    one pass to the next, so an insertion sort from it costs O(n + swaps);
+    past 16 moves per item it hands over to a merge sort (O(n log n) for
+    a group as large as all items, as in OrdinalSVM).  Both are stable, so
+    the order is a function of the sequence of passes.
     """
     lo, hi = blocks[b0], blocks[b1]
     mean = 0.0
@@ -189,6 +191,7 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
         fl[a] = f[a] - mean
     for k in range(b0, b1):
         s, e = blocks[k], blocks[k + 1]
+        budget = 16 * (e - s)  # moves; past it the order changed too much
         for t in range(s + 1, e):
             item = perm[t]
             key = fl[item]
@@ -197,6 +200,18 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
                 perm[u + 1] = perm[u]
                 u -= 1
             perm[u + 1] = item
+            budget -= t - 1 - u
+            if budget < 0:
+                # A merge sort of the current order (stable: still a function
+                # of the sequence of passes).
+                keys = np.empty(e - s)
+                for v in range(s, e):
+                    keys[v - s] = fl[perm[v]]
+                order = np.argsort(keys, kind="mergesort")
+                current = perm[s:e].copy()
+                for v in range(e - s):
+                    perm[s + v] = current[order[v]]
+                break
         r0 = r1 = r2 = 0.0
         for t in range(s, e):
             item = perm[t]
