@@ -131,28 +131,70 @@ def _gradient_weights(z, y, C, delta, coef, zone):
         zone[t] = _region(z[t], delta) == 1
 
 
+# Row chunks of the parallel reductions below: a fixed number, so that the sums
+# (each chunk's, then the chunks' in order) are the same on any number of threads.
+_N_CHUNKS = 16
+
+
 @njit(cache=True)
+def _chunk_bounds(m, k):
+    return k * m // _N_CHUNKS, (k + 1) * m // _N_CHUNKS
+
+
+_HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
+
+
 def _zone_hessian(D, zone, C, delta, bias):
-    """sum over zone rows of (C_t / delta) [d_t; 1][d_t; 1]^T, without copying rows."""
+    """sum over zone rows of (C_t / delta) [d_t; 1][d_t; 1]^T.
+
+    The zone rows are gathered in blocks, scaled by sqrt(C_t / delta), and
+    multiplied by BLAS (Z^T Z): a compiled loop that updates H row by row
+    ran at about 1 GFlop and was a third of a Nystroem fit at 1,000,000 pairs.
+    """
     m, p = D.shape
     n = p + 1 if bias else p
     H = np.zeros((n, n))
-    for t in range(m):
-        if not zone[t]:
-            continue
-        w = C[t] / delta
-        for i in range(p):
-            wi = w * D[t, i]
-            for j in range(i, p):
-                H[i, j] += wi * D[t, j]
-            if bias:
-                H[i, p] += wi
+    rows = np.flatnonzero(zone)
+    for start in range(0, rows.size, _HESSIAN_ROWS):
+        block = rows[start:start + _HESSIAN_ROWS]
+        root = np.sqrt(C[block] / delta)
+        Z = D[block] * root[:, None]
+        H[:p, :p] += Z.T @ Z
         if bias:
-            H[p, p] += w
-    for i in range(n):
-        for j in range(i):
-            H[i, j] = H[j, i]
+            H[:p, p] += Z.T @ root
+    if bias:
+        H[p, :p] = H[:p, p]
+        H[p, p] = float(C[rows].sum()) / delta
     return H
+
+
+@njit(cache=True, parallel=True)
+def _matvec(D, u, out):
+    """out = D u, rows in parallel (each row's sum in the same order on any thread)."""
+    m, p = D.shape
+    for t in prange(m):
+        acc = 0.0
+        for i in range(p):
+            acc += D[t, i] * u[i]
+        out[t] = acc
+
+
+@njit(cache=True, parallel=True)
+def _rmatvec(D, coef):
+    """D^T coef: per-chunk partial sums in parallel, added in chunk order."""
+    m, p = D.shape
+    parts = np.zeros((_N_CHUNKS, p))
+    for k in prange(_N_CHUNKS):
+        lo, hi = _chunk_bounds(m, k)
+        for t in range(lo, hi):
+            c = coef[t]
+            if c != 0.0:
+                for i in range(p):
+                    parts[k, i] += c * D[t, i]
+    out = parts[0].copy()
+    for k in range(1, _N_CHUNKS):
+        out += parts[k]
+    return out
 
 
 @njit(cache=True, parallel=True)
@@ -176,7 +218,8 @@ class _Smoothed:
 
     def margins(self, v):
         """z_t = y_t (u^T d_t + beta)."""
-        f = self.D @ v[: self.p]
+        f = np.empty(self.D.shape[0])
+        _matvec(self.D, np.ascontiguousarray(v[: self.p]), f)
         if self.bias:
             f += v[self.p]
         return self.y * f
@@ -191,7 +234,7 @@ class _Smoothed:
         _gradient_weights(z, self.y, self.C, delta, coef, zone)
         n = self.p + self.bias
         g = np.zeros(n)
-        g[: self.p] = v[: self.p] + self.D.T @ coef
+        g[: self.p] = v[: self.p] + _rmatvec(self.D, coef)
         if self.bias:
             g[self.p] = coef.sum()
         H = _zone_hessian(self.D, zone, self.C, delta, self.bias)
