@@ -91,6 +91,10 @@ class RankingFunction:
 
     def rank_standardized(self, Zs):
         """r(z) of standardized items, in bounded-memory chunks."""
+        # One memory layout: BLAS sums a Fortran-ordered block (pairs from a
+        # DataFrame) in another order, and the same pairs would score
+        # differently in the last bits.
+        Zs = np.ascontiguousarray(Zs)
         if self.weights is not None:
             features = Zs if self.feature_map is None else self.feature_map.transform(Zs)
             return features @ self.weights
