@@ -223,29 +223,22 @@ def _difference_chunk(kp, sa, sb, d, lo, size):
 
 
 @njit(cache=True, parallel=True)
-def _parallel_difference_row(kp, sa, sb, d):
-    n = kp[1].shape[0]
-    for c in prange((n + _CHUNK - 1) // _CHUNK):
-        lo = c * _CHUNK
-        _difference_chunk(kp, sa, sb, d, lo, min(n, lo + _CHUNK) - lo)
-
-
-@njit(cache=True)
 def dense_difference_row(kp, sa, sb, d):
     """d[t] = k(z_sb, z_t) - k(z_sa, z_t) for every item t, in parallel chunks.
 
     Each value is computed alone, by the same operations on any number of
     threads, so the row has the same bits on one core as on many.  Inner
     products are summed here rather than by BLAS, for that reason.  A row of
-    one chunk is computed on the calling thread: a parallel region costs
-    more than it saves there (300 cold fits of 800 pairs: 21 s on two
-    threads, 13 s on one).
+    one chunk is computed without a parallel region, which costs more than
+    it saves there (300 cold fits of 800 pairs: 21 s on two threads, 12 s).
     """
     n = kp[1].shape[0]
     if n <= _CHUNK:
         _difference_chunk(kp, sa, sb, d, 0, n)
-    else:
-        _parallel_difference_row(kp, sa, sb, d)
+        return
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
+        lo = c * _CHUNK
+        _difference_chunk(kp, sa, sb, d, lo, min(n, lo + _CHUNK) - lo)
 
 
 @njit(cache=True)
