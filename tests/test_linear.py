@@ -204,3 +204,26 @@ def test_linear_fits_do_not_depend_on_the_order_of_the_pairs(solver):
             assert (outcomes[0] is None) == (outcomes[1] is None)
             if outcomes[0] is not None:
                 np.testing.assert_allclose(outcomes[0], outcomes[1], rtol=1e-3, atol=1e-6)
+
+
+def test_nystroem_rows_are_the_feature_differences_in_float32(monkeypatch):
+    """Rows formed chunk by chunk equal phi(z_b) - phi(z_a) (then the context) to
+    float32 rounding, across chunk boundaries; exact polynomial maps keep float64."""
+    from svmcompare import _base
+    from svmcompare.kernels import NystroemMap, exact_feature_map
+
+    rng = np.random.default_rng(3)
+    X, y = make_norm_pairs(300, "l1", random_state=3)
+    context = rng.normal(size=(300, 2))
+    Xs = Standardizer.fit(X).transform_pairs(X)
+    problem = flip_compare(Xs, y, 1.0, "balanced", context)
+    kernel = resolve_kernel("rbf", 0.5, 3, 1.0)
+    feature_map = NystroemMap(kernel, 40, random_state=0).fit(problem.items)
+    monkeypatch.setattr(_base, "NYSTROEM_CHUNK", 40 * 7)  # chunks of 7 rows
+    D = _base.nystroem_rows(feature_map, problem)
+    features = feature_map.transform(problem.items)
+    expected = np.hstack([features[problem.b] - features[problem.a], problem.context])
+    assert D.dtype == np.float32 and D.shape == expected.shape
+    np.testing.assert_allclose(D, expected, rtol=1e-6, atol=1e-6)
+    poly = resolve_kernel("poly", 0.5, 2, 1.0)
+    assert exact_feature_map(poly, problem.items, problem.a.size).exact

@@ -225,4 +225,5 @@ def exact_feature_map(kernel, items, n_rows):
     residual = np.abs(diagonal - np.einsum("ij,ij->i", features, features))
     if np.any(residual > 1e-9 * np.maximum(np.abs(diagonal), 1e-300)):
         return None
+    feature_map.exact = True  # not an approximation: the solver keeps float64 rows
     return feature_map

@@ -55,6 +55,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._bias import choose_bias
 from ._compile import announces_compilation
+from .linear import smoothing_levels
 
 # Per-group sums a pass accumulates (columns of its (n_groups, 5) array).
 _VALUE, _GRAD_BETA, _CURVATURE, _H_BETA, _N_QUAD = range(5)
@@ -627,13 +628,6 @@ def _line_search(obj, v, f, step, q, delta, d0, phi0):
     return lo, sums_lo
 
 
-def _smoothing_levels(delta_min):
-    deltas = [1.0]
-    while deltas[-1] > delta_min * 1.0001:
-        deltas.append(max(deltas[-1] / 10, delta_min))
-    return deltas
-
-
 def _bias_interval(obj, f, spread, guess, width):
     """The interval of betas minimizing the exact hinge sum with u fixed
     (:func:`primal_bias_interval` over all pairs): bisection on the right
@@ -710,7 +704,7 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
     total = 0
     converged = True
     delta = 1.0
-    for delta in _smoothing_levels(delta_min):
+    for delta in smoothing_levels(delta_min):
         level_done = False
         fval = None
         for _ in range(max_newton):

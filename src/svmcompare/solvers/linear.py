@@ -344,6 +344,14 @@ def _exact_line_search(obj, v, step, z, delta):
     return s * step, s * q
 
 
+def smoothing_levels(delta_min):
+    """The continuation delta = 1, 1/10, ..., delta_min (each level warm-starts the next)."""
+    deltas = [1.0]
+    while deltas[-1] > delta_min * 1.0001:
+        deltas.append(max(deltas[-1] / 10, delta_min))
+    return deltas
+
+
 @announces_compilation(_loss_sum)
 def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
                  v0=None):
@@ -378,9 +386,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
     obj = _Smoothed(D, y, C, bool(bias))
     n = D.shape[1] + bool(bias)
     v = np.zeros(n) if v0 is None else np.array(v0, dtype=np.float64)
-    deltas = [1.0]
-    while deltas[-1] > delta_min * 1.0001:
-        deltas.append(max(deltas[-1] / 10, delta_min))
+    deltas = smoothing_levels(delta_min)
     total = 0
     converged = True
     z = obj.margins(v)
