@@ -367,3 +367,35 @@ def test_n_jobs_is_checked_before_any_work():
     for bad in (0, -2, 1.5, True):
         with pytest.raises(ValueError, match="n_jobs must be"):
             SVMCompare(n_jobs=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["linear", "nystroem"])
+def test_primal_solvers_give_the_same_bits_on_one_thread_and_two(solver):
+    # Their sums over rows run in fixed chunks (margins, D^T coef), so the
+    # thread count cannot change the solution either.
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(3000, "l1", random_state=4)
+    kernel = "linear" if solver == "linear" else "rbf"
+    fits = [SVMCompare(C=1.0, kernel=kernel, gamma=0.5, solver=solver, n_components=30,
+                       random_state=0, n_jobs=n).fit(X, y) for n in (1, 2)]
+    assert fits[0].primal_objective_ == fits[1].primal_objective_
+    np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+
+
+def test_solver_threads_runs_blas_on_one_thread_and_restores_it():
+    # BLAS's idle threads and numba's spun against each other (BENCHMARKS.md).
+    import numba
+    from threadpoolctl import threadpool_info
+
+    from svmcompare.solvers import solver_threads
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    before, numba_before = blas_threads(), numba.get_num_threads()
+    with solver_threads(1):
+        assert all(n == 1 for n in blas_threads())
+        assert numba.get_num_threads() == 1
+    assert blas_threads() == before and numba.get_num_threads() == numba_before

@@ -96,30 +96,56 @@ def _dloss(w, delta):
     return -1.0
 
 
+# Row chunks of the parallel reductions: a fixed number, so that the sums (each
+# chunk's in row order, then the chunks' in order) are the same on any number
+# of threads (a prange reduction splits its sum by thread).
+_N_CHUNKS = 16
+
+
+@njit(cache=True)
+def _chunk_bounds(m, k):
+    return k * m // _N_CHUNKS, (k + 1) * m // _N_CHUNKS
+
+
 @njit(cache=True, parallel=True)
 def _loss_sum(z, C, delta):
     """sum_t C_t L_delta(z_t)."""
-    total = 0.0
-    for t in prange(z.shape[0]):
-        zt = z[t]
-        if zt >= 1.0:
-            total += 0.0
-        elif zt > 1.0 - delta:
-            total += C[t] * (1.0 - zt) * (1.0 - zt) / (2.0 * delta)
-        else:
-            total += C[t] * (1.0 - zt - 0.5 * delta)
-    return total
+    parts = np.zeros(_N_CHUNKS)
+    for k in prange(_N_CHUNKS):
+        lo, hi = _chunk_bounds(z.shape[0], k)
+        total = 0.0
+        for t in range(lo, hi):
+            zt = z[t]
+            if zt >= 1.0:
+                continue
+            if zt > 1.0 - delta:
+                total += C[t] * (1.0 - zt) * (1.0 - zt) / (2.0 * delta)
+            else:
+                total += C[t] * (1.0 - zt - 0.5 * delta)
+        parts[k] = total
+    return parts.sum()
 
 
 @njit(cache=True, parallel=True)
 def _line_terms(z, q, C, s, delta):
     """sum_t C_t L'(z_t + s q_t) q_t and sum_t C_t L''(z_t + s q_t) q_t^2."""
+    parts = np.zeros((_N_CHUNKS, 2))
+    for k in prange(_N_CHUNKS):
+        lo, hi = _chunk_bounds(z.shape[0], k)
+        d1 = 0.0
+        d2 = 0.0
+        for t in range(lo, hi):
+            w = z[t] + s * q[t]
+            d1 += C[t] * _dloss(w, delta) * q[t]
+            if _region(w, delta) == 1:
+                d2 += C[t] / delta * q[t] * q[t]
+        parts[k, 0] = d1
+        parts[k, 1] = d2
     d1 = 0.0
     d2 = 0.0
-    for t in prange(z.shape[0]):
-        w = z[t] + s * q[t]
-        d1 += C[t] * _dloss(w, delta) * q[t]
-        d2 += C[t] / delta * q[t] * q[t] if _region(w, delta) == 1 else 0.0
+    for k in range(_N_CHUNKS):
+        d1 += parts[k, 0]
+        d2 += parts[k, 1]
     return d1, d2
 
 
@@ -129,16 +155,6 @@ def _gradient_weights(z, y, C, delta, coef, zone):
     for t in range(z.shape[0]):
         coef[t] = C[t] * _dloss(z[t], delta) * y[t]
         zone[t] = _region(z[t], delta) == 1
-
-
-# Row chunks of the parallel reductions below: a fixed number, so that the sums
-# (each chunk's, then the chunks' in order) are the same on any number of threads.
-_N_CHUNKS = 16
-
-
-@njit(cache=True)
-def _chunk_bounds(m, k):
-    return k * m // _N_CHUNKS, (k + 1) * m // _N_CHUNKS
 
 
 _HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
