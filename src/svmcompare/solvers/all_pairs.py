@@ -55,7 +55,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._bias import choose_bias
 from ._compile import announces_compilation
-from .linear import smoothing_levels
+from .linear import newton_step, smoothing_levels
 
 # Per-group sums a pass accumulates (columns of its (n_groups, 5) array).
 _VALUE, _GRAD_BETA, _CURVATURE, _H_BETA, _N_QUAD = range(5)
@@ -173,6 +173,18 @@ class AllPairsResult:
 
 
 @njit(cache=True)
+def _center(values, lo, hi, out):
+    """out[lo:hi] = values[lo:hi] minus their mean: a group's pair gaps do not
+    change, and the expanded squares of the prefix sums lose fewer digits."""
+    mean = 0.0
+    for a in range(lo, hi):
+        mean += values[a]
+    mean /= hi - lo
+    for a in range(lo, hi):
+        out[a] = values[a] - mean
+
+
+@njit(cache=True)
 def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
     """Center f over the group (``fl``: pair gaps do not change, rounding
     shrinks), sort each block by it and prefix-sum c, c f, c f^2 in that order.
@@ -183,13 +195,7 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
     a group as large as all items, as in OrdinalSVM).  Both are stable, so
     the order is a function of the sequence of passes.
     """
-    lo, hi = blocks[b0], blocks[b1]
-    mean = 0.0
-    for a in range(lo, hi):
-        mean += f[a]
-    mean /= hi - lo
-    for a in range(lo, hi):
-        fl[a] = f[a] - mean
+    _center(f, blocks[b0], blocks[b1], fl)
     for k in range(b0, b1):
         s, e = blocks[k], blocks[k + 1]
         budget = 16 * (e - s)  # moves; past it the order changed too much
@@ -229,13 +235,7 @@ def _sort_group(f, c, blocks, b0, b1, perm, fl, cum):
 def _prefix_q(q, c, blocks, b0, b1, perm, ql, cum):
     """Prefix sums of c q and c q^2 (q centered as f), for the curvature along
     a direction."""
-    lo, hi = blocks[b0], blocks[b1]
-    mean = 0.0
-    for a in range(lo, hi):
-        mean += q[a]
-    mean /= hi - lo
-    for a in range(lo, hi):
-        ql[a] = q[a] - mean
+    _center(q, blocks[b0], blocks[b1], ql)
     for k in range(b0, b1):
         r3 = r4 = 0.0
         for t in range(blocks[k], blocks[k + 1]):
@@ -513,7 +513,7 @@ class _Passes:
         self.add_x = np.zeros((n, p))  # zero between passes (see _pass)
         self.x_flags = np.zeros((problem.block_start.size - 1, 2), dtype=np.int8)
         self.acc = np.empty((problem.group_start.size - 1, 5))
-        self._no_q = np.zeros(n)
+        self._no_q = np.zeros(0)  # read only with a direction
 
     def run(self, f, beta, delta, *, hess=False, q=None, dbeta=0.0):
         """Per-group sums, reduced in a fixed order; gamma = dF_loss/df."""
@@ -712,12 +712,8 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
             sums = obj.run(f, beta, delta, hess=True)
             fval = obj.value(v[:p], sums)
             g = obj.gradient(v[:p], sums)
-            H = obj.hessian(sums)
-            H[np.diag_indices_from(H)] += 1e-12 * (1.0 + np.abs(np.diag(H)))
-            step = -np.linalg.solve(H, g)
-            decrement = -(g @ step)
-            if decrement <= tol * 1e-6 * (1.0 + abs(fval)):
-                level_done = True
+            step, decrement, level_done = newton_step(g, obj.hessian(sums), fval, tol)
+            if level_done:
                 break
             q = X @ step[:p]
             s, new_sums = _line_search(obj, v, f, step, q, delta, -decrement, fval)

@@ -360,6 +360,18 @@ def _exact_line_search(obj, v, step, z, delta):
     return s * step, s * q
 
 
+def newton_step(g, H, fval, tol):
+    """The Newton step -H^-1 g, its decrement -g^T step, and whether the
+    smoothing level is done: the decrement is below ``tol * 1e-6`` times
+    (1 + F_delta).  A tiny ridge keeps H definite when no row is in the
+    quadratic zone (beta then enters F_delta linearly); the line search
+    decides the length anyway.  H is modified in place."""
+    H[np.diag_indices_from(H)] += 1e-12 * (1.0 + np.abs(np.diag(H)))
+    step = -np.linalg.solve(H, g)
+    decrement = -(g @ step)
+    return step, decrement, bool(decrement <= tol * 1e-6 * (1.0 + abs(fval)))
+
+
 def smoothing_levels(delta_min):
     """The continuation delta = 1, 1/10, ..., delta_min (each level warm-starts the next)."""
     deltas = [1.0]
@@ -412,13 +424,8 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=50,
         fval = obj.value(v, z, delta)
         for _ in range(max_newton):
             g, H = obj.gradient_hessian(v, z, delta)
-            # A tiny ridge keeps H definite when no row is in the quadratic zone
-            # (beta then enters F_delta linearly); the line search is exact anyway.
-            H[np.diag_indices_from(H)] += 1e-12 * (1.0 + np.abs(np.diag(H)))
-            step = -np.linalg.solve(H, g)
-            decrement = -(g @ step)
-            if decrement <= tol * 1e-6 * (1.0 + abs(fval)):
-                level_done = True
+            step, decrement, level_done = newton_step(g, H, fval, tol)
+            if level_done:
                 break
             taken, dz = _exact_line_search(obj, v, step, z, delta)
             total += 1
