@@ -345,9 +345,12 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     """
     y = pairs[2]
     n = act[2][0]
+    # Indices start as np.int64(-1), not -1: a literal reaching _row compiled it
+    # (and the kernel rows under it) once more, for the type Literal[int](-1):
+    # ~4 s of a first fit.
     if not use_bias:
         # Greedy coordinate descent: the largest second-order gain pg^2 / Q_tt.
-        i = -1
+        i = np.int64(-1)
         best = -1.0
         violation = 0.0
         for k in range(n):
@@ -358,11 +361,11 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
             if gain > best:
                 best = gain
                 i = t
-        return i, -1, violation
+        return i, np.int64(-1), violation
     # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
     # maximizes the decrease of the two-variable subproblem.
     gmax = -np.inf
-    i = -1
+    i = np.int64(-1)
     for k in range(n):
         t = position(active, k)
         if _in_up(y[t], alpha[t], C[t]):
@@ -371,7 +374,7 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
                 gmax = v
                 i = t
     gmax2 = -np.inf
-    j = -1
+    j = np.int64(-1)
     if i >= 0:
         data = cache[0]
         si = _row(i, kp, pairs, act, cache)
