@@ -232,6 +232,37 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
     assert np.all(groups[pred["item_b"]] == pred["qid"])
 
 
+def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path, capsys):
+    from svmcompare import GroupRankSVM, SVMCompare
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor, load_letor
+    from svmcompare.pairs import pairwise_transform
+    from svmcompare.persistence import load_model
+
+    X, y, groups, _ = make_graded_blocks(random_state=1)
+    dump_letor(X, y, groups, tmp_path / "items.letor")
+    X, y, groups = load_letor(tmp_path / "items.letor")
+    path = tmp_path / "m.skops"
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--C", "0.5",
+                 "--model", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "without forming the pairs" in out
+    model = load_model(path)
+    assert isinstance(model, SVMCompare) and model.solver_ == "all-pairs"
+    expected = GroupRankSVM(C=0.5, ties="keep", class_weight="balanced", pairs="all").fit(
+        X, y, groups).pair_model_
+    np.testing.assert_allclose(model.coef_, expected.coef_, rtol=1e-12)
+    # The printed training error is the pair model's error on every pair (few here).
+    P, labels = pairwise_transform(X, y, groups, ties="keep")
+    error = 1 - model.score(P, labels)
+    assert f"training error {100 * error:.1f}% (on all {labels.size} pairs)" in out
+    # Settings the all-pairs solver does not cover still form the pairs.
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
+                 str(path)]) == 0
+    assert "without forming" not in capsys.readouterr().out
+    assert load_model(path).solver_ == "exact"
+
+
 def test_fit_names_the_columns_it_does_not_use(tmp_path, capsys):
     rng = np.random.default_rng(2)
     frame = _matches(tmp_path / "m.csv", rng, n=80)
