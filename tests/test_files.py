@@ -1,6 +1,8 @@
 """Files as users have them: spreadsheet CSV variants, bad cells, foreign and
 truncated model files, SVMlight files with and without qid (issue 14's attack)."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -88,3 +90,70 @@ def test_truncated_model_file_is_refused(tmp_path):
     (tmp_path / "cut.skops").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match="not an svmcompare model file"):
         load_model(tmp_path / "cut.skops")
+
+
+def _sklearn_letor(path, n_features=None):
+    """The reference: scikit-learn's SVMlight reader, as load_letor returns it."""
+    from sklearn.datasets import load_svmlight_file
+
+    Xs, y, qid = load_svmlight_file(str(path), n_features=n_features, query_id=True)
+    return Xs.toarray(), y, qid if qid.size else np.zeros(Xs.shape[0], dtype=np.int64)
+
+
+def _letor_lines(rng, n=300, p=7, qid=True, sparse=False, zero_based=False):
+    values = rng.normal(size=(n, p)) * 10.0 ** rng.integers(-8, 8, size=(n, p))
+    lines = []
+    for k in range(n):
+        keep = np.flatnonzero(rng.random(p) < 0.6) if sparse else np.arange(p)
+        tokens = [str(int(rng.integers(0, 5)))] + ([f"qid:{k // 20 + 3}"] if qid else [])
+        tokens += [f"{j + (0 if zero_based else 1)}:{float(values[k, j])!r}" for j in keep]
+        lines.append(" ".join(tokens))
+    return lines
+
+
+@pytest.mark.parametrize("case", ["dense", "sparse", "no_qid", "zero_based", "comments",
+                                  "n_features", "nan_value", "tabs_crlf"])
+def test_letor_reader_equals_scikit_learns_to_the_bit(tmp_path, case):
+    from svmcompare.io import _parse_letor
+
+    rng = np.random.default_rng(len(case))
+    lines = _letor_lines(rng, qid=case != "no_qid", sparse=case in ("sparse", "comments"),
+                         zero_based=case == "zero_based")
+    if case == "comments":
+        lines = ["# a header: with colons"] + [f"{line} # doc:{k}" for k, line in enumerate(lines)]
+    if case == "nan_value":
+        lines[5] = re.sub(r" 2:\S+", " 2:nan", lines[5])
+    text = "\n".join(lines) + "\n"
+    if case == "tabs_crlf":
+        text = text.replace(" ", "\t").replace("\n", "\r\n")
+    path = tmp_path / "items.letor"
+    path.write_text(text)
+    n_features = 12 if case == "n_features" else None
+    got = load_letor(path, n_features=n_features)
+    expected = _sklearn_letor(path, n_features)
+    for mine, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype
+    # The fast table reader took every case but NaN values (left to scikit-learn).
+    assert (_parse_letor(path, n_features) is None) == (case == "nan_value")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 qid:1 2:0.5 1:0.3\n", "sorted"),                  # feature numbers not increasing
+    ("1 qid:1 1:0.5 junk\n", "not a valid SVMlight"),
+    ("1 qid:x 1:0.5\n", "not a valid SVMlight"),
+])
+def test_letor_files_the_table_reader_refuses_get_scikit_learns_message(tmp_path, text,
+                                                                        message):
+    from svmcompare.io import _parse_letor
+
+    (tmp_path / "bad.letor").write_text(text)
+    assert _parse_letor(tmp_path / "bad.letor") is None
+    with pytest.raises(ValueError, match=message):
+        load_letor(tmp_path / "bad.letor")
+
+
+def test_too_few_features_for_the_file_is_refused(tmp_path):
+    (tmp_path / "wide.letor").write_text("1 qid:1 1:0.5 9:0.3\n0 qid:1 1:0.1\n")
+    with pytest.raises(ValueError, match="n_features"):
+        load_letor(tmp_path / "wide.letor", n_features=4)

@@ -170,14 +170,14 @@ def _fit_graded(args):
 
 
 def _fit(args):
+    if _fits_every_pair(args):
+        return _fit_graded(args)
     import numpy as np
 
     from .io import is_letor, read_pair_extras, read_pairs
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
-    if _fits_every_pair(args):
-        return _fit_graded(args)
     columns = _pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)

@@ -356,6 +356,11 @@ def load_letor(path, n_features=None):
         all zeros; a file where only some lines have one is refused, naming
         the first line without.
     """
+    parsed = _parse_letor(path, n_features)
+    if parsed is not None:
+        return parsed
+    # Anything the table reader does not take (a bad token, unsorted feature
+    # numbers, too few features...) goes to scikit-learn's reader, which names it.
     from sklearn.datasets import load_svmlight_file  # 30 ms: only for SVMlight files
 
     try:
@@ -369,6 +374,67 @@ def load_letor(path, n_features=None):
                          "other lines have one; give every line a qid: (or none, for one "
                          "query).")
     return X.toarray(), y, qid
+
+
+def _parse_letor(path, n_features=None):
+    """X, y, qid of a well-formed SVMlight/LETOR file by pandas' C reader, or
+    None for anything else (then scikit-learn's reader runs and names the fault).
+
+    scikit-learn's reader takes about 6 us a value (26 s for 200,000 items x
+    20 features); with every ':' read as a space, a line is a row of numbers
+    (grade, 'qid', id, then feature number and value pairs) that pandas reads
+    some 10x faster.  Values are parsed as Python parses them (round trip), so
+    the result is the same to the bit; feature numbers are one-based unless a
+    0 appears (scikit-learn's ``zero_based="auto"``).
+    """
+    import io
+
+    data = Path(path).read_bytes()
+    # Columns: the most ':' on any line gives the most tokens (a comment's
+    # ':' only adds empty columns).
+    most = max((line.count(b":") for line in data.splitlines()), default=0)
+    # pandas 3 parses floats as Python does by default (and deprecates the option).
+    exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    try:
+        frame = pd.read_csv(io.BytesIO(data.replace(b":", b" ")), sep=r"\s+", header=None,
+                            names=range(2 * most + 1), comment="#", engine="c", **exact)
+        if frame.empty or frame.shape[1] < 3:
+            return None
+        with_qid = frame[1].astype(str).to_numpy() == "qid"
+        if with_qid.any() and not with_qid.all():
+            return None  # the reader below finds the line without qid:
+        y = frame[0].to_numpy(dtype=np.float64)
+        start = 3 if with_qid.all() else 1
+        qid = (frame[2].to_numpy(dtype=np.int64) if start == 3
+               else np.zeros(len(frame), dtype=np.int64))
+        number = frame.iloc[:, start::2].to_numpy(dtype=np.float64)
+        value = frame.iloc[:, start + 1::2].to_numpy(dtype=np.float64)
+    except (ValueError, TypeError, pd.errors.ParserError):
+        return None
+    if number.shape[1] != value.shape[1]:
+        return None
+    present = ~np.isnan(number)
+    # Each line's features a prefix of the columns, each number with a value
+    # (a NaN value, or a number without one, goes to the other reader),
+    # numbered by increasing integers.
+    if (np.any(present[:, 1:] & ~present[:, :-1])
+            or np.any(present == np.isnan(value))):
+        return None
+    taken = number[present]
+    if taken.size and (np.any(taken < 0) or np.any(taken != np.floor(taken))):
+        return None
+    ordered = np.where(present[:, 1:], number[:, 1:], np.inf) > np.where(present[:, :-1],
+                                                                        number[:, :-1], -np.inf)
+    if not np.all(ordered):
+        return None
+    shift = 0 if taken.size and np.any(taken == 0) else 1
+    needed = int(taken.max()) + 1 - shift if taken.size else 0
+    if n_features is not None and n_features < needed:
+        return None
+    X = np.zeros((len(frame), needed if n_features is None else n_features))
+    rows, slots = np.nonzero(present)
+    X[rows, number[rows, slots].astype(np.int64) - shift] = value[rows, slots]
+    return X, y, qid
 
 
 def _first_line_without_qid(path):
