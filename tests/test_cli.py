@@ -263,6 +263,34 @@ def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path,
     assert load_model(path).solver_ == "exact"
 
 
+def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, capsys,
+                                                                     monkeypatch):
+    from svmcompare import cli
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor, load_letor
+    from svmcompare.metrics import comparison_report, outcome_log_loss
+    from svmcompare.pairs import pairwise_transform
+    from svmcompare.persistence import load_model
+
+    X, y, groups, _ = make_graded_blocks(random_state=2)
+    dump_letor(X, y, groups, tmp_path / "items.letor")
+    X, y, groups = load_letor(tmp_path / "items.letor")
+    path = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--probability",
+                 "--model", path]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(cli, "_PAIR_CHUNK", 37)  # pairs formed 37 at a time
+    assert main(["evaluate", path, str(tmp_path / "items.letor")]) == 0
+    out = capsys.readouterr().out
+    model = load_model(path)
+    P, labels = pairwise_transform(X, y, groups, ties="keep")
+    report = comparison_report(labels, model.decision_function(P), model.threshold_)
+    assert f"pairs {labels.size} ({report['equality']} ties" in out
+    assert f"zero-one error {100 * report['error_rate']:.2f}%" in out
+    assert f"comparison AUC (Table 3) {report['auc']:.4f}" in out
+    assert f"{outcome_log_loss(labels, model.predict_proba(P)):>9.4f}" in out
+
+
 def test_fit_names_the_columns_it_does_not_use(tmp_path, capsys):
     rng = np.random.default_rng(2)
     frame = _matches(tmp_path / "m.csv", rng, n=80)

@@ -327,7 +327,8 @@ def _rank(args):
 
 def _report_graded(args):
     """Kendall tau per query and NDCG@10 of a model's scores on a LETOR file;
-    returns the model when it also compares pairs (else None: done)."""
+    returns the model when it also compares pairs (else None: done) and the
+    file's items, grades and query ids."""
     import numpy as np
 
     from ._base import PairwiseKernelModel
@@ -343,7 +344,33 @@ def _report_graded(args):
           f"{tau:.4f} (mean over the {int(np.isfinite(per_group).sum())} queries with two grades)")
     if np.all(grades >= 0):
         print(f"NDCG@10 {ndcg_at_k(grades, score, qid, k=10):.4f}")
-    return model if isinstance(model, PairwiseKernelModel) else None
+    return (model if isinstance(model, PairwiseKernelModel) else None), (Z, grades, qid)
+
+
+_PAIR_CHUNK = 100_000  # pairs formed at a time by evaluate on a LETOR file
+
+
+def _graded_pair_outputs(model, Z, grades, qid):
+    """Labels, rank differences and (a model fitted with --probability)
+    probabilities of every within-query pair, equal grades as ties, the pairs
+    formed _PAIR_CHUNK at a time: memory grows with the pairs' outputs, not
+    with their features (9.9 million pairs of 20 features would take 3 GB)."""
+    import numpy as np
+
+    from .pairs import pair_indices
+
+    first, second, y = pair_indices(grades, qid, "keep")
+    if y.size == 0:
+        raise ValueError("no query has two items, so there are no pairs to evaluate.")
+    score = np.empty(y.size)
+    proba = np.empty((y.size, 3)) if hasattr(model, "predict_proba") else None
+    for start in range(0, y.size, _PAIR_CHUNK):
+        rows = slice(start, start + _PAIR_CHUNK)
+        X = np.stack([Z[first[rows]], Z[second[rows]]], axis=1)
+        score[rows] = model.decision_function(X)
+        if proba is not None:
+            proba[rows] = model.predict_proba(X)
+    return y, score, proba
 
 
 def _evaluate(args):
@@ -359,15 +386,17 @@ def _evaluate(args):
     )
 
     if is_letor(args.pairs):
-        model = _report_graded(args)
+        model, items = _report_graded(args)
         if model is None:
             return 0
+        y, score, proba = _graded_pair_outputs(model, *items)
     else:
         model = _load_pair_model(args.model, "evaluate")
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=_pair_columns(args, model))
-    _check_feature_names(model, features, args.pairs)
-    score = model.decision_function(X, context)
+        X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                             columns=_pair_columns(args, model))
+        _check_feature_names(model, features, args.pairs)
+        score = model.decision_function(X, context)
+        proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     report = comparison_report(y, score, model.threshold_)
     n = report["count"]
     print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")
@@ -375,7 +404,6 @@ def _evaluate(args):
           f"{report['false_positive']} (tie predicted different), false negatives "
           f"{report['false_negative']} (difference predicted tie), inversions "
           f"{report['inversion']} (wrong direction)")
-    proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     if proba is not None:
         prior = np.tile(model.class_prior_, (n, 1))
         print(f"{'':24} {'log-loss':>9} {'Brier':>7} {'accuracy':>9}")
