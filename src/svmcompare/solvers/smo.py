@@ -561,14 +561,14 @@ def _smo_steps(kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking,
             if size[0] == m:
                 state[_DONE] = 1
                 break
-            # Optimal on the active rows: check the whole problem before stopping.
+            # Optimal on the active rows: check the whole problem before stopping,
+            # by the selection at the top of the loop (one inlined copy of
+            # _select fewer to compile).  counter = 2 shrinks again right after
+            # that step, as the next step would: every step stays the same.
             _gradient_on(act[0][size[0]:], kp, pairs, alpha, cache, G)
             _activate_all(act)
-            i, j, violation = _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, None)
-            if violation < tol:
-                state[_DONE] = 1
-                break
-            counter = 1
+            counter = 2
+            continue
         if size[0] == m:
             _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias, None)
         else:
