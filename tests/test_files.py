@@ -111,16 +111,22 @@ def _letor_lines(rng, n=300, p=7, qid=True, sparse=False, zero_based=False):
     return lines
 
 
-@pytest.mark.parametrize("case", ["dense", "sparse", "no_qid", "zero_based", "comments",
-                                  "n_features", "nan_value", "tabs_crlf"])
-def test_letor_reader_equals_scikit_learns_to_the_bit(tmp_path, case):
+@pytest.mark.parametrize("batch", [100_000, 7])  # the whole file at once, or 7 lines at a time
+@pytest.mark.parametrize("case", ["dense", "sparse", "no_qid", "zero_based", "zero_late",
+                                  "comments", "n_features", "nan_value", "tabs_crlf"])
+def test_letor_reader_equals_scikit_learns_to_the_bit(tmp_path, monkeypatch, case, batch):
+    from svmcompare import io
     from svmcompare.io import _parse_letor
 
+    monkeypatch.setattr(io, "_LETOR_BATCH", batch)
     rng = np.random.default_rng(len(case))
     lines = _letor_lines(rng, qid=case != "no_qid", sparse=case in ("sparse", "comments"),
                          zero_based=case == "zero_based")
-    if case == "comments":
-        lines = ["# a header: with colons"] + [f"{line} # doc:{k}" for k, line in enumerate(lines)]
+    if case == "zero_late":  # feature number 0 on the last line only: all of it zero-based
+        lines[-1] = lines[-1].replace(" 1:", " 0:0.5 1:", 1)
+    if case == "comments":  # a first batch of comments alone, then comments at line ends
+        lines = ["# a header: with colons"] * 9 + [f"{line} # doc:{k}"
+                                                   for k, line in enumerate(lines)]
     if case == "nan_value":
         lines[5] = re.sub(r" 2:\S+", " 2:nan", lines[5])
     text = "\n".join(lines) + "\n"
@@ -151,6 +157,15 @@ def test_letor_files_the_table_reader_refuses_get_scikit_learns_message(tmp_path
     assert _parse_letor(tmp_path / "bad.letor") is None
     with pytest.raises(ValueError, match=message):
         load_letor(tmp_path / "bad.letor")
+
+
+def test_a_line_without_qid_in_a_later_batch_is_named(tmp_path, monkeypatch):
+    from svmcompare import io
+
+    monkeypatch.setattr(io, "_LETOR_BATCH", 2)
+    (tmp_path / "late.letor").write_text("2 qid:1 1:0.5\n1 qid:1 1:0.2\n0 1:0.1\n")
+    with pytest.raises(ValueError, match=r"late.letor, line 3: no qid:"):
+        load_letor(tmp_path / "late.letor")
 
 
 def test_too_few_features_for_the_file_is_refused(tmp_path):
