@@ -232,8 +232,9 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
     assert np.all(groups[pred["item_b"]] == pred["qid"])
 
 
-def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path, capsys):
-    from svmcompare import GroupRankSVM, SVMCompare
+def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path, capsys,
+                                                                       monkeypatch):
+    from svmcompare import GroupRankSVM, SVMCompare, cli
     from svmcompare.datasets import make_graded_blocks
     from svmcompare.io import dump_letor, load_letor
     from svmcompare.pairs import pairwise_transform
@@ -256,11 +257,19 @@ def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path,
     P, labels = pairwise_transform(X, y, groups, ties="keep")
     error = 1 - model.score(P, labels)
     assert f"training error {100 * error:.1f}% (on all {labels.size} pairs)" in out
-    # Settings the all-pairs solver does not cover still form the pairs.
+    # Settings the all-pairs solver does not cover still form the pairs, and say
+    # what that costs when the pairs are many.
+    monkeypatch.setattr(cli, "_MANY_PAIRS", labels.size - 1)
     assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
                  str(path)]) == 0
-    assert "without forming" not in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "without forming" not in captured.out
+    assert f"note: {labels.size} pairs within queries, formed here" in captured.err
     assert load_model(path).solver_ == "exact"
+    monkeypatch.setattr(cli, "_MANY_PAIRS", labels.size)
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
+                 str(path)]) == 0
+    assert capsys.readouterr().err == ""  # (qid is used: it forms the pairs)
 
 
 def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, capsys,

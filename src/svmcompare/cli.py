@@ -169,6 +169,26 @@ def _fit_graded(args):
     return 0
 
 
+_MANY_PAIRS = 1_000_000  # formed pairs of a LETOR file that earn a note
+
+
+def _note_formed_pairs(path):
+    """On a LETOR file whose pairs this fit forms: when they are many, say what
+    they cost and which settings train on every pair without forming them."""
+    import numpy as np
+
+    from .io import load_letor
+
+    Z, _, qid = load_letor(path)
+    counts = np.unique(qid, return_counts=True)[1].astype(np.int64)
+    n_pairs = int((counts * (counts - 1) // 2).sum())
+    if n_pairs > _MANY_PAIRS:
+        print(f"note: {n_pairs} pairs within queries, formed here as "
+              f"{n_pairs * 2 * Z.shape[1] * 8 / 2**30:.1f} GB of pair features; "
+              "--kernel linear without --grid, --auto and --probability trains on every "
+              "pair without forming them.", file=sys.stderr, flush=True)
+
+
 def _fit(args):
     if _fits_every_pair(args):
         return _fit_graded(args)
@@ -178,13 +198,15 @@ def _fit(args):
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
+    if is_letor(args.pairs):
+        _note_formed_pairs(args.pairs)
     columns = _pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)
     weight, extras = read_pair_extras(args.pairs, columns)
     groups = _groups(args, extras)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
-    if unused:
+    if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
     model = _make_model(args)
