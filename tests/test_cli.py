@@ -270,6 +270,11 @@ def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path,
     assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
                  str(path)]) == 0
     assert capsys.readouterr().err == ""  # (qid is used: it forms the pairs)
+    # A file without ties: the command line's words, not the Python API's.
+    dump_letor(X, np.arange(y.size), groups, tmp_path / "strict.letor")
+    assert main(["fit", str(tmp_path / "strict.letor"), "--kernel", "linear", "--model",
+                 str(path)]) == 2
+    assert "no ties for SVMCompare" in capsys.readouterr().err
 
 
 def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, capsys,

@@ -147,6 +147,10 @@ def _fit_graded(args):
     from .persistence import save_model
 
     Z, grades, qid = load_letor(args.pairs)
+    if np.unique(np.stack([qid, grades], axis=1), axis=0).shape[0] == qid.size:
+        raise ValueError(f"{Path(args.pairs).name}: no two items of a query share a grade, so "
+                         "there are no ties for SVMCompare to learn from; --model-type rank "
+                         "learns from the ordered pairs alone.")
     print(f"{Z.shape[0]} items in {np.unique(qid).size} queries, {Z.shape[1]} features; "
           "fitting SVMCompare (linear) on every pair within a query, equal grades as ties, "
           "without forming the pairs ...", flush=True)
