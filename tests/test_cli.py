@@ -303,6 +303,18 @@ def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, ca
     assert f"zero-one error {100 * report['error_rate']:.2f}%" in out
     assert f"comparison AUC (Table 3) {report['auc']:.4f}" in out
     assert f"{outcome_log_loss(labels, model.predict_proba(P)):>9.4f}" in out
+    # predict writes the same file chunk by chunk as at once.
+    for chunk, name in ((37, "chunked.csv"), (10**9, "whole.csv")):
+        monkeypatch.setattr(cli, "_PAIR_CHUNK", chunk)
+        assert main(["predict", path, str(tmp_path / "items.letor"), "--proba", "-o",
+                     str(tmp_path / name)]) == 0
+    chunked = (tmp_path / "chunked.csv").read_text()
+    assert chunked == (tmp_path / "whole.csv").read_text()
+    table = pd.read_csv(tmp_path / "chunked.csv")
+    assert len(table) == labels.size and list(table.columns) == [
+        "qid", "item_a", "item_b", "y_pred", "rank_difference", "p_x_better", "p_tie",
+        "p_xprime_better"]
+    np.testing.assert_allclose(table["rank_difference"], model.decision_function(P), rtol=1e-12)
 
 
 def test_fit_names_the_columns_it_does_not_use(tmp_path, capsys):

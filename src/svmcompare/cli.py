@@ -306,32 +306,67 @@ def _load_pair_model(path, command):
 
 
 def _predict(args):
-
-    from .io import read_pair_extras, read_pairs
+    from .io import is_letor
     from .persistence import load_predictor
 
     # The file's scoring part when it has one: no scikit-learn or skops to import.
     model = load_predictor(args.model) or _load_pair_model(args.model, "predict")
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise ValueError(f"{args.model} was fitted without --probability; refit with it "
+                         "to get probabilities.")
+    frames = (_graded_predictions(args, model) if is_letor(args.pairs)
+              else [_pair_predictions(args, model)])
+    target = sys.stdout if args.output == "-" else args.output
+    count = 0
+    for k, out in enumerate(frames):  # one frame, or a LETOR file's pairs chunk by chunk
+        out.to_csv(target, index=False, header=k == 0, mode="w" if k == 0 else "a")
+        count += len(out)
+    if args.output != "-":
+        print(f"{count} predictions written to {args.output}")
+    return 0
+
+
+def _with_predictions(out, model, X, context, proba):
+    """``out`` (ids and other columns) with the comparisons of pairs ``X``."""
+    out = out.assign(y_pred=model.predict(X, context),
+                     rank_difference=model.decision_function(X, context))
+    if proba:
+        out["p_x_better"], out["p_tie"], out["p_xprime_better"] = \
+            model.predict_proba(X, context).T
+    return out
+
+
+def _pair_predictions(args, model):
+    from .io import read_pair_extras, read_pairs
+
     columns = _pair_columns(args, model)
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
                                          return_context=True, columns=columns)
     _check_feature_names(model, features, args.pairs)
     _, extras = read_pair_extras(args.pairs, columns)
     # Ids and other non-feature columns first, so results join back without row order.
-    out = extras.reset_index(drop=True).assign(
-        y_pred=model.predict(X, context), rank_difference=model.decision_function(X, context))
-    if args.proba:
-        if not hasattr(model, "predict_proba"):
-            raise ValueError(f"{args.model} was fitted without --probability; refit with it "
-                             "to get probabilities.")
-        proba = model.predict_proba(X, context)
-        out["p_x_better"], out["p_tie"], out["p_xprime_better"] = proba.T
-    if args.output == "-":
-        out.to_csv(sys.stdout, index=False)
-    else:
-        out.to_csv(args.output, index=False)
-        print(f"{len(out)} predictions written to {args.output}")
-    return 0
+    return _with_predictions(extras.reset_index(drop=True), model, X, context, args.proba)
+
+
+def _graded_predictions(args, model):
+    """Predictions for every within-query pair of a LETOR file, _PAIR_CHUNK pairs
+    at a time (the query and the two items' numbers first, as read_pair_extras)."""
+    import numpy as np
+    import pandas as pd
+
+    from .io import load_letor
+    from .pairs import pair_indices
+
+    Z, grades, qid = load_letor(args.pairs)
+    _check_feature_names(model, [f"f{k + 1}" for k in range(Z.shape[1])], args.pairs)
+    first, second, _ = pair_indices(grades, qid, "keep")
+    if first.size == 0:
+        raise ValueError(f"{Path(args.pairs).name}: no query has two items, so there are no "
+                         "pairs.")
+    for start in range(0, first.size, _PAIR_CHUNK):
+        a, b = first[start:start + _PAIR_CHUNK], second[start:start + _PAIR_CHUNK]
+        out = pd.DataFrame({"qid": qid[a], "item_a": a, "item_b": b})
+        yield _with_predictions(out, model, np.stack([Z[a], Z[b]], axis=1), None, args.proba)
 
 
 def _rank(args):
