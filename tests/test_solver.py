@@ -399,3 +399,21 @@ def test_solver_threads_runs_blas_on_one_thread_and_restores_it():
         assert all(n == 1 for n in blas_threads())
         assert numba.get_num_threads() == 1
     assert blas_threads() == before and numba.get_num_threads() == numba_before
+
+
+def test_verbose_shows_the_steps_of_a_long_exact_fit_and_changes_nothing(capsys, monkeypatch):
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+    from svmcompare.solvers import smo
+
+    X, y = make_norm_pairs(1500, "l1", random_state=3)
+    params = dict(C=300.0, gamma=4.0, solver="exact")
+    quiet = SVMCompare(**params).fit(X, y)
+    assert capsys.readouterr().err == ""
+    # Past the first slice, the progress line appears at once with this delay.
+    monkeypatch.setattr(smo, "PROGRESS_AFTER", 0.0)
+    loud = SVMCompare(**params, verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "SMO" in err and "steps" in err
+    np.testing.assert_array_equal(loud.dual_coef_, quiet.dual_coef_)
+    assert loud.n_iter_ == quiet.n_iter_

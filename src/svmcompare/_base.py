@@ -249,7 +249,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             result = solve_dual(
                 problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
-                gram=gram, n_threads=n_jobs,
+                gram=gram, n_threads=n_jobs, progress=bool(getattr(self, "verbose", False)),
             )
             return result, None
         feature_map = prepared.feature_map

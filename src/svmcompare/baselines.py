@@ -32,7 +32,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, n_jobs=None, random_state=None):
+                 probability=False, n_jobs=None, random_state=None, verbose=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -47,6 +47,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.probability = probability
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def _rank_scale(self, beta, bias_noise=0.0):
         # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
@@ -77,7 +78,8 @@ class SVMRank(_RankSVMBase):
         Megabytes for kernel rows during fitting (exact solver).
     shrinking : bool, default=True
         LIBSVM's shrinking in the exact solver; see :class:`svmcompare.SVMCompare`.
-    solver, n_components, probability, n_jobs, random_state : see :class:`svmcompare.SVMCompare`.
+    solver, n_components, probability, n_jobs, random_state, verbose : see
+        :class:`svmcompare.SVMCompare`.
 
     Attributes
     ----------

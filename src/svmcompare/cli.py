@@ -91,11 +91,13 @@ def _make_model(args):
         if args.probability:
             raise ValueError("--probability is not available for --model-type lp.")
         return SVMCompareLP(class_weight=class_weight, **params)
+    # A progress line for a long exact fit, unless --no-progress (a --grid has its own).
+    verbose = not (getattr(args, "no_progress", False) or getattr(args, "grid", False))
     if args.model_type == "compare":
         return SVMCompare(class_weight=class_weight, probability=args.probability,
-                          random_state=0, **params)
+                          random_state=0, verbose=verbose, **params)
     model = SVMRank if args.model_type == "rank" else SVMRank2
-    return model(probability=args.probability, random_state=0, **params)
+    return model(probability=args.probability, random_state=0, verbose=verbose, **params)
 
 
 @contextlib.contextmanager

@@ -127,6 +127,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     random_state : int, RandomState or None
         Seed of the Nystroem landmarks and of the calibration folds (the
         solvers are otherwise deterministic).
+    verbose : bool, default=False
+        Show a progress line on stderr (SMO steps so far and their rate)
+        while an exact fit runs longer than 2 s.
 
     Attributes
     ----------
@@ -191,7 +194,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
                  class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, tie_band="constant", link="ordered", n_jobs=None,
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -210,6 +213,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         self.link = link
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self):
         check_on_degenerate(self.on_degenerate)  # before the solve, not after it

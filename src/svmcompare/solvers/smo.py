@@ -46,7 +46,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import sys
 import threading
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -574,6 +576,7 @@ def _smo_steps(kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking,
         else:
             _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias, act[0])
         n_iter += 1
+        state[_N_ITER] = n_iter  # read by the progress line of the calling thread
     state[_N_ITER] = n_iter
     state[_COUNTER] = counter
     state[_UNSHRUNK] = unshrunk
@@ -598,6 +601,7 @@ def _smo_finish(kp, pairs, C, alpha, G, act, cache, use_bias):
 # (about 20 ms): below it a thread would cost more than the fit.
 _INLINE_WORK = 20_000_000
 _UNLIMITED_WORK = 2**62  # a budget that cannot overflow when added to clock[1]
+PROGRESS_AFTER = 2.0  # seconds of solving before the progress line appears
 
 
 def thread_count(n_threads):
@@ -639,13 +643,15 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads):
+def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads,
+         progress=False):
     with solver_threads(n_threads):
         return _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking,
-                       n_threads)
+                       n_threads, progress)
 
 
-def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads):
+def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads,
+            progress=False):
     act, cache, QD, G = _smo_start(kp, pairs, alpha, n_slots)
     m = C.shape[0]
     state = np.zeros(5, dtype=np.int64)
@@ -653,20 +659,23 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     args = (kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking, state, max_iter)
     _smo_steps(*args, _INLINE_WORK)
     if not state[_DONE] and state[_N_ITER] < max_iter:
+        steps = state[_N_ITER:_N_ITER + 1] if progress else None
         _interruptible(_smo_steps, (*args, _UNLIMITED_WORK), stop_flag=cache[4][2:],
-                       n_threads=n_threads)
+                       n_threads=n_threads, steps=steps)
     violation, objective = _smo_finish(kp, pairs, C, alpha, G, act, cache, use_bias)
     scale = float(np.max(C * QD)) if m else 0.0
     return alpha, G, int(state[_N_ITER]), violation, objective, int(state[_MOST_SHRUNK]), scale
 
 
-def _interruptible(function, args, stop_flag, n_threads):
+def _interruptible(function, args, stop_flag, n_threads, steps=None):
     """Run a GIL-releasing compiled ``function(*args)`` in a worker thread.
 
     The calling thread waits in short timed joins, where Python delivers
     KeyboardInterrupt (or any exception a signal handler raises); it then sets
     ``stop_flag[0]``, which the compiled loop reads at every step, waits for
-    the worker to return and re-raises.
+    the worker to return and re-raises.  With ``steps`` (the array where the
+    loop counts its steps) it also shows that count on stderr once the wait
+    passes :data:`PROGRESS_AFTER` seconds.
     """
     raised = []
 
@@ -679,13 +688,25 @@ def _interruptible(function, args, stop_flag, n_threads):
 
     worker = threading.Thread(target=target, name="svmcompare-smo", daemon=True)
     worker.start()
+    started, bar = time.perf_counter(), None
     try:
         while worker.is_alive():
             worker.join(0.05)
+            if steps is not None and bar is None \
+                    and time.perf_counter() - started > PROGRESS_AFTER:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(desc="SMO", unit=" steps", file=sys.stderr, leave=False,
+                           initial=int(steps[0]))
+            if bar is not None:
+                bar.update(int(steps[0]) - bar.n)
     except BaseException:
         stop_flag[0] = 1
         worker.join()
         raise
+    finally:
+        if bar is not None:
+            bar.close()
     if raised:
         raise raised[0]
 
@@ -711,7 +732,8 @@ def _snap_to_bounds(alpha, C):
 
 @announces_compilation(_smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
-               cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None):
+               cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None,
+               progress=False):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -744,6 +766,9 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         Threads that compute the rows of K~ over all items (None: numba's
         default, every core).  Each kernel value is computed alone, so the
         solution has the same bits on any number of threads.
+    progress : bool, default=False
+        Show the steps so far on stderr once the solve runs past
+        :data:`PROGRESS_AFTER` seconds.
 
     Returns
     -------
@@ -785,6 +810,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     alpha, G, n_iter, violation, objective, max_shrunk, scale = _smo(
         kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
         bool(shrinking), thread_count(n_threads),  # checked here, before any work
+        progress,
     )
     _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
