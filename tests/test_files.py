@@ -168,6 +168,20 @@ def test_a_line_without_qid_in_a_later_batch_is_named(tmp_path, monkeypatch):
         load_letor(tmp_path / "late.letor")
 
 
+def test_letor_lines_ended_by_a_lone_carriage_return_are_read_as_lines(tmp_path):
+    from svmcompare.io import _letor_batch
+
+    lines = [f"{k % 3} qid:{k // 4} 1:{k / 7!r} 2:{k / 9!r}" for k in range(40)]
+    (tmp_path / "mac.letor").write_bytes("\r".join(lines).encode() + b"\r")
+    (tmp_path / "unix.letor").write_text("\n".join(lines) + "\n")
+    for mine, unix in zip(load_letor(tmp_path / "mac.letor"), load_letor(tmp_path / "unix.letor"),
+                          strict=True):
+        np.testing.assert_array_equal(mine, unix)
+    # The table is as wide as one line's features, not the whole file's.
+    block = _letor_batch([(tmp_path / "mac.letor").read_bytes()])[2][0]
+    assert block.shape == (40, 3)
+
+
 def test_too_few_features_for_the_file_is_refused(tmp_path):
     (tmp_path / "wide.letor").write_text("1 qid:1 1:0.5 9:0.3\n0 qid:1 1:0.1\n")
     with pytest.raises(ValueError, match="n_features"):

@@ -433,8 +433,10 @@ def _letor_batch(lines):
     import io
 
     # Columns: the most ':' on a line gives the most tokens (a comment's ':'
-    # only adds empty columns).
-    most = max(line.count(b":") for line in lines)
+    # only adds empty columns).  pandas also ends lines at a lone '\r' (old Mac
+    # files), so such a line is counted in its parts.
+    most = max(line.count(b":") if b"\r" not in line[:-2]
+               else max(part.count(b":") for part in line.split(b"\r")) for line in lines)
     # pandas 3 parses floats as Python does by default (and deprecates the option).
     exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
     try:
