@@ -178,21 +178,14 @@ def _fit_graded(args):
 _MANY_PAIRS = 1_000_000  # formed pairs of a LETOR file that earn a note
 
 
-def _note_formed_pairs(path):
-    """On a LETOR file whose pairs this fit forms: when they are many, say what
+def _note_formed_pairs(X):
+    """The pairs ``X`` formed from a LETOR file: when they are many, say what
     they cost and which settings train on every pair without forming them."""
-    import numpy as np
-
-    from .io import load_letor
-
-    Z, _, qid = load_letor(path)
-    counts = np.unique(qid, return_counts=True)[1].astype(np.int64)
-    n_pairs = int((counts * (counts - 1) // 2).sum())
-    if n_pairs > _MANY_PAIRS:
-        print(f"note: {n_pairs} pairs within queries, formed here as "
-              f"{n_pairs * 2 * Z.shape[1] * 8 / 2**30:.1f} GB of pair features; "
-              "--kernel linear without --grid, --auto and --probability trains on every "
-              "pair without forming them.", file=sys.stderr, flush=True)
+    if X.shape[0] > _MANY_PAIRS:
+        print(f"note: {X.shape[0]} pairs within queries, formed here as "
+              f"{X.nbytes / 2**30:.1f} GB of pair features; --kernel linear without "
+              "--grid, --auto and --probability trains on every pair without forming "
+              "them.", file=sys.stderr, flush=True)
 
 
 def _fit(args):
@@ -204,11 +197,11 @@ def _fit(args):
     from .model_selection import SVMCompareCV
     from .persistence import save_model
 
-    if is_letor(args.pairs):
-        _note_formed_pairs(args.pairs)
     columns = _pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)
+    if is_letor(args.pairs):
+        _note_formed_pairs(X)
     weight, extras = read_pair_extras(args.pairs, columns)
     groups = _groups(args, extras)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
@@ -353,22 +346,17 @@ def _pair_predictions(args, model):
 def _graded_predictions(args, model):
     """Predictions for every within-query pair of a LETOR file, _PAIR_CHUNK pairs
     at a time (the query and the two items' numbers first, as read_pair_extras)."""
-    import numpy as np
     import pandas as pd
 
     from .io import load_letor
-    from .pairs import pair_indices
 
     Z, grades, qid = load_letor(args.pairs)
     _check_feature_names(model, [f"f{k + 1}" for k in range(Z.shape[1])], args.pairs)
-    first, second, _ = pair_indices(grades, qid, "keep")
-    if first.size == 0:
-        raise ValueError(f"{Path(args.pairs).name}: no query has two items, so there are no "
-                         "pairs.")
-    for start in range(0, first.size, _PAIR_CHUNK):
-        a, b = first[start:start + _PAIR_CHUNK], second[start:start + _PAIR_CHUNK]
-        out = pd.DataFrame({"qid": qid[a], "item_a": a, "item_b": b})
-        yield _with_predictions(out, model, np.stack([Z[a], Z[b]], axis=1), None, args.proba)
+    first, second, _ = _graded_pairs(args.pairs, grades, qid)
+    for rows, X in _formed_chunks(Z, first, second):
+        out = pd.DataFrame({"qid": qid[first[rows]], "item_a": first[rows],
+                            "item_b": second[rows]})
+        yield _with_predictions(out, model, X, None, args.proba)
 
 
 def _rank(args):
@@ -410,26 +398,40 @@ def _report_graded(args):
     return (model if isinstance(model, PairwiseKernelModel) else None), (Z, grades, qid)
 
 
-_PAIR_CHUNK = 100_000  # pairs formed at a time by evaluate on a LETOR file
+_PAIR_CHUNK = 100_000  # pairs formed at a time by evaluate and predict on a LETOR file
 
 
-def _graded_pair_outputs(model, Z, grades, qid):
-    """Labels, rank differences and (a model fitted with --probability)
-    probabilities of every within-query pair, equal grades as ties, the pairs
-    formed _PAIR_CHUNK at a time: memory grows with the pairs' outputs, not
-    with their features (9.9 million pairs of 20 features would take 3 GB)."""
-    import numpy as np
-
+def _graded_pairs(path, grades, qid):
+    """first, second, labels of every within-query pair of a LETOR file, equal
+    grades as ties; a file without any pair is refused."""
     from .pairs import pair_indices
 
-    first, second, y = pair_indices(grades, qid, "keep")
-    if y.size == 0:
-        raise ValueError("no query has two items, so there are no pairs to evaluate.")
+    first, second, labels = pair_indices(grades, qid, "keep")
+    if labels.size == 0:
+        raise ValueError(f"{Path(path).name}: no query has two items, so there are no pairs.")
+    return first, second, labels
+
+
+def _formed_chunks(Z, first, second):
+    """(rows, X): the pairs (Z[first], Z[second]) formed _PAIR_CHUNK at a time,
+    so that memory grows with the pairs' outputs, not with their features
+    (9.9 million pairs of 20 features would take 3 GB)."""
+    import numpy as np
+
+    for start in range(0, first.size, _PAIR_CHUNK):
+        rows = slice(start, start + _PAIR_CHUNK)
+        yield rows, np.stack([Z[first[rows]], Z[second[rows]]], axis=1)
+
+
+def _graded_pair_outputs(model, path, Z, grades, qid):
+    """Labels, rank differences and (a model fitted with --probability)
+    probabilities of every within-query pair of a LETOR file."""
+    import numpy as np
+
+    first, second, y = _graded_pairs(path, grades, qid)
     score = np.empty(y.size)
     proba = np.empty((y.size, 3)) if hasattr(model, "predict_proba") else None
-    for start in range(0, y.size, _PAIR_CHUNK):
-        rows = slice(start, start + _PAIR_CHUNK)
-        X = np.stack([Z[first[rows]], Z[second[rows]]], axis=1)
+    for rows, X in _formed_chunks(Z, first, second):
         score[rows] = model.decision_function(X)
         if proba is not None:
             proba[rows] = model.predict_proba(X)
@@ -452,7 +454,7 @@ def _evaluate(args):
         model, items = _report_graded(args)
         if model is None:
             return 0
-        y, score, proba = _graded_pair_outputs(model, *items)
+        y, score, proba = _graded_pair_outputs(model, args.pairs, *items)
     else:
         model = _load_pair_model(args.model, "evaluate")
         X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,

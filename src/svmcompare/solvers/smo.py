@@ -577,7 +577,6 @@ def _smo_steps(kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking,
             _take_step(i, j, kp, pairs, act, cache, G, alpha, C, QD, use_bias, act[0])
         n_iter += 1
         state[_N_ITER] = n_iter  # read by the progress line of the calling thread
-    state[_N_ITER] = n_iter
     state[_COUNTER] = counter
     state[_UNSHRUNK] = unshrunk
     state[_MOST_SHRUNK] = most_shrunk
