@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._problem import Standardizer
+from ._problem import Standardizer, restricted_start
 from ._validation import (
     check_C,
     check_context,
@@ -191,9 +191,40 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         if getattr(self, "probability", False):
             held_out, scales = cross_validated_scores(
                 self, prepared.X, prepared.y, context=prepared.context,
-                sample_weight=prepared.sample_weight, random_state=self.random_state)
+                sample_weight=prepared.sample_weight, random_state=self.random_state,
+                start=self._refit_start(prepared, result, feature_map))
             self._calibrate(held_out / scales, prepared.y, prepared.Xs, prepared.context,
                             prepared.sample_weight)
+        return self
+
+    def _refit_start(self, prepared, result, feature_map):
+        """How a refit on some of these pairs (a calibration fold) starts its
+        solver from this fit's solution: a function of the refit's prepared
+        problem and the indices of its pairs here, giving ``_solve``'s keywords;
+        None where the solutions do not carry over (Nystroem landmarks are
+        drawn per fit)."""
+        if prepared.solver == "exact":
+            bias = self._uses_bias
+
+            def start(sub, pairs):
+                return {"alpha0": restricted_start(result.alpha, prepared.problem,
+                                                   sub.problem, pairs, bias)}
+            return start
+        if feature_map is None or getattr(feature_map, "exact", False):
+            # Same features in the refit (its standardization moves a little).
+            v0 = np.append(result.u, result.bias) if self._uses_bias else result.u
+
+            def start(sub, pairs):
+                return {"v0": v0}
+            return start
+        return None
+
+    def _fit_started(self, X, y, context, sample_weight, start):
+        """``fit`` without probabilities, the solver started by ``start(prepared)``."""
+        prepared = self._prepare(X, y, context, sample_weight)
+        result, feature_map = self._solve(prepared, **start(prepared))
+        self._store(prepared, result, feature_map)
+        self._set_feature_names(X)
         return self
 
     def _calibrate(self, held_out, y, Xs, context=None, sample_weight=None):
@@ -204,7 +235,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, self._tie_band()),
                                     link=getattr(self, "link", "ordered"), context=context,
                                     sample_weight=sample_weight)
-        self.score_scale_ = score_spread(self._decision_standardized(Xs))
+        self.score_scale_ = self._training_spread(Xs)
         # The training shares of -1, 0, 1: the baseline every probability model
         # has to beat (``svmcompare evaluate`` prints its scores next to ours).
         weight = np.ones(y.size) if sample_weight is None else sample_weight
@@ -241,8 +272,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                         solver=solver, feature_map=feature_map, X=X, context=context,
                         sample_weight=sample_weight)
 
-    def _solve(self, prepared, gram=None, alpha0=None):
-        """Run the chosen solver; ``gram`` and ``alpha0`` serve warm-started paths."""
+    def _solve(self, prepared, gram=None, alpha0=None, v0=None):
+        """Run the chosen solver; ``gram``, ``alpha0`` (exact) and ``v0`` (the
+        primal solvers' (u, beta)) serve warm-started paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = getattr(self, "n_jobs", None)
         if prepared.solver == "exact":
@@ -263,7 +295,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             if problem.context.shape[1]:
                 D = np.hstack([D, problem.context])  # v is the last q weights
         with solver_threads(n_jobs):
-            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol)
+            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
+                                  v0=v0 if v0 is not None and v0.size == D.shape[1] + bool(
+                                      self._uses_bias) else None)
         return result, feature_map
 
     def _store(self, prepared, result, feature_map):
@@ -285,6 +319,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
+            self._fit_spread = self._spread_from_gradient(prepared, result, scale,
+                                                          context_coef)
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
             q = problem.context.shape[1]
@@ -295,6 +331,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                               context_coef=_if_context(prepared, context_coef))
             self.primal_objective_ = result.objective
             self.n_iter_ = result.n_iter
+            self._fit_spread = None
         self.support_ = sv
         self.dual_coef_ = dual_coef
         self.n_support_ = np.array(
@@ -306,12 +343,42 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self._finish_fit(prepared.Xs, prepared.y, prepared.context)
         return self
 
+    def _spread_from_gradient(self, prepared, result, scale, context_coef):
+        """:func:`score_spread` of r(x') - r(x) on the training pairs, read off
+        the dual gradient instead of kernel blocks against the expansion.
+
+        SMO returns G = Q alpha - 1 on every row, and y_t (G_t + 1)
+        = sum_s alpha_s y_s K~_ts = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t
+        (eqs. 17, 18): times Lemma 1's scale, less the context term, it is the
+        rank gap of the row's pair up to its orientation (the spread squares it).
+        Pairs without a row (SVMRank's equality pairs) are computed.
+        """
+        problem, Xs = prepared.problem, prepared.Xs
+        n = Xs.shape[0]
+        # Items are x rows then x' rows (stack_items): a row's pair is a mod n.
+        pairs, first_row = np.unique(problem.a % n, return_index=True)
+        gaps = np.empty(n)
+        fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
+        gaps[pairs] = scale * fitted - problem.context[first_row] @ context_coef
+        if pairs.size < n:
+            rest = np.ones(n, dtype=bool)
+            rest[pairs] = False
+            gaps[rest] = self._decision_standardized(Xs[rest])
+        return score_spread(gaps)
+
+    def _training_spread(self, Xs):
+        """:func:`score_spread` of r(x') - r(x) on ``Xs``, the standardized
+        pairs of the last fit (from the solver when it has it)."""
+        spread = getattr(self, "_fit_spread", None)
+        return spread if spread is not None else score_spread(self._decision_standardized(Xs))
+
     def _store_all_pairs(self, scaler, kernel, result, Xs_sample, y_sample):
         """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
         (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
         a threshold of eq. (6) is chosen on the sample of training pairs."""
         scale = self._rank_scale(result.bias, result.bias_noise)
         self._set_ranking(scaler, kernel, "all-pairs", weights=scale * result.u)
+        self._fit_spread = None
         self.primal_objective_ = result.objective
         self.n_iter_ = result.n_iter
         self.intercept_ = float(result.bias)

@@ -268,3 +268,33 @@ def flip_rank2(Xs, y, C, context=None, sample_weight=None):
     ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0)),
                                            (eq, 1.0), (eq, -1.0)])
     return BinaryProblem(items, a, b, np.ones(a.size), Cvec, ctx)
+
+
+def restricted_start(alpha, problem, sub_problem, rows_of_sub, bias=True):
+    """A feasible start for the dual of ``sub_problem`` (built the same way from
+    the pairs ``rows_of_sub`` of ``problem``'s pairs) from ``problem``'s solution.
+
+    Each row of the sub-problem takes the alpha of the row of ``problem`` with
+    the same pair and orientation (items are x rows then x' rows, so a row's
+    pair is a mod n and it is (x, x') iff a < n), clipped to the sub-problem's
+    C (balanced class weights move with the pairs).  With a bias, the side of
+    y^T alpha = 0 (the equality constraint of the dual (18)) that is too
+    heavy is scaled down, which keeps 0 <= alpha <= C.
+    """
+    n = problem.items.shape[0] // 2
+    row_of = np.full(2 * n, -1, dtype=np.int64)
+    row_of[(problem.a % n) * 2 + (problem.a >= n)] = np.arange(problem.m)
+    n_sub = sub_problem.items.shape[0] // 2
+    pairs = np.asarray(rows_of_sub)[sub_problem.a % n_sub]
+    rows = row_of[pairs * 2 + (sub_problem.a >= n_sub)]
+    if np.any(rows < 0):
+        raise ValueError("sub_problem has rows that problem does not have.")
+    start = np.minimum(alpha[rows], sub_problem.C)
+    if bias:
+        positive = sub_problem.y > 0
+        balance = start[positive].sum() - start[~positive].sum()
+        heavy = positive if balance > 0 else ~positive
+        total = start[heavy].sum()
+        if total > 0:
+            start[heavy] *= max(0.0, 1.0 - abs(balance) / total)
+    return start

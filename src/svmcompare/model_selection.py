@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from ._problem import Standardizer
 from ._validation import check_C, check_context, check_pairs_labels, check_sample_weight
-from .calibration import fit_link, score_spread, tie_features_for
+from .calibration import fit_link, tie_features_for
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, NoRankingError
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
@@ -138,7 +138,7 @@ def _scores(model, X, y, context, split, held_out):
     if held_out:
         # The link's input: rank gaps without the context term, in training units.
         gap = diff if context is None else diff - context[val] @ model.context_coef_
-        gap = gap / score_spread(model._rank_gap(X[train]))
+        gap = gap / model._training_spread(model._standardized_pairs(X[train]))
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
             "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
 

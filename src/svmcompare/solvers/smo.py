@@ -95,6 +95,10 @@ class DualResult:
         A beta closer to 0 than this is rounding noise: 1e-8 max(1, s), with s
         the scale of the fitted values, max_t |u^T (Phi(b_t) - Phi(a_t))|
         = max |(Q alpha)_t|.
+    gradient : ndarray of shape (m,) or None
+        The dual gradient G = Q alpha - 1 on every row at return (shrunk rows
+        reconstructed), so that y_t (G_t + 1) is the fitted value
+        u^T (Phi(b_t) - Phi(a_t)) + v^T c_t of row t without a kernel row.
     """
 
     alpha: np.ndarray
@@ -106,6 +110,7 @@ class DualResult:
     max_shrunk: int = 0
     bias_interval: tuple = (0.0, 0.0)
     bias_noise: float = 0.0
+    gradient: np.ndarray = None
 
 
 # --- Active set and row cache ------------------------------------------------
@@ -627,10 +632,34 @@ def solver_threads(n_jobs):
     before = numba.get_num_threads()
     numba.set_num_threads(thread_count(n_jobs))
     try:
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with _one_blas_thread():
             yield
     finally:
         numba.set_num_threads(before)
+
+
+_BLAS_LOCK = threading.Lock()
+_blas_holders = [0, None]  # solves inside solver_threads now, and the limiter to undo
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """BLAS limited to one thread while any solve runs.  The limit is
+    process-wide: solves in concurrent threads (calibration folds) share one
+    limiter, undone by the last to finish (nested limiters undone out of order
+    would leave BLAS at one thread for good)."""
+    with _BLAS_LOCK:
+        if _blas_holders[0] == 0:
+            _blas_holders[1] = _blas_controller().limit(limits=1, user_api="blas")
+        _blas_holders[0] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _blas_holders[0] -= 1
+            if _blas_holders[0] == 0:
+                _blas_holders[1].restore_original_limits()
+                _blas_holders[1] = None
 
 
 @functools.cache
@@ -666,6 +695,21 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     return alpha, G, int(state[_N_ITER]), violation, objective, int(state[_MOST_SHRUNK]), scale
 
 
+# The stop flags of the SMO loops running now, so that a caller whose solves
+# run in threads other than the main one (which alone receives Ctrl-C) can
+# stop them all: :func:`stop_running_solves`.
+_RUNNING = {}  # a token per running loop -> its stop flag (views do not hash)
+_RUNNING_LOCK = threading.Lock()
+
+
+def stop_running_solves():
+    """Ask every SMO loop running in this process to return after its
+    current step (their fits end unconverged; the caller discards them)."""
+    with _RUNNING_LOCK:
+        for flag in _RUNNING.values():
+            flag[0] = 1
+
+
 def _interruptible(function, args, stop_flag, n_threads, steps=None):
     """Run a GIL-releasing compiled ``function(*args)`` in a worker thread.
 
@@ -686,6 +730,9 @@ def _interruptible(function, args, stop_flag, n_threads, steps=None):
             raised.append(exc)
 
     worker = threading.Thread(target=target, name="svmcompare-smo", daemon=True)
+    token = object()
+    with _RUNNING_LOCK:
+        _RUNNING[token] = stop_flag
     worker.start()
     started, bar = time.perf_counter(), None
     try:
@@ -704,6 +751,8 @@ def _interruptible(function, args, stop_flag, n_threads, steps=None):
         worker.join()
         raise
     finally:
+        with _RUNNING_LOCK:
+            del _RUNNING[token]
         if bar is not None:
             bar.close()
     if raised:
@@ -828,4 +877,4 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     score_scale = float(np.max(np.abs(G + 1.0))) if m else 0.0
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
                       int(n_iter), converged, int(max_shrunk), interval,
-                      1e-8 * max(1.0, score_scale))
+                      1e-8 * max(1.0, score_scale), G)

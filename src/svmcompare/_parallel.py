@@ -1,0 +1,52 @@
+"""Work spread over threads of this process, interruptible from the console.
+
+The solvers release the GIL, so independent fits (calibration folds) run
+side by side in threads, sharing the data without copies.  Only the main
+thread receives Ctrl-C; :func:`map_in_threads` waits in short timeouts there
+and, when interrupted, stops the SMO loops of its threads instead of waiting
+for them to converge.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+
+from .solvers.smo import stop_running_solves
+
+_POLL = 0.05  # seconds between checks for Ctrl-C while the threads work
+
+
+def map_in_threads(function, items, n_workers):
+    """``[function(item) for item in items]``, on up to ``n_workers`` threads.
+
+    Results come in the order of ``items``; the first exception raised by a
+    call is raised here after the other calls have ended (those not started
+    are cancelled).
+    """
+    items = list(items)
+    if n_workers <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(min(n_workers, len(items)),
+                            thread_name_prefix="svmcompare") as pool:
+        futures = [pool.submit(function, item) for item in items]
+        try:
+            while wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION).not_done:
+                if any(f.done() and f.exception() is not None for f in futures):
+                    break
+        except BaseException:
+            _abandon(futures)
+            raise
+        failed = [f for f in futures if f.done() and f.exception() is not None]
+        if failed:
+            _abandon(futures)
+            raise failed[0].exception()
+        return [f.result() for f in futures]
+
+
+def _abandon(futures):
+    """Cancel the calls not started and stop the running ones' SMO loops (a
+    call may start a new solve after a stop: stop again until all are done)."""
+    for future in futures:
+        future.cancel()
+    while wait(futures, timeout=_POLL).not_done:
+        stop_running_solves()
