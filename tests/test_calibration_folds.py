@@ -1,0 +1,145 @@
+"""The calibration folds of ``probability=True``: training spreads read off the
+solver, folds started from the full solution and run side by side in threads.
+Each shortcut must give what the plain computation gives."""
+
+import _thread
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from threadpoolctl import threadpool_info
+
+from svmcompare import SVMCompare, SVMRank, SVMRank2
+from svmcompare._parallel import map_in_threads
+from svmcompare._problem import Standardizer, flip_compare, flip_rank2, restricted_start
+from svmcompare.calibration import cross_validated_scores, score_spread
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.solvers import smo
+
+
+def _data(n=300, seed=0):
+    X, y = make_norm_pairs(n, "l1", random_state=seed)
+    rng = np.random.default_rng(seed)
+    return X, y, rng.choice([-1.0, 0.0, 1.0], size=(n, 1)), rng.uniform(0.5, 2.0, n)
+
+
+@pytest.mark.parametrize("estimator", [
+    SVMCompare(), SVMCompare(C=100.0, class_weight=None), SVMRank(), SVMRank2(),
+    SVMCompare(kernel="poly", degree=2, solver="exact"),
+], ids=["compare", "compare-C100-unweighted", "rank", "rank2", "poly-exact"])
+@pytest.mark.parametrize("extra", ["none", "context", "weights"])
+def test_training_spread_from_the_gradient_equals_the_rank_gaps(estimator, extra):
+    X, y, context, weight = _data()
+    kwargs = {"none": {}, "context": {"context": context},
+              "weights": {"sample_weight": weight}}[extra]
+    model = clone(estimator).fit(X, y, **kwargs)
+    assert model._fit_spread is not None  # the exact solver's shortcut was taken
+    # The plain computation: kernel blocks of every training pair (SVMRank's
+    # equality pairs have no row and are computed in both).
+    assert model._fit_spread == pytest.approx(score_spread(model._rank_gap(X)), rel=1e-10)
+
+
+def test_primal_fits_have_no_solver_spread_and_compute_it():
+    X, y, _, _ = _data()
+    model = SVMCompare(kernel="linear").fit(X, y)
+    assert model._fit_spread is None
+    Xs = model._standardized_pairs(X)
+    assert model._training_spread(Xs) == score_spread(model._rank_gap(X))
+
+
+@pytest.mark.parametrize("build", [flip_compare, flip_rank2])
+def test_restricted_start_takes_each_rows_alpha_and_is_feasible(build):
+    X, y, _, _ = _data(200)
+    rng = np.random.default_rng(1)
+    full = build(Standardizer.fit(X).transform_pairs(X), y, 1.0)
+    alpha = rng.uniform(0.0, 1.0, full.m) * full.C
+    train = np.sort(rng.choice(200, 150, replace=False))
+    sub = build(Standardizer.fit(X[train]).transform_pairs(X[train]), y[train], 1.0)
+    bias = build is flip_compare  # rank2's RankSVM has no bias, no y^T alpha = 0
+    start = restricted_start(alpha, full, sub, train, bias)
+    # Brute force: the full row with the same pair and the same orientation.
+    n, n_sub = 200, 150
+    for t in range(sub.m):
+        pair, flipped = train[sub.a[t] % n_sub], sub.a[t] >= n_sub
+        (match,) = np.flatnonzero((full.a % n == pair) & ((full.a >= n) == flipped))
+        assert full.y[match] == sub.y[t]
+        assert start[t] <= alpha[match] + 1e-15
+    assert np.all(start >= 0) and np.all(start <= sub.C)
+    taken = np.minimum(alpha[[np.flatnonzero((full.a % n == train[sub.a[t] % n_sub])
+                                             & ((full.a >= n) == (sub.a[t] >= n_sub)))[0]
+                              for t in range(sub.m)]], sub.C)
+    if not bias:
+        np.testing.assert_array_equal(start, taken)
+        return
+    assert start.sum() > 0
+    assert abs(sub.y @ start) < 1e-9 * start.sum()
+    # Only the heavy side of y^T alpha = 0 moved, the light side kept its alphas.
+    kept = np.isclose(start, taken, rtol=0, atol=0)
+    assert np.all(kept[sub.y > 0]) or np.all(kept[sub.y < 0])
+
+
+@pytest.mark.parametrize("estimator", [
+    SVMCompare(tol=1e-8), SVMRank(tol=1e-8), SVMCompare(kernel="linear", tol=1e-8)])
+def test_started_folds_in_threads_match_cold_serial_folds(estimator):
+    X, y, context, weight = _data(400, seed=2)
+    full = clone(estimator).fit(X, y, context=context, sample_weight=weight)
+    prepared = full._prepare(X, y, context, weight)
+    result, feature_map = full._solve(prepared)
+    start = full._refit_start(prepared, result, feature_map)
+    assert start is not None
+    cold, cold_spreads = cross_validated_scores(
+        clone(estimator).set_params(n_jobs=1), X, y, random_state=0, context=context,
+        sample_weight=weight)
+    warm, warm_spreads = cross_validated_scores(
+        clone(estimator).set_params(n_jobs=2), X, y, random_state=0, context=context,
+        sample_weight=weight, start=start)
+    # The same fold optima, reached from another start (to the solvers' tolerance).
+    np.testing.assert_allclose(warm, cold, rtol=1e-5, atol=1e-6 * np.abs(cold).max())
+    np.testing.assert_allclose(warm_spreads, cold_spreads, rtol=1e-5)
+
+
+def test_fold_threads_do_not_change_the_probabilities():
+    X, y, context, _ = _data(400, seed=4)
+    one = SVMCompare(probability=True, n_jobs=1, random_state=0).fit(X, y, context=context)
+    two = SVMCompare(probability=True, n_jobs=2, random_state=0).fit(X, y, context=context)
+    # Every fold is the same computation on either number of threads.
+    np.testing.assert_array_equal(one.predict_proba(X, context), two.predict_proba(X, context))
+
+
+def test_blas_threads_are_restored_after_folds_in_threads():
+    before = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+    X, y, _, _ = _data(300)
+    SVMCompare(kernel="linear", probability=True, n_jobs=2).fit(X, y)
+    SVMCompare(probability=True, n_jobs=2).fit(X, y)
+    after = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+    assert after == before
+
+
+def test_map_in_threads_keeps_order_and_raises_the_first_error():
+    assert map_in_threads(lambda k: k * k, range(7), 3) == [k * k for k in range(7)]
+
+    def fails_on_three(k):
+        if k == 3:
+            raise ValueError("three")
+        return k
+
+    with pytest.raises(ValueError, match="three"):
+        map_in_threads(fails_on_three, range(6), 2)
+
+
+def test_ctrl_c_stops_the_solves_running_in_fold_threads():
+    # Two fits that would run for minutes (see test_interrupt.py), in threads;
+    # Ctrl-C reaches the main thread only, which must stop both SMO loops.
+    X, y = make_norm_pairs(600, "l1", random_state=0)
+    long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12,
+                      max_iter=10**10, solver="exact", n_jobs=1)
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        map_in_threads(lambda seed: clone(long).fit(X, y), [0, 1], 2)
+    timer.join()
+    assert time.perf_counter() - started < 30.0  # uninterrupted: many minutes
+    assert not smo._RUNNING  # no loop left behind
