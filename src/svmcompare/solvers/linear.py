@@ -75,7 +75,7 @@ class LinearResult:
     bias_noise: float = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _region(w, delta):
     """0: w >= 1 (no loss); 1: quadratic zone; 2: linear part of L_delta."""
     if w >= 1.0:
@@ -85,7 +85,7 @@ def _region(w, delta):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _dloss(w, delta):
     """L'_delta(w): 0, -(1 - w) / delta or -1 by region."""
     r = _region(w, delta)
@@ -102,12 +102,12 @@ def _dloss(w, delta):
 _N_CHUNKS = 16
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _chunk_bounds(m, k):
     return k * m // _N_CHUNKS, (k + 1) * m // _N_CHUNKS
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _loss_sum(z, C, delta):
     """sum_t C_t L_delta(z_t)."""
     parts = np.zeros(_N_CHUNKS)
@@ -126,7 +126,7 @@ def _loss_sum(z, C, delta):
     return parts.sum()
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _line_terms(z, q, C, s, delta):
     """sum_t C_t L'(z_t + s q_t) q_t and sum_t C_t L''(z_t + s q_t) q_t^2."""
     parts = np.zeros((_N_CHUNKS, 2))
@@ -149,7 +149,7 @@ def _line_terms(z, q, C, s, delta):
     return d1, d2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _gradient_weights(z, y, C, delta, coef, zone):
     """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask."""
     for t in range(z.shape[0]):
@@ -184,7 +184,7 @@ def _zone_hessian(D, zone, C, delta, bias):
     return H
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _matvec(D, u, out):
     """out = D u, rows in parallel (each row's sum in the same order on any thread)."""
     m, p = D.shape
@@ -195,7 +195,7 @@ def _matvec(D, u, out):
         out[t] = acc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _rmatvec(D, coef):
     """D^T coef: per-chunk partial sums in parallel, added in chunk order."""
     m, p = D.shape
@@ -213,7 +213,7 @@ def _rmatvec(D, coef):
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def differences(items, a, b):
     """Rows items[b_t] - items[a_t] (the d_t of eq. 8), in one pass."""
     m = a.shape[0]
@@ -264,7 +264,7 @@ class _Smoothed:
         return u @ su + s * (su @ su) + t1, su @ su + t2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_lo, d_hi):
     """Root of phi'(s) = base1 + s base2 + sum_t C_t L'(z_t + s q_t) q_t on [0, s_hi].
 
