@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_info
 from svmcompare import SVMCompare, SVMRank, SVMRank2
 from svmcompare._parallel import map_in_threads
 from svmcompare._problem import Standardizer, flip_compare, flip_rank2, restricted_start
+from svmcompare._threshold import fit_threshold
 from svmcompare.calibration import cross_validated_scores, score_spread
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.solvers import smo
@@ -39,6 +40,11 @@ def test_training_spread_from_the_gradient_equals_the_rank_gaps(estimator, extra
     # The plain computation: kernel blocks of every training pair (SVMRank's
     # equality pairs have no row and are computed in both).
     assert model._fit_spread == pytest.approx(score_spread(model._rank_gap(X)), rel=1e-10)
+    # With its signs, the same gaps (plus the context term) choose the threshold
+    # of eq. (6) for the baselines and for a degenerate comparison machine.
+    if isinstance(model, (SVMRank, SVMRank2)) or model.degenerate_:
+        decision = model.decision_function(X, kwargs.get("context"))
+        assert model.threshold_ == pytest.approx(fit_threshold(decision, y), rel=1e-9)
 
 
 def test_primal_fits_have_no_solver_spread_and_compute_it():

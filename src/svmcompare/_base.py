@@ -103,7 +103,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     Subclasses implement ``_check_label_set``, ``_binary_problem``,
     ``_rank_scale`` (r = scale * u^T Phi, where the SVM's f = beta + u^T Phi;
-    it may refuse the solution), ``_finish_fit`` and may override ``_uses_bias``.
+    it may refuse the solution), ``_finish_fit(decision, y)`` (the threshold,
+    from ``decision()``: the training pairs' d = r(x') - r(x) + v^T context)
+    and may override ``_uses_bias``.
 
     Three solvers fit the same model:
 
@@ -319,8 +321,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
-            self._fit_spread = self._spread_from_gradient(prepared, result, scale,
-                                                          context_coef)
+            gaps = self._gaps_from_gradient(prepared, result, scale, context_coef)
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
             q = problem.context.shape[1]
@@ -331,7 +332,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                               context_coef=_if_context(prepared, context_coef))
             self.primal_objective_ = result.objective
             self.n_iter_ = result.n_iter
-            self._fit_spread = None
+            gaps = None
         self.support_ = sv
         self.dual_coef_ = dual_coef
         self.n_support_ = np.array(
@@ -340,31 +341,43 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.intercept_ = float(result.bias)
         # False after a ConvergenceWarning: the fit stopped short of its tolerance.
         self.converged_ = bool(result.converged)
-        self._finish_fit(prepared.Xs, prepared.y, prepared.context)
+        # The training pairs' spread is kept when it came free (the probability
+        # link and SVMCompareCV's scoring divide by it).
+        self._fit_spread = None if gaps is None else score_spread(gaps)
+
+        def training_decision():
+            d = self._decision_standardized(prepared.Xs) if gaps is None else gaps
+            return d if prepared.context is None else d + prepared.context @ context_coef
+
+        self._finish_fit(training_decision, prepared.y)
         return self
 
-    def _spread_from_gradient(self, prepared, result, scale, context_coef):
-        """:func:`score_spread` of r(x') - r(x) on the training pairs, read off
-        the dual gradient instead of kernel blocks against the expansion.
+    def _gaps_from_gradient(self, prepared, result, scale, context_coef):
+        """r(x') - r(x) on the training pairs, read off the dual gradient
+        instead of kernel blocks against the expansion.
 
         SMO returns G = Q alpha - 1 on every row, and y_t (G_t + 1)
         = sum_s alpha_s y_s K~_ts = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t
-        (eqs. 17, 18): times Lemma 1's scale, less the context term, it is the
-        rank gap of the row's pair up to its orientation (the spread squares it).
-        Pairs without a row (SVMRank's equality pairs) are computed.
+        (eqs. 17, 18): times Lemma 1's scale, less the context term, it is
+        r(b_t) - r(a_t), the rank gap of the row's pair with the row's
+        orientation.  Pairs without a row (SVMRank's equality pairs) are
+        computed.
         """
         problem, Xs = prepared.problem, prepared.Xs
         n = Xs.shape[0]
-        # Items are x rows then x' rows (stack_items): a row's pair is a mod n.
+        # Items are x rows then x' rows (stack_items): a row's pair is a mod n,
+        # and the row is (x', x) when a >= n.
         pairs, first_row = np.unique(problem.a % n, return_index=True)
-        gaps = np.empty(n)
+        a = problem.a[first_row]
         fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
-        gaps[pairs] = scale * fitted - problem.context[first_row] @ context_coef
+        row_gap = scale * fitted - problem.context[first_row] @ context_coef
+        gaps = np.empty(n)
+        gaps[pairs] = np.where(a < n, row_gap, -row_gap)
         if pairs.size < n:
             rest = np.ones(n, dtype=bool)
             rest[pairs] = False
             gaps[rest] = self._decision_standardized(Xs[rest])
-        return score_spread(gaps)
+        return gaps
 
     def _training_spread(self, Xs):
         """:func:`score_spread` of r(x') - r(x) on ``Xs``, the standardized
@@ -383,7 +396,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self.intercept_ = float(result.bias)
         self.converged_ = bool(result.converged)
-        self._finish_fit(Xs_sample, y_sample)
+        self._finish_fit(lambda: self._decision_standardized(Xs_sample), y_sample)
         return self
 
     @available_if(lambda self: getattr(self, "probability", False))

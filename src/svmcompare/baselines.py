@@ -53,8 +53,8 @@ class _RankSVMBase(PairwiseKernelModel):
         # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
         return 1.0
 
-    def _finish_fit(self, Xs, y, context=None):
-        self.threshold_ = fit_threshold(self._decision_standardized(Xs, context), y)
+    def _finish_fit(self, decision, y):
+        self.threshold_ = fit_threshold(decision(), y)
 
 
 class SVMRank(_RankSVMBase):

@@ -227,10 +227,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         scale, self.degenerate_ = lemma1_scale(beta, bias_noise, self.C, self.on_degenerate)
         return scale
 
-    def _finish_fit(self, Xs, y, context=None):
-        self.threshold_, self.margin_ = compare_threshold(
-            lambda: self._decision_standardized(Xs, context), y, self.degenerate_,
-            self.intercept_)
+    def _finish_fit(self, decision, y):
+        self.threshold_, self.margin_ = compare_threshold(decision, y, self.degenerate_,
+                                                          self.intercept_)
 
 
 def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
