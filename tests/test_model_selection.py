@@ -90,3 +90,24 @@ def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
     assert isinstance(model.best_estimator_, SVMRank)
     with pytest.raises(ValueError, match="scoring"):
         SVMCompareCV(scoring="f1").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
+def test_one_validation_block_per_path_scores_as_each_model(cls):
+    # A C path scores its validation pairs from one kernel block against the
+    # path's training items; each model must score as its own decision_function.
+    from svmcompare.model_selection import _fit_path, _path_decisions
+
+    X, y = make_norm_pairs(240, "l1", random_state=5)
+    context = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], size=(240, 1))
+    train, val = np.arange(160), np.arange(160, 240)
+    models, prepared = _fit_path(cls(gamma=0.5), X[train], y[train], [0.1, 1.0, 100.0],
+                                 context[train])
+    decisions = _path_decisions(cls(), prepared, models, X[val], context[val])
+    assert all(d is not None for d in decisions)
+    for model, d in zip(models, decisions, strict=True):
+        np.testing.assert_allclose(d, model.decision_function(X[val], context[val]),
+                                   rtol=1e-10, atol=1e-12)
+    # Past half of cache_size the block is not built: each model scores alone.
+    assert _path_decisions(cls(cache_size=0.01), prepared, models, X[val], None) \
+        == [None] * 3

@@ -318,6 +318,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
                               expansion=(problem.items[keep], coef),
                               context_coef=_if_context(prepared, context_coef))
+            self._expansion_index = keep  # of the training items (a C path's scoring)
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter

@@ -87,6 +87,11 @@ def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
         One fitted estimator per C, in the order of ``Cs``; ``None`` where the
         fit has no ranking function (:class:`svmcompare.NoRankingError`).
     """
+    return _fit_path(estimator, X, y, Cs, context, sample_weight)[0]
+
+
+def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
+    """:func:`fit_C_path`'s models and the prepared problem they share."""
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
@@ -118,21 +123,50 @@ def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
                 models[i] = model._store(step, result, feature_map)
         except NoRankingError:
             models[i] = None
-    return models
+    return models, prepared
+
+
+def _path_decisions(estimator, prepared, models, X_val, context_val):
+    """d = r(x') - r(x) (+ v^T context) on validation pairs for every model of
+    one exact C path, from a single kernel block of the validation items
+    against the path's training items: every model's expansion is a subset of
+    those items, so a model costs a matrix-vector product instead of a kernel
+    block of its own.  None per model where the block does not apply or would
+    exceed half of ``cache_size``."""
+    fitted = [model for model in models if model is not None]
+    items = prepared.problem.items
+    n_val = X_val.shape[0]
+    budget = getattr(estimator, "cache_size", 0.0) * 2**20 / 2
+    if prepared.solver != "exact" or not fitted or 16.0 * n_val * items.shape[0] > budget:
+        return [None] * len(models)
+    Xs = fitted[0]._standardized_pairs(X_val)  # the models share the path's scaler
+    block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items)
+    decisions = []
+    for model in models:
+        if model is None:
+            decisions.append(None)
+            continue
+        coef = np.zeros(items.shape[0])
+        coef[model._expansion_index] = model.expansion_coef_
+        rank = block @ coef  # eq. (19) on x then x'
+        d = rank[n_val:] - rank[:n_val]
+        decisions.append(d if context_val is None else d + context_val @ model.context_coef_)
+    return decisions
 
 
 def _take(context, rows):
     return None if context is None else context[rows]
 
 
-def _scores(model, X, y, context, split, held_out):
+def _scores(model, X, y, context, split, held_out, diff=None):
     """Validation error, AUC and (``held_out``) the validation rank gaps in units
     of the model's training spread, for a probability link; NaN when the fit failed."""
     if model is None:
         return {"error": np.nan, "auc": np.nan, "failed": True, "degenerate": False,
                 "held_out": None}
     train, val = split
-    diff = model.decision_function(X[val], _take(context, val))
+    if diff is None:
+        diff = model.decision_function(X[val], _take(context, val))
     report = comparison_report(y[val], diff, model.threshold_)
     gap = None
     if held_out:
@@ -146,10 +180,12 @@ def _scores(model, X, y, context, split, held_out):
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
                    held_out):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
-    train, _ = split
-    models = fit_C_path(estimator, X[train], y[train], Cs, _take(context, train),
-                        _take(sample_weight, train))
-    scores = [_scores(model, X, y, context, split, held_out) for model in models]
+    train, val = split
+    models, prepared = _fit_path(estimator, X[train], y[train], Cs, _take(context, train),
+                                 _take(sample_weight, train))
+    decisions = _path_decisions(estimator, prepared, models, X[val], _take(context, val))
+    scores = [_scores(model, X, y, context, split, held_out, diff)
+              for model, diff in zip(models, decisions, strict=True)]
     return models if keep_models else [None] * len(models), scores
 
 
@@ -180,7 +216,8 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         Return the fitted models too (memory: one model per point and split).
     held_out : bool, default=False
         Also return each point's validation rank gaps for a probability link
-        (costs one more pass over the training pairs per point).
+        (the exact solver has them free; other solvers score the training
+        pairs once more per point).
 
     Returns
     -------
