@@ -135,6 +135,45 @@ def test_warm_start_at_the_optimum_takes_no_step():
     assert warm.objective == pytest.approx(cold.objective, rel=1e-12)
 
 
+def test_the_gradient_a_solve_returns_is_q_alpha_minus_one_and_seeds_a_c_path():
+    from dataclasses import replace
+
+    from svmcompare._problem import Standardizer
+
+    Xi, Xip, y = _random_pairs(5)
+    X = np.stack([Xi, Xip], 1)
+    problem = flip_compare(Standardizer.fit(X).transform_pairs(X), y, 1.0)
+    kernel = resolve_kernel("rbf", 0.5)
+    first = solve_dual(problem, kernel, tol=1e-8)
+    # Brute force: Q = diag(y) K~ diag(y) from the item kernel matrix.
+    K = kernel.block(problem.items, problem.items)
+    a, b = problem.a, problem.b
+    Kt = K[np.ix_(b, b)] - K[np.ix_(b, a)] - K[np.ix_(a, b)] + K[np.ix_(a, a)]
+    Q = problem.y[:, None] * Kt * problem.y[None, :]
+    np.testing.assert_allclose(first.gradient, Q @ first.alpha - 1.0, atol=1e-9)
+    # At C = 4 the scaled start's gradient is k (G + 1) - 1: the same solution
+    # as when the solver computes it from the support vectors' rows (rounding
+    # may order near-tied selections differently: a few steps more or less).
+    bigger = replace(problem, C=problem.C * 4.0)
+    alpha0 = first.alpha * 4.0
+    computed = solve_dual(bigger, kernel, tol=1e-8, alpha0=alpha0)
+    given = solve_dual(bigger, kernel, tol=1e-8, alpha0=alpha0,
+                       gradient0=(first.gradient + 1.0) * 4.0 - 1.0)
+    assert given.converged and computed.n_iter > 0
+    assert abs(given.n_iter - computed.n_iter) <= 0.05 * computed.n_iter
+    assert given.objective == pytest.approx(computed.objective, rel=1e-12)
+    # (alpha need not be unique; the fitted values Q alpha, from the unique u, are.)
+    np.testing.assert_allclose(given.gradient, computed.gradient, atol=1e-6)
+    # A wrong gradient is taken as given: it must change the result.
+    wrong = solve_dual(bigger, kernel, tol=1e-8, alpha0=alpha0,
+                       gradient0=first.gradient)
+    assert abs(wrong.objective - computed.objective) > 1e-6 * abs(computed.objective)
+    with pytest.raises(ValueError, match="needs the alpha0"):
+        solve_dual(bigger, kernel, gradient0=first.gradient)
+    with pytest.raises(ValueError, match="finite values, one per row"):
+        solve_dual(bigger, kernel, alpha0=alpha0, gradient0=first.gradient[:-1])
+
+
 def test_max_iter_reached_warns():
     from sklearn.exceptions import ConvergenceWarning
 

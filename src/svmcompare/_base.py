@@ -274,9 +274,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                         solver=solver, feature_map=feature_map, X=X, context=context,
                         sample_weight=sample_weight)
 
-    def _solve(self, prepared, gram=None, alpha0=None, v0=None):
-        """Run the chosen solver; ``gram``, ``alpha0`` (exact) and ``v0`` (the
-        primal solvers' (u, beta)) serve warm-started paths and refits."""
+    def _solve(self, prepared, gram=None, alpha0=None, v0=None, gradient0=None):
+        """Run the chosen solver; ``gram``, ``alpha0`` and ``gradient0`` (exact)
+        and ``v0`` (the primal solvers' (u, beta)) serve warm-started paths and
+        refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = getattr(self, "n_jobs", None)
         if prepared.solver == "exact":
@@ -284,6 +285,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
                 gram=gram, n_threads=n_jobs, progress=bool(getattr(self, "verbose", False)),
+                gradient0=gradient0,
             )
             return result, None
         feature_map = prepared.feature_map

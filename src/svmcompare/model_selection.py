@@ -105,16 +105,20 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
         if 8.0 * items.shape[0] ** 2 <= budget:
             gram = prepared.kernel.block(items, items)
     models = [None] * len(Cs)
-    alpha, previous = None, None
+    alpha, gradient, previous = None, None, None
     for i in np.argsort(Cs, kind="stable"):
         C = Cs[i]
         model = clone(estimator).set_params(C=C)
         step = replace(prepared, problem=replace(prepared.problem, C=unit_cost * C))
-        # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0.
-        alpha0 = None if alpha is None else alpha * (C / previous)
-        result, feature_map = model._solve(step, gram=gram, alpha0=alpha0)
+        # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
+        # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
+        start = {}
+        if alpha is not None:
+            start = {"alpha0": alpha * (C / previous),
+                     "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
+        result, feature_map = model._solve(step, gram=gram, **start)
         if prepared.solver == "exact":
-            alpha, previous = result.alpha, C
+            alpha, gradient, previous = result.alpha, result.gradient, C
         try:
             with warnings.catch_warnings():
                 # A degenerate point is recorded (``degenerate_``), not shouted

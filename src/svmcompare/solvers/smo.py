@@ -514,8 +514,9 @@ _N_ITER, _COUNTER, _UNSHRUNK, _MOST_SHRUNK, _DONE = range(5)
 
 
 @njit(cache=True)
-def _smo_start(kp, pairs, alpha, n_slots):
-    """Active set, row cache, diagonal of Q and gradient G = Q alpha - 1."""
+def _smo_start(kp, pairs, alpha, n_slots, gradient0):
+    """Active set, row cache, diagonal of Q and gradient G = Q alpha - 1
+    (``gradient0`` when it has m entries, else computed)."""
     m = alpha.shape[0]
     n_items = kp[1].shape[0]
     act = (np.arange(m), np.arange(n_items), np.array([m, n_items]),
@@ -528,9 +529,12 @@ def _smo_start(kp, pairs, alpha, n_slots):
               np.empty(n_items, dtype=np.int64)))
     QD = q_diagonal(kp, pairs)
     # A warm start needs the kernel rows of its support items.
-    G = -np.ones(m)
-    if np.any(alpha != 0.0):
-        _gradient_on(act[0], kp, pairs, alpha, cache, G)
+    if gradient0.shape[0] == m:
+        G = gradient0.copy()
+    else:
+        G = -np.ones(m)
+        if np.any(alpha != 0.0):
+            _gradient_on(act[0], kp, pairs, alpha, cache, G)
     return act, cache, QD, G
 
 
@@ -672,15 +676,17 @@ def _blas_controller():
 
 
 def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads,
-         progress=False):
+         progress=False, gradient0=None):
     with solver_threads(n_threads):
         return _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking,
-                       n_threads, progress)
+                       n_threads, progress, gradient0)
 
 
 def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads,
-            progress=False):
-    act, cache, QD, G = _smo_start(kp, pairs, alpha, n_slots)
+            progress=False, gradient0=None):
+    if gradient0 is None:
+        gradient0 = np.empty(0)
+    act, cache, QD, G = _smo_start(kp, pairs, alpha, n_slots, gradient0)
     m = C.shape[0]
     state = np.zeros(5, dtype=np.int64)
     state[_COUNTER] = min(m, 1000) + 1
@@ -759,6 +765,17 @@ def _interruptible(function, args, stop_flag, n_threads, steps=None):
         raise raised[0]
 
 
+def _checked_gradient(gradient0, m, alpha0):
+    if gradient0 is None:
+        return None
+    if alpha0 is None:
+        raise ValueError("gradient0 needs the alpha0 it was computed at.")
+    gradient0 = np.ascontiguousarray(gradient0, dtype=np.float64)
+    if gradient0.shape != (m,) or not np.all(np.isfinite(gradient0)):
+        raise ValueError(f"gradient0 must hold {m} finite values, one per row.")
+    return gradient0
+
+
 def _snap_to_bounds(alpha, C):
     """Put variables within rounding of a bound exactly on it.
 
@@ -781,7 +798,7 @@ def _snap_to_bounds(alpha, C):
 @announces_compilation(_smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
                cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None,
-               progress=False):
+               progress=False, gradient0=None):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -807,6 +824,10 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         before the final check on the whole problem.
     alpha0 : ndarray of shape (m,), optional
         Feasible starting point (warm start).
+    gradient0 : ndarray of shape (m,), optional
+        Q alpha0 - 1 when the caller knows it, e.g. k (G + 1) - 1 for
+        alpha0 = k alpha of a solution with gradient G on the same rows (a C
+        path): spares the kernel rows of every support vector at the start.
     gram : ndarray of shape (n_items, n_items), optional
         The item kernel matrix k(items, items), when the caller has it (a
         path of fits over C shares it); rows of K~ are then gathered from it.
@@ -858,7 +879,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     alpha, G, n_iter, violation, objective, max_shrunk, scale = _smo(
         kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
         bool(shrinking), thread_count(n_threads),  # checked here, before any work
-        progress,
+        progress, _checked_gradient(gradient0, m, alpha0),
     )
     _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
