@@ -149,3 +149,28 @@ def test_ctrl_c_stops_the_solves_running_in_fold_threads():
     timer.join()
     assert time.perf_counter() - started < 30.0  # uninterrupted: many minutes
     assert not smo._RUNNING  # no loop left behind
+
+
+@pytest.mark.parametrize("stopped", ["another group", "its group"])
+def test_stopping_a_group_stops_only_its_solves(stopped):
+    # A solve started outside map_in_threads (group None: another user's fit in
+    # their own thread) runs on when another group is stopped.
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = make_norm_pairs(300, "l1", random_state=0)
+    steps = 400_000
+    model = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, max_iter=steps,
+                       solver="exact", n_jobs=1)
+    thread = threading.Thread(target=lambda: model.fit(X, y))
+    with pytest.warns(ConvergenceWarning):  # (raised in the thread, recorded here)
+        thread.start()
+        deadline = time.perf_counter() + 30.0
+        while not smo._RUNNING and thread.is_alive() and time.perf_counter() < deadline:
+            time.sleep(0.001)
+        assert smo._RUNNING, "the fit never reached its worker thread"
+        smo.stop_running_solves(object() if stopped == "another group" else None)
+        thread.join()
+    if stopped == "another group":
+        assert model.n_iter_ == steps
+    else:
+        assert model.n_iter_ < steps

@@ -298,10 +298,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             del features
             if problem.context.shape[1]:
                 D = np.hstack([D, problem.context])  # v is the last q weights
+        if v0 is not None and v0.size != D.shape[1] + bool(self._uses_bias):
+            v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
             result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
-                                  v0=v0 if v0 is not None and v0.size == D.shape[1] + bool(
-                                      self._uses_bias) else None)
+                                  v0=v0)
         return result, feature_map
 
     def _store(self, prepared, result, feature_map):

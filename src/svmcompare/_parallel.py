@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-from .solvers.smo import stop_running_solves
+from .solvers.smo import solve_group, stop_running_solves
 
 _POLL = 0.05  # seconds between checks for Ctrl-C while the threads work
 
@@ -26,27 +26,33 @@ def map_in_threads(function, items, n_workers):
     items = list(items)
     if n_workers <= 1 or len(items) <= 1:
         return [function(item) for item in items]
+    group = object()  # these calls' solves, and no one else's
+
+    def call(item):
+        with solve_group(group):
+            return function(item)
+
     with ThreadPoolExecutor(min(n_workers, len(items)),
                             thread_name_prefix="svmcompare") as pool:
-        futures = [pool.submit(function, item) for item in items]
+        futures = [pool.submit(call, item) for item in items]
         try:
             while wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION).not_done:
                 if any(f.done() and f.exception() is not None for f in futures):
                     break
         except BaseException:
-            _abandon(futures)
+            _abandon(futures, group)
             raise
         failed = [f for f in futures if f.done() and f.exception() is not None]
         if failed:
-            _abandon(futures)
+            _abandon(futures, group)
             raise failed[0].exception()
         return [f.result() for f in futures]
 
 
-def _abandon(futures):
+def _abandon(futures, group):
     """Cancel the calls not started and stop the running ones' SMO loops (a
     call may start a new solve after a stop: stop again until all are done)."""
     for future in futures:
         future.cancel()
     while wait(futures, timeout=_POLL).not_done:
-        stop_running_solves()
+        stop_running_solves(group)

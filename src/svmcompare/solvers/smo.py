@@ -701,19 +701,33 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     return alpha, G, int(state[_N_ITER]), violation, objective, int(state[_MOST_SHRUNK]), scale
 
 
-# The stop flags of the SMO loops running now, so that a caller whose solves
-# run in threads other than the main one (which alone receives Ctrl-C) can
-# stop them all: :func:`stop_running_solves`.
-_RUNNING = {}  # a token per running loop -> its stop flag (views do not hash)
+# The stop flags of the SMO loops running now, by group, so that a caller
+# whose solves run in threads other than the main one (which alone receives
+# Ctrl-C) can stop them: :func:`solve_group`, :func:`stop_running_solves`.
+_RUNNING = {}  # a token per running loop -> (its group, its stop flag)
 _RUNNING_LOCK = threading.Lock()
+_GROUP = threading.local()
 
 
-def stop_running_solves():
-    """Ask every SMO loop running in this process to return after its
-    current step (their fits end unconverged; the caller discards them)."""
+@contextlib.contextmanager
+def solve_group(group):
+    """The SMO loops this thread starts inside the block belong to ``group``
+    (any object) for :func:`stop_running_solves`."""
+    previous = getattr(_GROUP, "group", None)
+    _GROUP.group = group
+    try:
+        yield
+    finally:
+        _GROUP.group = previous
+
+
+def stop_running_solves(group):
+    """Ask the running SMO loops of ``group`` to return after their current
+    step (their fits end unconverged; the caller discards them)."""
     with _RUNNING_LOCK:
-        for flag in _RUNNING.values():
-            flag[0] = 1
+        for owner, flag in _RUNNING.values():
+            if owner is group:
+                flag[0] = 1
 
 
 def _interruptible(function, args, stop_flag, n_threads, steps=None):
@@ -738,7 +752,7 @@ def _interruptible(function, args, stop_flag, n_threads, steps=None):
     worker = threading.Thread(target=target, name="svmcompare-smo", daemon=True)
     token = object()
     with _RUNNING_LOCK:
-        _RUNNING[token] = stop_flag
+        _RUNNING[token] = (getattr(_GROUP, "group", None), stop_flag)
     worker.start()
     started, bar = time.perf_counter(), None
     try:
