@@ -174,3 +174,23 @@ def test_stopping_a_group_stops_only_its_solves(stopped):
         assert model.n_iter_ == steps
     else:
         assert model.n_iter_ < steps
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs):
+    import warnings
+
+    from svmcompare.exceptions import DegenerateWarning
+
+    # The data of test_compare's degenerate case: beta >= 0 without class weights.
+    X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SVMCompare(class_weight=None, probability=True, n_jobs=n_jobs,
+                           random_state=0).fit(X, y)
+    degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert model.degenerate_ and len(degenerate) == 1
+    assert degenerate[0].filename == __file__  # points at the caller's line
+    # The silencing was per thread and is over: a plain degenerate fit warns.
+    with pytest.warns(DegenerateWarning):
+        SVMCompare(class_weight=None).fit(X, y)

@@ -407,6 +407,7 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
     from sklearn.model_selection import StratifiedKFold
 
     from ._parallel import map_in_threads
+    from .exceptions import degenerate_warnings_silenced
     from .solvers.smo import thread_count
 
     splits = list(StratifiedKFold(folds, shuffle=True, random_state=random_state)
@@ -428,11 +429,14 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         model = clone(estimator).set_params(**fold_params)
         fit_context = None if context is None else context[train]
         fit_weight = None if sample_weight is None else sample_weight[train]
-        if start is None:
-            model.fit(X[train], y[train], context=fit_context, sample_weight=fit_weight)
-        else:
-            model._fit_started(X[train], y[train], fit_context, fit_weight,
-                               lambda prepared: start(prepared, train))
+        # The fit on all pairs has said whether it is degenerate: five more
+        # warnings about the folds would say nothing new.
+        with degenerate_warnings_silenced():
+            if start is None:
+                model.fit(X[train], y[train], context=fit_context, sample_weight=fit_weight)
+            else:
+                model._fit_started(X[train], y[train], fit_context, fit_weight,
+                                   lambda prepared: start(prepared, train))
         return (model._rank_gap(X[test]),
                 model._training_spread(model._standardized_pairs(X[train])))
 

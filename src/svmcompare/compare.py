@@ -11,7 +11,7 @@ from ._problem import flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
 from .calibration import LINKS
-from .exceptions import DegenerateWarning, NoRankingError
+from .exceptions import DegenerateWarning, NoRankingError, degenerate_warnings_wanted
 
 ON_DEGENERATE = ("fallback", "raise")
 TIE_BANDS = ("constant", "pair")
@@ -260,6 +260,8 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
             "on the command line) is the usual cure; on_degenerate='fallback' keeps the "
             "SVM's ranking direction with a tie threshold chosen on the training pairs."
         )
+    if not degenerate_warnings_wanted():
+        return 1.0, True
     warnings.warn(
         f"{found}: Lemma 1's tie band has no usable scale, so the SVM's ranking "
         "direction r = u^T Phi is kept and the tie threshold is chosen on the training "

@@ -1,6 +1,11 @@
 """The errors and warnings svmcompare raises beyond ValueError / TypeError (the errors
 subclass ValueError)."""
 
+import contextlib
+import threading
+
+_SILENCED = threading.local()
+
 
 class NoRankingError(ValueError):
     """The comparison SVM returned a bias beta >= 0, so no ranking function exists.
@@ -20,3 +25,23 @@ class DegenerateWarning(UserWarning):
     """SVMCompare's beta was >= 0 or numerically 0, so Lemma 1's ranking scale
     does not exist; the fit fell back to the SVM's direction with the tie
     threshold of eq. (6) (``on_degenerate="fallback"``, ``degenerate_ = True``)."""
+
+
+@contextlib.contextmanager
+def degenerate_warnings_silenced():
+    """No :class:`DegenerateWarning` from fits in this thread inside the block:
+    refits whose caller reports degeneracy itself (a C path records
+    ``degenerate_`` per point; the calibration folds of a fit that has already
+    warned).  Per thread, unlike ``warnings.catch_warnings``, so folds fitted
+    side by side in threads do not race on the global filters."""
+    previous = getattr(_SILENCED, "on", False)
+    _SILENCED.on = True
+    try:
+        yield
+    finally:
+        _SILENCED.on = previous
+
+
+def degenerate_warnings_wanted():
+    """False inside :func:`degenerate_warnings_silenced` in this thread."""
+    return not getattr(_SILENCED, "on", False)

@@ -35,7 +35,7 @@ from ._problem import Standardizer
 from ._validation import check_C, check_context, check_pairs_labels, check_sample_weight
 from .calibration import fit_link, tie_features_for
 from .compare import SVMCompare
-from .exceptions import DegenerateWarning, NoRankingError
+from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
 
 SCORINGS = ("error", "auc", "log_loss")
@@ -120,10 +120,9 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
         try:
-            with warnings.catch_warnings():
-                # A degenerate point is recorded (``degenerate_``), not shouted
-                # once per fold and C; a refit of the chosen point still warns.
-                warnings.simplefilter("ignore", DegenerateWarning)
+            # A degenerate point is recorded (``degenerate_``), not shouted once
+            # per fold and C; a refit of the chosen point still warns.
+            with degenerate_warnings_silenced():
                 models[i] = model._store(step, result, feature_map)
         except NoRankingError:
             models[i] = None
