@@ -80,3 +80,26 @@ def test_a_small_real_data_benchmark_runs_and_ours_beats_the_frequencies():
         assert ours.log_loss < freq.log_loss  # probabilities did not collapse
         assert 0.0 <= ours.auc <= 1.0 and 0.0 < ours.brier < 1.0
     assert "svmcompare - best peer" in bench.report(table)
+
+
+def test_the_linear_solver_converges_at_large_C_on_one_hot_ice_hockey():
+    # SVMCompareCV's default grid met this fit (fold 3 of the benchmark's group
+    # folds, C = 100): one smoothing level needed 54 Newton steps, and a cap of
+    # 50 declared the (already optimal) solution inaccurate.
+    from sklearn.exceptions import ConvergenceWarning
+
+    from svmcompare._problem import Standardizer, flip_compare
+    from svmcompare.solvers.linear import differences, solve_linear
+
+    bench = _bench_real()
+    X, y, context, train, _, _, groups = bench.icehockey()
+    fold = bench._folds(groups[train])[3][0]
+    X, y, context = X[train][fold], y[train][fold], context[train][fold]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = SVMCompare(kernel="linear", C=100.0).fit(X, y, context=context)
+    problem = flip_compare(Standardizer.fit(X).transform_pairs(X), y, 100.0, "balanced",
+                           context)
+    D = np.hstack([differences(problem.items, problem.a, problem.b), problem.context])
+    reference = solve_linear(D, problem.y, problem.C, max_newton=10_000)
+    assert model.primal_objective_ == pytest.approx(reference.objective, rel=1e-12)
