@@ -1,8 +1,9 @@
 """The errors and warnings svmcompare raises beyond ValueError / TypeError (the errors
 subclass ValueError)."""
 
-import contextlib
 import threading
+
+from ._local import thread_setting
 
 _SILENCED = threading.local()
 
@@ -27,21 +28,15 @@ class DegenerateWarning(UserWarning):
     threshold of eq. (6) (``on_degenerate="fallback"``, ``degenerate_ = True``)."""
 
 
-@contextlib.contextmanager
 def degenerate_warnings_silenced():
-    """No :class:`DegenerateWarning` from fits in this thread inside the block:
-    refits whose caller reports degeneracy itself (a C path records
-    ``degenerate_`` per point; the calibration folds of a fit that has already
-    warned).  Per thread, unlike ``warnings.catch_warnings``, so folds fitted
-    side by side in threads do not race on the global filters."""
-    previous = getattr(_SILENCED, "on", False)
-    _SILENCED.on = True
-    try:
-        yield
-    finally:
-        _SILENCED.on = previous
+    """No :class:`DegenerateWarning` from fits in this thread inside the block
+    (a context manager): refits whose caller reports degeneracy itself (a C
+    path records ``degenerate_`` per point; the calibration folds of a fit
+    that has already warned).  Per thread, unlike ``warnings.catch_warnings``,
+    so folds fitted side by side in threads do not race on the global filters."""
+    return thread_setting(_SILENCED, "on", True)
 
 
 def degenerate_warnings_wanted():
     """False inside :func:`degenerate_warnings_silenced` in this thread."""
-    return not getattr(_SILENCED, "on", False)
+    return not getattr(_SILENCED, "on", None)

@@ -57,6 +57,7 @@ import numpy as np
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
+from .._local import thread_setting
 from ..kernels import PRECOMPUTED, KernelSpec
 from ._bias import choose_bias, dual_bias_interval
 from ._compile import announces_compilation
@@ -709,16 +710,10 @@ _RUNNING_LOCK = threading.Lock()
 _GROUP = threading.local()
 
 
-@contextlib.contextmanager
 def solve_group(group):
-    """The SMO loops this thread starts inside the block belong to ``group``
-    (any object) for :func:`stop_running_solves`."""
-    previous = getattr(_GROUP, "group", None)
-    _GROUP.group = group
-    try:
-        yield
-    finally:
-        _GROUP.group = previous
+    """The SMO loops this thread starts inside the block (a context manager)
+    belong to ``group`` (any object) for :func:`stop_running_solves`."""
+    return thread_setting(_GROUP, "group", group)
 
 
 def stop_running_solves(group):
