@@ -180,3 +180,17 @@ def test_the_link_family_is_validated_and_reaches_predict_proba():
     assert not np.allclose(ordered.predict_proba(X), davidson.predict_proba(X), atol=1e-3)
     np.testing.assert_allclose(davidson.predict_proba(X[:, ::-1]),
                                davidson.predict_proba(X)[:, ::-1], atol=1e-12)
+
+
+def test_log_softmax_matches_scipy_and_survives_large_logits():
+    from scipy.special import logsumexp
+
+    from svmcompare.calibration import _log_softmax
+
+    logits = np.random.default_rng(0).normal(size=(500, 3)) * np.array([[1.0], [50.0]]).repeat(
+        250, axis=0)
+    np.testing.assert_allclose(_log_softmax(logits),
+                               logits - logsumexp(logits, axis=1, keepdims=True),
+                               rtol=1e-12, atol=1e-12)
+    huge = np.array([[1000.0, 0.0, -1000.0]])
+    np.testing.assert_allclose(_log_softmax(huge), [[0.0, -1000.0, -2000.0]])
