@@ -270,9 +270,10 @@ def flip_rank2(Xs, y, C, context=None, sample_weight=None):
     return BinaryProblem(items, a, b, np.ones(a.size), Cvec, ctx)
 
 
-def restricted_start(alpha, problem, sub_problem, rows_of_sub, bias=True):
+def restricted_start(alpha, problem, sub_problem, sub_pairs, bias=True):
     """A feasible start for the dual of ``sub_problem`` (built the same way from
-    the pairs ``rows_of_sub`` of ``problem``'s pairs) from ``problem``'s solution.
+    the pairs ``sub_pairs``, indices into ``problem``'s pairs) from ``problem``'s
+    solution ``alpha``.
 
     Each row of the sub-problem takes the alpha of the row of ``problem`` with
     the same pair and orientation (items are x rows then x' rows, so a row's
@@ -285,7 +286,7 @@ def restricted_start(alpha, problem, sub_problem, rows_of_sub, bias=True):
     row_of = np.full(2 * n, -1, dtype=np.int64)
     row_of[(problem.a % n) * 2 + (problem.a >= n)] = np.arange(problem.m)
     n_sub = sub_problem.items.shape[0] // 2
-    pairs = np.asarray(rows_of_sub)[sub_problem.a % n_sub]
+    pairs = np.asarray(sub_pairs)[sub_problem.a % n_sub]
     rows = row_of[pairs * 2 + (sub_problem.a >= n_sub)]
     if np.any(rows < 0):
         raise ValueError("sub_problem has rows that problem does not have.")
