@@ -194,3 +194,22 @@ def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs):
     # The silencing was per thread and is over: a plain degenerate fit warns.
     with pytest.warns(DegenerateWarning):
         SVMCompare(class_weight=None).fit(X, y)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_verbose_shows_the_calibration_folds_and_changes_nothing(capsys, monkeypatch, n_jobs):
+    X, y, _, _ = _data(300)
+    quiet = SVMCompare(probability=True, n_jobs=n_jobs, random_state=0).fit(X, y)
+    assert "calibration folds" not in capsys.readouterr().err
+    monkeypatch.setattr(smo, "PROGRESS_AFTER", 0.0)  # draw at once
+    loud = SVMCompare(probability=True, n_jobs=n_jobs, random_state=0, verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "calibration folds" in err and "/5 " in err  # a bar over the five folds
+    np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))
+
+
+def test_map_in_threads_reports_each_finished_call():
+    for workers in (1, 3):
+        seen = []
+        map_in_threads(lambda k: time.sleep(0.01 * k), range(4), workers, seen.append)
+        assert seen == sorted(set(seen)) and seen[-1] == 4

@@ -16,16 +16,22 @@ from .solvers.smo import solve_group, stop_running_solves
 _POLL = 0.05  # seconds between checks for Ctrl-C while the threads work
 
 
-def map_in_threads(function, items, n_workers):
+def map_in_threads(function, items, n_workers, on_done=None):
     """``[function(item) for item in items]``, on up to ``n_workers`` threads.
 
     Results come in the order of ``items``; the first exception raised by a
     call is raised here after the other calls have ended (those not started
-    are cancelled).
+    are cancelled).  ``on_done(k)``, if given, runs in the calling thread
+    when k calls have finished (a progress bar).
     """
     items = list(items)
+    on_done = on_done or (lambda finished: None)
     if n_workers <= 1 or len(items) <= 1:
-        return [function(item) for item in items]
+        results = []
+        for item in items:
+            results.append(function(item))
+            on_done(len(results))
+        return results
     group = object()  # these calls' solves, and no one else's
 
     def call(item):
@@ -36,8 +42,14 @@ def map_in_threads(function, items, n_workers):
                             thread_name_prefix="svmcompare") as pool:
         futures = [pool.submit(call, item) for item in items]
         try:
-            while wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION).not_done:
-                if any(f.done() and f.exception() is not None for f in futures):
+            finished = 0
+            while True:
+                pending = wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION).not_done
+                if len(futures) - len(pending) > finished:
+                    finished = len(futures) - len(pending)
+                    on_done(finished)
+                if not pending or any(f.done() and f.exception() is not None
+                                      for f in futures):
                     break
         except BaseException:
             _abandon(futures, group)

@@ -65,6 +65,9 @@ Platt scaling).
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import numpy as np
 from scipy.special import expit
 
@@ -451,8 +454,25 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
 
     scores = np.empty(y.shape[0])
     spreads = np.empty(y.shape[0])
-    for (_, test), (score, spread) in zip(splits, map_in_threads(fit_fold, splits, workers),
-                                          strict=True):
+    with _fold_progress(folds, bool(params.get("verbose", False))) as on_done:
+        outputs = map_in_threads(fit_fold, splits, workers, on_done)
+    for (_, test), (score, spread) in zip(splits, outputs, strict=True):
         scores[test] = score
         spreads[test] = spread
     return scores, spreads
+
+
+@contextlib.contextmanager
+def _fold_progress(folds, show):
+    """A bar over the calibration folds on stderr when ``show`` (the folds'
+    own SMO lines are off), drawn once they run past the SMO line's delay."""
+    if not show:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    from .solvers.smo import PROGRESS_AFTER
+
+    with tqdm(total=folds, desc="calibration folds", file=sys.stderr, leave=False,
+              delay=PROGRESS_AFTER) as bar:
+        yield lambda finished: bar.update(finished - bar.n)

@@ -132,7 +132,8 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         solvers are otherwise deterministic).
     verbose : bool, default=False
         Show a progress line on stderr (SMO steps so far and their rate)
-        while an exact fit runs longer than 2 s.
+        while an exact fit runs longer than 2 s, and with ``probability=True``
+        a bar over the calibration folds once they run longer than 2 s.
 
     Attributes
     ----------
