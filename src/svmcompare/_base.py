@@ -186,10 +186,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        prepared = self._prepare(X, y, context, sample_weight)
-        result, feature_map = self._solve(prepared)
-        self._store(prepared, result, feature_map)
-        self._set_feature_names(X)
+        prepared, result, feature_map = self._fit_solution(X, y, context, sample_weight)
         if getattr(self, "probability", False):
             held_out, scales = cross_validated_scores(
                 self, prepared.X, prepared.y, context=prepared.context,
@@ -221,13 +218,15 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             return start
         return None
 
-    def _fit_started(self, X, y, context, sample_weight, start):
-        """``fit`` without probabilities, the solver started by ``start(prepared)``."""
+    def _fit_solution(self, X, y, context=None, sample_weight=None, start=None):
+        """``fit`` without probabilities (its solver started by ``start(prepared)``
+        when given); returns the prepared problem, the solver result and the
+        feature map, from which the calibration folds start."""
         prepared = self._prepare(X, y, context, sample_weight)
-        result, feature_map = self._solve(prepared, **start(prepared))
+        result, feature_map = self._solve(prepared, **({} if start is None else start(prepared)))
         self._store(prepared, result, feature_map)
         self._set_feature_names(X)
-        return self
+        return prepared, result, feature_map
 
     def _calibrate(self, held_out, y, Xs, context=None, sample_weight=None):
         """Fit the probability link on held-out rank gaps in units of their fold

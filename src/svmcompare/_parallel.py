@@ -42,19 +42,18 @@ def map_in_threads(function, items, n_workers, on_done=None):
                             thread_name_prefix="svmcompare") as pool:
         futures = [pool.submit(call, item) for item in items]
         try:
-            finished = 0
+            finished, failed = 0, []
             while True:
-                pending = wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION).not_done
-                if len(futures) - len(pending) > finished:
-                    finished = len(futures) - len(pending)
+                done, pending = wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION)
+                if len(done) > finished:
+                    finished = len(done)
                     on_done(finished)
-                if not pending or any(f.done() and f.exception() is not None
-                                      for f in futures):
+                failed = [f for f in futures if f in done and f.exception() is not None]
+                if failed or not pending:
                     break
         except BaseException:
             _abandon(futures, group)
             raise
-        failed = [f for f in futures if f.done() and f.exception() is not None]
         if failed:
             _abandon(futures, group)
             raise failed[0].exception()

@@ -444,11 +444,8 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         # The fit on all pairs has said whether it is degenerate: five more
         # warnings about the folds would say nothing new.
         with degenerate_warnings_silenced():
-            if start is None:
-                model.fit(X[train], y[train], context=fit_context, sample_weight=fit_weight)
-            else:
-                model._fit_started(X[train], y[train], fit_context, fit_weight,
-                                   lambda prepared: start(prepared, train))
+            model._fit_solution(X[train], y[train], fit_context, fit_weight,
+                                None if start is None else lambda prepared: start(prepared, train))
         return (model._rank_gap(X[test]),
                 model._training_spread(model._standardized_pairs(X[train])))
 

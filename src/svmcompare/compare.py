@@ -268,7 +268,7 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
         "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
         "gives the paper's NoRankingError instead.",
-        DegenerateWarning, stacklevel=5,
+        DegenerateWarning, stacklevel=6,  # the caller of fit (through _fit_solution, _store)
     )
     return 1.0, True
 
