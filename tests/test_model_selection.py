@@ -92,6 +92,33 @@ def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
         SVMCompareCV(scoring="f1").fit(X, y)
 
 
+def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, monkeypatch):
+    # SVMRank's equal pairs have no row of the dual: along a C path their
+    # training rank gaps come from the path's item kernel, not kernel blocks.
+    from svmcompare.calibration import score_spread
+    from svmcompare.model_selection import _fit_path
+
+    (X, y), _ = norm_data
+    assert np.any(y == 0)
+    seen = {}
+    finish = SVMRank._finish_fit
+
+    def recorded(self, decision, y):
+        seen[id(self)] = decision()
+        return finish(self, decision, y)
+
+    monkeypatch.setattr(SVMRank, "_finish_fit", recorded)
+    models, prepared = _fit_path(SVMRank(gamma=0.5), X, y, [0.1, 1.0, 10.0])
+    assert prepared.gram is not None
+    for model in models:
+        training = seen[id(model)]
+        gaps = model._rank_gap(X)  # kernel blocks against the expansion
+        np.testing.assert_allclose(training, gaps, rtol=1e-9, atol=1e-12)
+        assert model._fit_spread == pytest.approx(score_spread(gaps), rel=1e-10)
+        cold = SVMRank(C=model.C, gamma=0.5).fit(X, y)
+        assert model.threshold_ == pytest.approx(cold.threshold_, rel=1e-3)
+
+
 @pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
 def test_one_validation_block_per_path_scores_as_each_model(cls):
     # A C path scores its validation pairs from one kernel block against the

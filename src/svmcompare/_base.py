@@ -96,6 +96,7 @@ class Prepared:
     X: np.ndarray = None  # the validated pairs (calibration refits on them)
     context: np.ndarray = None  # the validated pair context, or None
     sample_weight: np.ndarray = None  # the validated pair weights, or None
+    gram: np.ndarray = None  # k(items, items), when a C path computed it for its fits
 
 
 class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
@@ -273,18 +274,18 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                         solver=solver, feature_map=feature_map, X=X, context=context,
                         sample_weight=sample_weight)
 
-    def _solve(self, prepared, gram=None, alpha0=None, v0=None, gradient0=None):
-        """Run the chosen solver; ``gram``, ``alpha0`` and ``gradient0`` (exact)
-        and ``v0`` (the primal solvers' (u, beta)) serve warm-started paths and
-        refits."""
+    def _solve(self, prepared, alpha0=None, v0=None, gradient0=None):
+        """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
+        (exact) and ``v0`` (the primal solvers' (u, beta)) serve warm-started
+        paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = getattr(self, "n_jobs", None)
         if prepared.solver == "exact":
             result = solve_dual(
                 problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
-                gram=gram, n_threads=n_jobs, progress=bool(getattr(self, "verbose", False)),
-                gradient0=gradient0,
+                gram=prepared.gram, n_threads=n_jobs,
+                progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
             )
             return result, None
         feature_map = prepared.feature_map
@@ -364,7 +365,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         (eqs. 17, 18): times Lemma 1's scale, less the context term, it is
         r(b_t) - r(a_t), the rank gap of the row's pair with the row's
         orientation.  Pairs without a row (SVMRank's equality pairs) are
-        computed.
+        computed: from the item kernel when a C path has it, else by kernel
+        blocks against the expansion.
         """
         problem, Xs = prepared.problem, prepared.Xs
         n = Xs.shape[0]
@@ -379,7 +381,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         if pairs.size < n:
             rest = np.ones(n, dtype=bool)
             rest[pairs] = False
-            gaps[rest] = self._decision_standardized(Xs[rest])
+            if prepared.gram is None:
+                gaps[rest] = self._decision_standardized(Xs[rest])
+            else:
+                # r(x') - r(x) by eq. (19) over the training items, x' being item i + n.
+                rest = np.flatnonzero(rest)
+                rows = prepared.gram[rest + n] - prepared.gram[rest]
+                gaps[rest] = rows[:, self._expansion_index] @ self.ranking_.coef
         return gaps
 
     def _training_spread(self, Xs):

@@ -95,10 +95,13 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
             raise ValueError("SVMCompareLP does not take a pair context; SVMCompare does.")
         return super().fit(X, y, sample_weight=sample_weight)
 
-    def _solve(self, prepared, gram=None, alpha0=None):
-        """Solve (LP-1); ``gram`` (the item kernel matrix) is shared along C paths."""
+    def _solve(self, prepared, alpha0=None):
+        """Solve (LP-1); ``prepared.gram`` (the item kernel matrix) is shared along
+        C paths."""
         problem = prepared.problem
-        K = prepared.kernel.block(problem.items, problem.items) if gram is None else gram
+        K = prepared.gram
+        if K is None:
+            K = prepared.kernel.block(problem.items, problem.items)
         G = K[problem.b] - K[problem.a]  # G_ij = k(z_j, x~'_i) - k(z_j, x~_i)
         return solve_l1_svm(G, problem.y, problem.C), None
 

@@ -18,7 +18,10 @@ does; scikit-learn's ``laplacian_kernel`` uses the L1 distance.  A callable
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import numbers
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
@@ -47,20 +50,30 @@ class KernelSpec:
     coef0: float
     func: Callable | None = None
 
-    def block(self, A, B):
-        """The kernel matrix ``k(A[i], B[j])`` of shape (len(A), len(B))."""
+    def block(self, A, B, bases=None):
+        """The kernel matrix ``k(A[i], B[j])`` of shape (len(A), len(B)).
+
+        ``bases`` (a :class:`BlockBases`) keeps the part of the block that
+        does not depend on gamma, coef0 or degree (inner products or
+        distances) for later blocks of the same items, e.g. every gamma of a
+        grid search; the values are the same either way.
+        """
         if self.func is not None:
             return _call_user_kernel(self.func, A, B)
-        if self.code == LINEAR:
+        if bases is None:
+            return self._from_base(self._base(A, B), in_place=True)
+        return self._from_base(bases.get(_FAMILY[self.code], A, B, self._base),
+                               in_place=False)
+
+    def _base(self, A, B):
+        """The gamma-free part of the block: <a, b> (linear, poly), ||a - b||^2
+        (rbf) or ||a - b|| (laplacian)."""
+        if self.code in (LINEAR, POLY):
             return A @ B.T
-        if self.code == POLY:
-            return (self.gamma * (A @ B.T) + self.coef0) ** self.degree
+        out = _squared_distances(A, B)
         if self.code == RBF:
-            out = _squared_distances(A, B)
-            out *= -self.gamma
-            return np.exp(out, out=out)
+            return out
         if self.code == LAPLACIAN:
-            out = _squared_distances(A, B)
             # Near duplicates keep only the rounding of the norms in
             # ||a||^2 + ||b||^2 - 2 a.b, which the square root magnifies: sum
             # their distances from the differences (see solvers/_kernel_rows).
@@ -69,10 +82,20 @@ class KernelSpec:
             if close[0].size:
                 diff = A[close[0]] - B[close[1]]
                 out[close] = np.einsum("ij,ij->i", diff, diff)
-            out = np.sqrt(out, out=out)
-            out *= -self.gamma
-            return np.exp(out, out=out)
+            return np.sqrt(out, out=out)
         raise AssertionError(f"unknown kernel code {self.code}")  # pragma: no cover
+
+    def _from_base(self, base, in_place):
+        """The block from :meth:`_base`'s output (overwritten when ``in_place``)."""
+        if self.code == LINEAR:
+            return base if in_place else base.copy()
+        if self.code == POLY:
+            out = np.multiply(base, self.gamma, out=base if in_place else None)
+            out += self.coef0
+            out **= self.degree  # as ``**`` (numpy squares degree 2 exactly)
+            return out
+        out = np.multiply(base, -self.gamma, out=base if in_place else None)  # rbf, laplacian
+        return np.exp(out, out=out)
 
     def block_dot(self, A, B, M):
         """k(A, B) @ M, holding at most about 4M kernel entries at a time.
@@ -90,6 +113,66 @@ class KernelSpec:
         for start in range(0, A.shape[0], step):
             out[start:start + step] = self.block(A[start:start + step], B) @ M
         return out
+
+
+# Kernels whose blocks share a gamma-free base (see KernelSpec._base).
+_FAMILY = {LINEAR: "dot", POLY: "dot", RBF: "squared distance", LAPLACIAN: "distance"}
+
+
+class BlockBases:
+    """Gamma-free parts of kernel blocks, kept for the next block of the same
+    items (least recently used first out).
+
+    A grid search fits one path over C per gamma on the same training items
+    and scores the same validation items: their squared distances (rbf),
+    distances (laplacian) or inner products (linear, poly) are computed once
+    per split instead of once per gamma.  Entries are keyed by the kernel
+    family and a digest of both item arrays, so a changed array is never
+    served stale.
+
+    Parameters
+    ----------
+    max_bytes : float
+        Memory for the kept arrays; an array larger than this is not kept.
+    """
+
+    def __init__(self, max_bytes):
+        self.max_bytes = float(max_bytes)
+        self._entries = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def get(self, family, A, B, compute):
+        """``compute(A, B)``, or the array kept from an earlier call with the
+        same family and items (read-only: callers must not write to it)."""
+        key = (family, A.shape, B.shape, _digest(A), _digest(B))
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return self._entries[key]
+        base = compute(A, B)
+        base.flags.writeable = False
+        with self._lock:
+            if base.nbytes <= self.max_bytes:
+                self._entries[key] = base
+                while sum(b.nbytes for b in self._entries.values()) > self.max_bytes:
+                    self._entries.popitem(last=False)
+        return base
+
+    def __reduce__(self):
+        # A copy sent to another process (joblib's workers) starts empty.
+        return (BlockBases, (self.max_bytes,))
+
+    @property
+    def nbytes(self):
+        """Memory held now."""
+        with self._lock:
+            return sum(b.nbytes for b in self._entries.values())
+
+
+def _digest(array):
+    return hashlib.blake2b(np.ascontiguousarray(array).view(np.uint8), digest_size=16).digest()
 
 
 def _squared_distances(A, B):

@@ -36,6 +36,7 @@ from ._validation import check_C, check_context, check_pairs_labels, check_sampl
 from .calibration import fit_link, tie_features_for
 from .compare import SVMCompare
 from .exceptions import NoRankingError, degenerate_warnings_silenced
+from .kernels import BlockBases
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
 
 SCORINGS = ("error", "auc", "log_loss")
@@ -90,20 +91,20 @@ def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
     return _fit_path(estimator, X, y, Cs, context, sample_weight)[0]
 
 
-def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
-    """:func:`fit_C_path`'s models and the prepared problem they share."""
+def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None):
+    """:func:`fit_C_path`'s models and the prepared problem they share (the item
+    kernel's base kept in ``bases``, a :class:`~svmcompare.kernels.BlockBases`)."""
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
     prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context, sample_weight)
     unit_cost = prepared.problem.C
-    gram = None
     if prepared.solver in ("exact", "lp"):
         items = prepared.problem.items
         # SVMCompareLP has no cache_size: it builds the whole item kernel anyway.
         budget = getattr(estimator, "cache_size", np.inf) * 2**20 / 2
         if 8.0 * items.shape[0] ** 2 <= budget:
-            gram = prepared.kernel.block(items, items)
+            prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
     models = [None] * len(Cs)
     alpha, gradient, previous = None, None, None
     for i in np.argsort(Cs, kind="stable"):
@@ -116,7 +117,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
         if alpha is not None:
             start = {"alpha0": alpha * (C / previous),
                      "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
-        result, feature_map = model._solve(step, gram=gram, **start)
+        result, feature_map = model._solve(step, **start)
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
         try:
@@ -129,7 +130,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None):
     return models, prepared
 
 
-def _path_decisions(estimator, prepared, models, X_val, context_val):
+def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None):
     """d = r(x') - r(x) (+ v^T context) on validation pairs for every model of
     one exact C path, from a single kernel block of the validation items
     against the path's training items: every model's expansion is a subset of
@@ -143,7 +144,7 @@ def _path_decisions(estimator, prepared, models, X_val, context_val):
     if prepared.solver != "exact" or not fitted or 16.0 * n_val * items.shape[0] > budget:
         return [None] * len(models)
     Xs = fitted[0]._standardized_pairs(X_val)  # the models share the path's scaler
-    block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items)
+    block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)
     decisions = []
     for model in models:
         if model is None:
@@ -181,12 +182,13 @@ def _scores(model, X, y, context, split, held_out, diff=None):
 
 
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
-                   held_out):
+                   held_out, bases=None):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
     train, val = split
     models, prepared = _fit_path(estimator, X[train], y[train], Cs, _take(context, train),
-                                 _take(sample_weight, train))
-    decisions = _path_decisions(estimator, prepared, models, X[val], _take(context, val))
+                                 _take(sample_weight, train), bases)
+    decisions = _path_decisions(estimator, prepared, models, X[val], _take(context, val),
+                                bases)
     scores = [_scores(model, X, y, context, split, held_out, diff)
               for model, diff in zip(models, decisions, strict=True)]
     return models if keep_models else [None] * len(models), scores
@@ -241,10 +243,13 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
         # The fits run side by side: one solver thread each, not every core each.
         estimator = clone(estimator).set_params(n_jobs=1)
+    # The paths of one split share their items: their kernel blocks' gamma-free
+    # parts are computed once (within a process; up to cache_size more memory).
+    bases = BlockBases(getattr(estimator, "cache_size", 200.0) * 2**20)
     outputs = Parallel(n_jobs=n_jobs)(
         delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
                                 [C for _, C in entries], X, y, context, sample_weight,
-                                splits[k], keep_models, held_out)
+                                splits[k], keep_models, held_out, bases)
         for k, others, entries in jobs
     )
     scores = [[None] * len(points) for _ in splits]

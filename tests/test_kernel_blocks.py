@@ -1,0 +1,97 @@
+"""Kernel blocks and the gamma-free bases a grid search shares between them."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+import svmcompare.kernels as kernels
+import svmcompare.model_selection as model_selection
+from svmcompare import SVMCompare
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.kernels import BlockBases, resolve_kernel
+from svmcompare.model_selection import validation_search
+
+
+def _items():
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(30, 3)), rng.normal(size=(20, 3))
+    B[4] = A[7] + 1e-9  # a near duplicate, which the laplacian kernel sums exactly
+    return A, B
+
+
+def _reference(kernel, A, B):
+    if kernel.name == "linear":
+        return A @ B.T
+    if kernel.name == "poly":
+        return polynomial_kernel(A, B, degree=kernel.degree, gamma=kernel.gamma,
+                                 coef0=kernel.coef0)
+    if kernel.name == "rbf":
+        return rbf_kernel(A, B, gamma=kernel.gamma)
+    distance = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+    return np.exp(-kernel.gamma * distance)
+
+
+@pytest.mark.parametrize("name", ["linear", "poly", "rbf", "laplacian"])
+def test_blocks_from_kept_bases_equal_blocks_computed_alone(name):
+    A, B = _items()
+    bases = BlockBases(1e6)
+    for gamma, degree in [(0.5, 2), (2.0, 3), (0.5, 3)]:
+        kernel = resolve_kernel(name, gamma=gamma, degree=degree)
+        alone = kernel.block(A, B)
+        np.testing.assert_allclose(alone, _reference(kernel, A, B), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(kernel.block(A, B, bases), alone)
+    # One base computed, then served to the two other parameter settings.
+    assert bases.hits == 2
+    assert bases.nbytes == A.shape[0] * B.shape[0] * 8
+
+
+def test_kept_bases_are_read_only_keyed_by_content_and_within_budget():
+    A, B = _items()
+    rbf = resolve_kernel("rbf", gamma=1.0)
+    bases = BlockBases(1.5 * A.shape[0] * B.shape[0] * 8)  # room for one block
+    first = rbf.block(A, B, bases)
+    first[:] = 0.0  # the caller's block is its own; the kept base is not touched
+    np.testing.assert_array_equal(rbf.block(A, B, bases), rbf.block(A, B))
+    # Same shapes, other values: computed, never served stale.
+    C = A + 1.0
+    np.testing.assert_array_equal(rbf.block(C, B, bases), rbf.block(C, B))
+    assert bases.nbytes <= bases.max_bytes  # the older base made room
+    np.testing.assert_array_equal(rbf.block(A, B, bases), rbf.block(A, B))
+    # Dot products and distances of the same items are different bases.
+    linear = resolve_kernel("linear")
+    np.testing.assert_array_equal(linear.block(A, B, bases), A @ B.T)
+    # A base larger than the budget is computed but not kept.
+    small = BlockBases(100)
+    np.testing.assert_array_equal(rbf.block(A, B, small), rbf.block(A, B))
+    assert small.nbytes == 0
+    # Sent to a joblib worker, a copy starts empty with the same budget.
+    copy = pickle.loads(pickle.dumps(bases))
+    assert copy.max_bytes == bases.max_bytes and copy.nbytes == 0
+
+
+def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
+    X, y = make_norm_pairs(120, "l1", random_state=3)
+    Xv, yv = make_norm_pairs(80, "l1", random_state=4)
+    grid = {"C": [0.1, 1.0, 10.0], "gamma": [0.25, 1.0, 4.0]}
+    shapes = []
+    distances = kernels._squared_distances
+
+    def counted(A, B):
+        shapes.append((A.shape[0], B.shape[0]))
+        return distances(A, B)
+
+    monkeypatch.setattr(kernels, "_squared_distances", counted)
+    best, results = validation_search(SVMCompare(), grid, X, y, Xv, yv)
+    # Three gammas, one path each: the training items' distances and the
+    # validation items' distances to them, each computed once.
+    assert sorted(shapes) == sorted([(240, 240), (160, 240)])
+
+    # Nothing kept: every path computes its own, and the search is the same.
+    shapes.clear()
+    monkeypatch.setattr(model_selection, "BlockBases", lambda max_bytes: BlockBases(0))
+    best_alone, results_alone = validation_search(SVMCompare(), grid, X, y, Xv, yv)
+    assert len(shapes) == 6
+    assert results.equals(results_alone)
+    np.testing.assert_array_equal(best.decision_function(Xv), best_alone.decision_function(Xv))
