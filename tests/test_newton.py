@@ -124,3 +124,13 @@ def test_on_the_optimal_face_one_call_lands_on_the_optimum():
     assert free_set_newton(rows, lambda i: kernel.block(problem.items[i], problem.items[i]),
                            moved, Q @ moved - 1.0, problem.C, True, max_free=free.size - 1) == 0
     np.testing.assert_array_equal(moved, kept)
+
+
+def test_a_newton_step_waits_until_the_smo_work_since_the_last_pays_for_it():
+    from svmcompare.solvers.smo import _newton_pays
+
+    C = np.full(6, 2.0)
+    alpha = np.array([0.0, 1.0, 1.5, 2.0, 0.5, 0.0])  # three free variables
+    assert _newton_pays(alpha, C, work=27 / 4.0)
+    assert not _newton_pays(alpha, C, work=26 / 4.0)
+    assert _newton_pays(np.zeros(6), C, work=0)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 import scipy.linalg.blas
+import scipy.linalg.lapack
 
 _RIDGE = 1e-10  # relative to the largest Q_tt: duplicate rows make Q_FF singular
 _MAX_ROUNDS = 50
@@ -117,15 +118,19 @@ def free_set_newton(problem_rows, item_kernel, alpha, G, C, use_bias, max_free,
 
 
 def _inverse(Q):
-    """(Q + ridge I)^-1 by Cholesky, or None when that fails."""
+    """(Q + ridge I)^-1 by Cholesky (LAPACK potrf, potri: about |F|^3 flops), or
+    None when that fails.  Fortran order: the rank-one updates write in place."""
     ridge = _RIDGE * max(float(np.max(np.diag(Q))), 1e-300)
-    try:
-        factor = scipy.linalg.cho_factor(Q + ridge * np.eye(Q.shape[0]), check_finite=False)
-        inverse = scipy.linalg.cho_solve(factor, np.eye(Q.shape[0]), check_finite=False)
-    except (np.linalg.LinAlgError, ValueError):
+    H = np.asfortranarray(Q + ridge * np.eye(Q.shape[0]))
+    factor, info = scipy.linalg.lapack.dpotrf(H, lower=False, clean=True, overwrite_a=True)
+    if info != 0:
         return None
-    # Fortran order: the rank-one updates then write in place.
-    return np.asfortranarray(inverse) if np.all(np.isfinite(inverse)) else None
+    upper, info = scipy.linalg.lapack.dpotri(factor, lower=False, overwrite_c=True)
+    if info != 0 or not np.all(np.isfinite(upper)):
+        return None
+    inverse = np.triu(upper)
+    inverse += np.triu(upper, 1).T
+    return np.asfortranarray(inverse)
 
 
 def _rank_one_update(A, scale, v):
