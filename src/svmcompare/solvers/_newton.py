@@ -12,13 +12,16 @@ fixed (B):
     [ y_F^T  0  ] [ b ] = [   0  ]      (with a bias; without one, Q_FF d = -G_F)
 
 where G = Q v - 1 is SMO's gradient, so that G_F + Q_FF d + b y_F = 0 is the
-stationarity of the face's Lagrangian and y^T v = 0 is kept.  The step goes
-along d as far as the quadratic's minimum or the box [0, C_F] allows; SMO then
-goes on from the new point (a bound reached, or a bounded variable whose
-gradient says it should be free, is its business).  The objective only
-decreases, the point stays feasible, and SMO's stopping rule is unchanged:
-the solution is the same optimum to the same tolerance, reached in fewer
-steps.
+stationarity of the face's Lagrangian and y^T v = 0 is kept (d is solved
+from the inverse of Q_FF: d = x1 - b x2 with Q_FF x1 = -G_F, Q_FF x2 = y_F).
+The step goes along d as far as the quadratic's minimum or the box [0, C_F]
+allows.  Variables that reach a bound leave F, their rows and columns leave
+the inverse by rank-one updates (no new factorization), and the next round
+solves again, until a step reaches the minimum; SMO then goes on from the new
+point (a bounded variable whose gradient says it should be free is its
+business).  The objective only decreases, the point stays feasible, and
+SMO's stopping rule is unchanged: the solution is the same optimum to the
+same tolerance, reached in fewer steps.
 """
 
 from __future__ import annotations

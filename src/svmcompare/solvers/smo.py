@@ -908,10 +908,11 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         :data:`PROGRESS_AFTER` seconds.
     newton : bool, default=True
         Every m (at least 1,000) SMO steps, solve the problem restricted to the
-        free variables (0 < alpha_t < C_t) by one linear system and step toward
+        free variables (0 < alpha_t < C_t) as a linear system and step toward
         its solution (``solvers/_newton.py``): the same optimum, in far fewer
-        steps when SMO crawls (large C on smooth kernels).  At most
-        ``_MAX_FREE`` free variables, and their kernel block within
+        steps when SMO crawls (large C on smooth kernels).  Only when the
+        system costs less than the SMO steps since the last one, with at most
+        ``_MAX_FREE`` free variables and their kernel block within
         ``cache_size``.
 
     Returns
