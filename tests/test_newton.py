@@ -10,14 +10,11 @@ from svmcompare.solvers import solve_dual
 from svmcompare.solvers._newton import free_set_newton
 
 from .reference.dense import dual_objective, kkt_violation, solve_dual_reference
+from .test_solver import _random_pairs
 
 
-def _pairs(seed, n=120, p=2):
-    rng = np.random.default_rng(seed)
-    Xi = rng.normal(size=(n, p))
-    Xip = Xi + rng.normal(scale=0.7, size=(n, p))
-    d = (Xip**2).sum(1) - (Xi**2).sum(1) + rng.normal(scale=0.5, size=n)
-    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+def _pairs(seed, n=120):
+    Xi, Xip, y = _random_pairs(seed, n=n, p=2)
     return np.stack([Xi, Xip], 1), y
 
 
