@@ -108,8 +108,17 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
         return finish(self, decision, y)
 
     monkeypatch.setattr(SVMRank, "_finish_fit", recorded)
+    grams = []
+    from_gradient = SVMRank._gaps_from_gradient
+
+    def seen_gram(self, prepared, *args):
+        grams.append(prepared.gram)
+        return from_gradient(self, prepared, *args)
+
+    monkeypatch.setattr(SVMRank, "_gaps_from_gradient", seen_gram)
     models, prepared = _fit_path(SVMRank(gamma=0.5), X, y, [0.1, 1.0, 10.0])
-    assert prepared.gram is not None
+    assert len(grams) == 3 and all(gram is not None for gram in grams)
+    assert prepared.gram is None  # not kept past the fits
     for model in models:
         training = seen[id(model)]
         gaps = model._rank_gap(X)  # kernel blocks against the expansion

@@ -127,7 +127,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
                 models[i] = model._store(step, result, feature_map)
         except NoRankingError:
             models[i] = None
-    return models, prepared
+    # The item kernel goes with the fits (the validation block comes next).
+    return models, replace(prepared, gram=None)
 
 
 def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None):
