@@ -42,7 +42,7 @@ def map_in_threads(function, items, n_workers, on_done=None):
                             thread_name_prefix="svmcompare") as pool:
         futures = [pool.submit(call, item) for item in items]
         try:
-            finished, failed = 0, []
+            finished = 0
             while True:
                 done, pending = wait(futures, timeout=_POLL, return_when=FIRST_EXCEPTION)
                 if len(done) > finished:

@@ -156,9 +156,12 @@ class BlockBases:
         with self._lock:
             if base.nbytes <= self.max_bytes:
                 self._entries[key] = base
-                while sum(b.nbytes for b in self._entries.values()) > self.max_bytes:
+                while self._held() > self.max_bytes:
                     self._entries.popitem(last=False)
         return base
+
+    def _held(self):
+        return sum(b.nbytes for b in self._entries.values())
 
     def __reduce__(self):
         # A copy sent to another process (joblib's workers) starts empty.
@@ -168,7 +171,7 @@ class BlockBases:
     def nbytes(self):
         """Memory held now."""
         with self._lock:
-            return sum(b.nbytes for b in self._entries.values())
+            return self._held()
 
 
 def _digest(array):

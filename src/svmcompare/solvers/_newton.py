@@ -27,7 +27,6 @@ same tolerance, reached in fewer steps.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 import scipy.linalg.blas
 import scipy.linalg.lapack
 
