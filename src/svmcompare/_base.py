@@ -27,13 +27,16 @@ from ._validation import (
     check_sample_weight,
 )
 from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
+from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
 from .solvers.linear import differences
+from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
+CALIBRATIONS = ("auto", "cv")  # where probability=True's held-out rank gaps come from
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
 
@@ -80,6 +83,12 @@ def nystroem_rows(feature_map, problem):
             - feature_map.transform(problem.items[a[rows]])
         D[rows, k:] = context[rows]  # v is the last q weights
     return D
+
+
+# The largest free set whose |F| x |F| system the leave-one-out estimate of
+# the calibration scores solves (about 1 s at 2,000 on two cores); past it,
+# five calibration folds are refitted.
+LOO_MAX_FREE = 2_000
 
 
 @dataclass(frozen=True)
@@ -139,6 +148,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             thread_count(self.n_jobs)  # a bad value fails before any work
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
+        calibration = getattr(self, "calibration", "auto")
+        if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
+            raise ValueError(
+                f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
         if self.solver == "linear" and kernel.code != LINEAR:
             raise ValueError(
@@ -189,13 +202,55 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """
         prepared, result, feature_map = self._fit_solution(X, y, context, sample_weight)
         if getattr(self, "probability", False):
-            held_out, scales = cross_validated_scores(
-                self, prepared.X, prepared.y, context=prepared.context,
-                sample_weight=prepared.sample_weight, random_state=self.random_state,
-                start=self._refit_start(prepared, result, feature_map))
-            self._calibrate(held_out / scales, prepared.y, prepared.Xs, prepared.context,
-                            prepared.sample_weight)
+            self._calibrate(self._held_out_gaps(prepared, result, feature_map), prepared.y,
+                            prepared.Xs, prepared.context, prepared.sample_weight)
         return self
+
+    def _held_out_gaps(self, prepared, result, feature_map):
+        """Rank gaps of the training pairs from models that did not see them, in
+        units of their model's training spread (the probability link's input):
+        with ``calibration="auto"`` and the exact solver, approximate
+        leave-one-pair-out gaps from this fit's solution (``solvers/loo.py``:
+        one |F| x |F| system, no refit) when that system is small and well
+        posed; else five calibration folds refitted
+        (:func:`calibration.cross_validated_scores`)."""
+        gaps = None
+        if getattr(self, "calibration", "auto") == "auto" and prepared.solver == "exact":
+            gaps = self._loo_gaps(prepared, result)
+        if gaps is not None:
+            self.calibration_ = "leave-one-out"
+            # One model for every pair: its own training spread is the unit.
+            return gaps / self._training_spread(prepared.Xs)
+        self.calibration_ = "5-fold"
+        held_out, scales = cross_validated_scores(
+            self, prepared.X, prepared.y, context=prepared.context,
+            sample_weight=prepared.sample_weight, random_state=self.random_state,
+            start=self._refit_start(prepared, result, feature_map))
+        return held_out / scales
+
+    def _loo_gaps(self, prepared, result):
+        """The training rank gaps r(x') - r(x), each moved by its pair's
+        leave-one-out change (:func:`solvers.loo.loo_changes`); None when the
+        free set is larger than ``LOO_MAX_FREE`` or its kernel block is
+        ill-conditioned (duplicate pairs: the approximation's system is then
+        not well posed)."""
+        problem = prepared.problem
+        if np.count_nonzero((result.alpha > 0) & (result.alpha < problem.C)) > LOO_MAX_FREE:
+            return None
+        block, diagonal = kernel_rows(problem, prepared.kernel)
+        n = prepared.Xs.shape[0]
+        # stack_items puts x of pair i at item i and x' at item n + i.
+        changes = loo_changes(block, diagonal, problem.y, problem.C, result.alpha,
+                              problem.a % n, problem.context, self._uses_bias)
+        if changes is None:
+            return None
+        rows, change, _ = changes
+        with degenerate_warnings_silenced():  # _store has warned already
+            scale = self._rank_scale(result.bias, result.bias_noise)
+        gaps = self._training_gaps(prepared, result, scale)
+        # A row (x', x) (a >= n) carries -(r(x') - r(x)).
+        gaps[problem.a[rows] % n] += scale * np.where(problem.a[rows] < n, change, -change)
+        return gaps
 
     def _refit_start(self, prepared, result, feature_map):
         """How a refit on some of these pairs (a calibration fold) starts its
@@ -325,7 +380,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
-            gaps = self._gaps_from_gradient(prepared, result, scale, context_coef)
+            gaps = self._training_gaps(prepared, result, scale)
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
             q = problem.context.shape[1]
@@ -355,6 +410,17 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
         self._finish_fit(training_decision, prepared.y)
         return self
+
+    def _training_gaps(self, prepared, result, scale):
+        """r(x') - r(x) of the training pairs (no context term) from the
+        solver's result: off the dual gradient (exact) or from the primal
+        weights already stored."""
+        if prepared.solver != "exact":
+            return self._decision_standardized(prepared.Xs)
+        sv = np.flatnonzero(result.alpha > 0)
+        problem = prepared.problem
+        context_coef = scale * (problem.context[sv].T @ (problem.y[sv] * result.alpha[sv]))
+        return self._gaps_from_gradient(prepared, result, scale, context_coef)
 
     def _gaps_from_gradient(self, prepared, result, scale, context_coef):
         """r(x') - r(x) on the training pairs, read off the dual gradient

@@ -101,11 +101,20 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         Landmarks of the Nystroem approximation.
     probability : bool, default=False
         Also fit the win / tie / loss probabilities of :meth:`predict_proba`:
-        an ordered-logit link on held-out rank differences from 5-fold refits
-        (:mod:`svmcompare.calibration`).  The refits start from the solution
-        on all pairs and run side by side (``n_jobs`` threads): about 3x the
-        time of a plain fit for the exact solver, 3.5-4.5x for the linear one
-        (:class:`SVMCompareCV` reuses its folds instead).
+        an ordered-logit link on held-out rank differences (see
+        ``calibration``; :mod:`svmcompare.calibration`).
+        (:class:`SVMCompareCV` reuses its search folds instead.)
+    calibration : {"auto", "cv"}, default="auto"
+        Where ``probability=True`` gets rank differences of pairs the model
+        did not see.  "cv": 5-fold refits, started from the solution on all
+        pairs and run side by side (``n_jobs`` threads): about 3x the time of
+        a plain fit for the exact solver, 3.5-4.5x for the linear one.
+        "auto": for the exact solver, leave-one-pair-out rank differences
+        estimated from the fit itself (Opper and Winther's approximation,
+        :mod:`svmcompare.solvers.loo`: one factorization of the free support
+        vectors' kernel block, no refit) when at most 2,000 dual variables
+        are free and their block is well conditioned; otherwise "cv".
+        ``calibration_`` says which was used.
     tie_band : {"constant", "pair"}, default="constant"
         The probability link's tie band.  "constant": P(y = 0) depends on
         the pair only through |r(x') - r(x)| (the paper's model).  "pair":
@@ -177,6 +186,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         w with r(z) = w^T phi(z) on standardized items (linear, Nystroem).
     calibrator_ : ScoreCalibrator
         The link of :meth:`predict_proba` (``probability=True`` only).
+    calibration_ : {"leave-one-out", "5-fold"}
+        Where the link's held-out rank differences came from
+        (``probability=True`` only; see ``calibration``).
 
     Examples
     --------
@@ -197,8 +209,8 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, tie_band="constant", link="ordered", n_jobs=None,
-                 random_state=None, verbose=False):
+                 probability=False, calibration="auto", tie_band="constant", link="ordered",
+                 n_jobs=None, random_state=None, verbose=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -213,6 +225,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         self.solver = solver
         self.n_components = n_components
         self.probability = probability
+        self.calibration = calibration
         self.tie_band = tie_band
         self.link = link
         self.n_jobs = n_jobs

@@ -97,6 +97,22 @@ class KernelSpec:
         out = np.multiply(base, -self.gamma, out=base if in_place else None)  # rbf, laplacian
         return np.exp(out, out=out)
 
+    def paired(self, A, B):
+        """k(A[i], B[i]) for each row i: the diagonal of ``block(A, B)``
+        without the block."""
+        if self.func is not None:
+            step = max(1, int(np.sqrt(_CHUNK_ELEMENTS)))
+            return np.concatenate([np.diagonal(self.block(A[i:i + step], B[i:i + step]))
+                                   for i in range(0, A.shape[0], step)] or [np.zeros(0)])
+        if self.code in (LINEAR, POLY):
+            base = np.einsum("ij,ij->i", A, B)
+        else:
+            diff = A - B
+            base = np.einsum("ij,ij->i", diff, diff)
+            if self.code == LAPLACIAN:
+                base = np.sqrt(base)
+        return self._from_base(base, in_place=True)
+
     def block_dot(self, A, B, M):
         """k(A, B) @ M, holding at most about 4M kernel entries at a time.
 
