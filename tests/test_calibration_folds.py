@@ -108,8 +108,10 @@ def test_started_folds_in_threads_match_cold_serial_folds(estimator):
 
 def test_fold_threads_do_not_change_the_probabilities():
     X, y, context, _ = _data(400, seed=4)
-    one = SVMCompare(probability=True, n_jobs=1, random_state=0).fit(X, y, context=context)
-    two = SVMCompare(probability=True, n_jobs=2, random_state=0).fit(X, y, context=context)
+    one = SVMCompare(probability=True, calibration="cv", n_jobs=1,
+                     random_state=0).fit(X, y, context=context)
+    two = SVMCompare(probability=True, calibration="cv", n_jobs=2,
+                     random_state=0).fit(X, y, context=context)
     # Every fold is the same computation on either number of threads.
     np.testing.assert_array_equal(one.predict_proba(X, context), two.predict_proba(X, context))
 
@@ -118,7 +120,7 @@ def test_blas_threads_are_restored_after_folds_in_threads():
     before = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
     X, y, _, _ = _data(300)
     SVMCompare(kernel="linear", probability=True, n_jobs=2).fit(X, y)
-    SVMCompare(probability=True, n_jobs=2).fit(X, y)
+    SVMCompare(probability=True, calibration="cv", n_jobs=2).fit(X, y)
     after = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
     assert after == before
 
@@ -177,7 +179,8 @@ def test_stopping_a_group_stops_only_its_solves(stopped):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs):
+@pytest.mark.parametrize("calibration", ["auto", "cv"])
+def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs, calibration):
     import warnings
 
     from svmcompare.exceptions import DegenerateWarning
@@ -186,8 +189,8 @@ def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs):
     X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = SVMCompare(class_weight=None, probability=True, n_jobs=n_jobs,
-                           random_state=0).fit(X, y)
+        model = SVMCompare(class_weight=None, probability=True, calibration=calibration,
+                           n_jobs=n_jobs, random_state=0).fit(X, y)
     degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
     assert model.degenerate_ and len(degenerate) == 1
     assert degenerate[0].filename == __file__  # points at the caller's line
@@ -199,10 +202,12 @@ def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs):
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_verbose_shows_the_calibration_folds_and_changes_nothing(capsys, monkeypatch, n_jobs):
     X, y, _, _ = _data(300)
-    quiet = SVMCompare(probability=True, n_jobs=n_jobs, random_state=0).fit(X, y)
+    quiet = SVMCompare(probability=True, calibration="cv", n_jobs=n_jobs,
+                       random_state=0).fit(X, y)
     assert "calibration folds" not in capsys.readouterr().err
     monkeypatch.setattr(smo, "PROGRESS_AFTER", 0.0)  # draw at once
-    loud = SVMCompare(probability=True, n_jobs=n_jobs, random_state=0, verbose=True).fit(X, y)
+    loud = SVMCompare(probability=True, calibration="cv", n_jobs=n_jobs, random_state=0,
+                      verbose=True).fit(X, y)
     err = capsys.readouterr().err
     assert "calibration folds" in err and "/5 " in err  # a bar over the five folds
     np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))

@@ -1,0 +1,123 @@
+"""Where probability=True's held-out rank gaps come from: leave-one-out
+estimates against five refitted folds, on simulated and real data, in one run.
+
+For each data set of ``bench_real.py`` (the same features, context and
+train / test splits; a set whose folder is absent is skipped) and each fixed
+setting of an RBF ``SVMCompare`` (C in {1, 10}, gamma in {1, 0.1}), two fits
+that differ only in ``calibration``:
+
+* ``auto`` (the default): leave-one-pair-out gaps estimated from the fit
+  itself (``solvers/loo.py``) when at most 2,000 dual variables are free, else
+  the folds (the ``used`` column says which);
+* ``cv``: five folds refitted from the full solution (the scheme before).
+
+Prints fit seconds, test log-loss, Brier score and the expected calibration
+error (the count-weighted mean |observed - predicted| over ten bins per
+outcome, :func:`svmcompare.metrics.reliability_table`), and per data set the
+largest log-loss difference auto - cv.  The class frequencies' log-loss is
+the floor every model has to beat.
+
+Usage: python benchmarks/bench_calibration.py [--sets ...] [--csv out.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_real import DATA, SETS  # noqa: E402
+from svmcompare import SVMCompare  # noqa: E402
+from svmcompare.metrics import outcome_brier, outcome_log_loss, reliability_table  # noqa: E402
+
+SETTINGS = [{"C": 1.0, "gamma": 1.0}, {"C": 10.0, "gamma": 1.0},
+            {"C": 1.0, "gamma": 0.1}, {"C": 10.0, "gamma": 0.1}]
+
+
+def calibration_error(y, proba):
+    """Count-weighted mean |observed - predicted| over the reliability bins of
+    the three outcomes."""
+    table = reliability_table(y, proba)
+    gap = np.abs(table["observed"] - table["predicted"])
+    return float(np.sum(gap * table["count"]) / table["count"].sum())
+
+
+def run(names, progress=True):
+    rows = []
+    for name in names:
+        load, folder = SETS[name]
+        if folder is not None and not (DATA / folder).is_dir():
+            print(f"{name}: skipped, {DATA / folder} is absent", flush=True)
+            continue
+        X, y, context, train, test, _, _ = load()
+        c_train = None if context is None else context[train]
+        c_test = None if context is None else context[test]
+        prior = np.array([np.mean(y[train] == k) for k in (-1, 0, 1)])
+        freq = outcome_log_loss(y[test], np.tile(prior, (test.sum(), 1)))
+        for setting in SETTINGS:
+            for calibration in ("auto", "cv"):
+                model = SVMCompare(kernel="rbf", probability=True, calibration=calibration,
+                                   random_state=0, **setting)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    start = time.perf_counter()
+                    model.fit(X[train], y[train], context=c_train)
+                    seconds = time.perf_counter() - start
+                proba = model.predict_proba(X[test], c_test)
+                row = {"set": name, "n_train": int(train.sum()), **setting,
+                       "calibration": calibration, "used": model.calibration_,
+                       "seconds": seconds, "log_loss": outcome_log_loss(y[test], proba),
+                       "brier": outcome_brier(y[test], proba),
+                       "ece": calibration_error(y[test], proba), "freq_log_loss": freq}
+                rows.append(row)
+                if progress:
+                    print(f"{name:<15} C={setting['C']:<4g} gamma={setting['gamma']:<4g} "
+                          f"{calibration:<4} {row['used']:<13} {seconds:7.2f} s  "
+                          f"log-loss {row['log_loss']:.4f}  brier {row['brier']:.4f}  "
+                          f"ece {row['ece']:.4f}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def report(table):
+    wide = table.pivot_table(index=["set", "C", "gamma"], columns="calibration",
+                             values=["seconds", "log_loss", "ece"], aggfunc="first")
+    used = table[table["calibration"] == "auto"].set_index(["set", "C", "gamma"])["used"]
+    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'auto used':<13} {'s auto':>7} {'s cv':>7} "
+             f"{'x':>5} {'LL auto':>8} {'LL cv':>8} {'diff':>8} {'ECE auto':>8} {'ECE cv':>8}"]
+    for (name, C, gamma), row in wide.iterrows():
+        lines.append(
+            f"{name:<15} {C:>4g} {gamma:>5g} {used[(name, C, gamma)]:<13} "
+            f"{row[('seconds', 'auto')]:>7.2f} {row[('seconds', 'cv')]:>7.2f} "
+            f"{row[('seconds', 'cv')] / row[('seconds', 'auto')]:>5.1f} "
+            f"{row[('log_loss', 'auto')]:>8.4f} {row[('log_loss', 'cv')]:>8.4f} "
+            f"{row[('log_loss', 'auto')] - row[('log_loss', 'cv')]:>+8.4f} "
+            f"{row[('ece', 'auto')]:>8.4f} {row[('ece', 'cv')]:>8.4f}")
+    diff = (wide[("log_loss", "auto")] - wide[("log_loss", "cv")]).groupby(level=0)
+    freq = table.groupby("set")["freq_log_loss"].first()
+    lines.append("")
+    for name, d in diff:
+        lines.append(f"{name:<15} log-loss auto - cv: worst {d.max():+.4f}, mean {d.mean():+.4f}"
+                     f" (class frequencies {freq[name]:.4f})")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--csv", type=Path)
+    args = parser.parse_args(argv)
+    table = run(args.sets)
+    print()
+    print(report(table))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()
