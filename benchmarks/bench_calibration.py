@@ -6,15 +6,15 @@ train / test splits; a set whose folder is absent is skipped) and each fixed
 setting of an RBF ``SVMCompare`` (C in {1, 10}, gamma in {1, 0.1}), two fits
 that differ only in ``calibration``:
 
-* ``auto`` (the default): leave-one-pair-out gaps estimated from the fit
-  itself (``solvers/loo.py``) when at most 2,000 dual variables are free, else
-  the folds (the ``used`` column says which);
-* ``cv``: five folds refitted from the full solution (the scheme before).
+* ``loo``: leave-one-pair-out gaps estimated from the fit itself
+  (``solvers/loo.py``) when at most 2,000 dual variables are free, else the
+  folds (the ``used`` column says which);
+* ``cv`` (the default): five folds refitted from the full solution.
 
 Prints fit seconds, test log-loss, Brier score and the expected calibration
 error (the count-weighted mean |observed - predicted| over ten bins per
 outcome, :func:`svmcompare.metrics.reliability_table`), and per data set the
-largest log-loss difference auto - cv.  The class frequencies' log-loss is
+largest log-loss difference loo - cv.  The class frequencies' log-loss is
 the floor every model has to beat.
 
 Usage: python benchmarks/bench_calibration.py [--sets ...] [--csv out.csv]
@@ -61,7 +61,7 @@ def run(names, progress=True):
         prior = np.array([np.mean(y[train] == k) for k in (-1, 0, 1)])
         freq = outcome_log_loss(y[test], np.tile(prior, (test.sum(), 1)))
         for setting in SETTINGS:
-            for calibration in ("auto", "cv"):
+            for calibration in ("loo", "cv"):
                 model = SVMCompare(kernel="rbf", probability=True, calibration=calibration,
                                    random_state=0, **setting)
                 with warnings.catch_warnings():
@@ -87,22 +87,22 @@ def run(names, progress=True):
 def report(table):
     wide = table.pivot_table(index=["set", "C", "gamma"], columns="calibration",
                              values=["seconds", "log_loss", "ece"], aggfunc="first")
-    used = table[table["calibration"] == "auto"].set_index(["set", "C", "gamma"])["used"]
-    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'auto used':<13} {'s auto':>7} {'s cv':>7} "
-             f"{'x':>5} {'LL auto':>8} {'LL cv':>8} {'diff':>8} {'ECE auto':>8} {'ECE cv':>8}"]
+    used = table[table["calibration"] == "loo"].set_index(["set", "C", "gamma"])["used"]
+    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'loo used':<13} {'s loo':>7} {'s cv':>7} "
+             f"{'x':>5} {'LL loo':>8} {'LL cv':>8} {'diff':>8} {'ECE loo':>8} {'ECE cv':>8}"]
     for (name, C, gamma), row in wide.iterrows():
         lines.append(
             f"{name:<15} {C:>4g} {gamma:>5g} {used[(name, C, gamma)]:<13} "
-            f"{row[('seconds', 'auto')]:>7.2f} {row[('seconds', 'cv')]:>7.2f} "
-            f"{row[('seconds', 'cv')] / row[('seconds', 'auto')]:>5.1f} "
-            f"{row[('log_loss', 'auto')]:>8.4f} {row[('log_loss', 'cv')]:>8.4f} "
-            f"{row[('log_loss', 'auto')] - row[('log_loss', 'cv')]:>+8.4f} "
-            f"{row[('ece', 'auto')]:>8.4f} {row[('ece', 'cv')]:>8.4f}")
-    diff = (wide[("log_loss", "auto")] - wide[("log_loss", "cv")]).groupby(level=0)
+            f"{row[('seconds', 'loo')]:>7.2f} {row[('seconds', 'cv')]:>7.2f} "
+            f"{row[('seconds', 'cv')] / row[('seconds', 'loo')]:>5.1f} "
+            f"{row[('log_loss', 'loo')]:>8.4f} {row[('log_loss', 'cv')]:>8.4f} "
+            f"{row[('log_loss', 'loo')] - row[('log_loss', 'cv')]:>+8.4f} "
+            f"{row[('ece', 'loo')]:>8.4f} {row[('ece', 'cv')]:>8.4f}")
+    diff = (wide[("log_loss", "loo")] - wide[("log_loss", "cv")]).groupby(level=0)
     freq = table.groupby("set")["freq_log_loss"].first()
     lines.append("")
     for name, d in diff:
-        lines.append(f"{name:<15} log-loss auto - cv: worst {d.max():+.4f}, mean {d.mean():+.4f}"
+        lines.append(f"{name:<15} log-loss loo - cv: worst {d.max():+.4f}, mean {d.mean():+.4f}"
                      f" (class frequencies {freq[name]:.4f})")
     return "\n".join(lines)
 

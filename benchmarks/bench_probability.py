@@ -2,7 +2,9 @@
 
 Ours: ``SVMCompare(probability=True)`` (five calibration folds started from
 the full solution, run side by side in threads, training spreads read off
-the solver) against the same estimator without probabilities; and, as the
+the solver) against the same estimator without probabilities; the same with
+``calibration="loo"`` (leave-one-out estimates from the fit, no refits, where
+the exact solver's free set allows; else the folds); and, as the
 earlier scheme in the same run, the five folds refit cold one after another
 (``_refit_start`` off, one fold at a time) with its test log-loss.  Peer: the
 usual way to get probabilities from an SVM, scikit-learn's own five-fold
@@ -60,6 +62,8 @@ def _ours(queue, scenario, mode):
     X, y, Xt, yt, params = _data(scenario)
     SVMCompare(probability=True, **params).fit(X[:200], y[:200])  # compile outside the timing
     model = SVMCompare(probability=mode != "plain", random_state=0, **params)
+    if mode == "loo":
+        model.set_params(calibration="loo")
     if mode == "cold serial folds":
         model.set_params(n_jobs=1)
         type(model)._refit_start = lambda self, *args: None
@@ -115,6 +119,7 @@ def main():
             print(f"{'sushi':<8} skipped: {DATA / 'sushi'} is absent")
             continue
         rows = [("ours, plain", _ours, "plain"), ("ours, probability=True", _ours, "prob"),
+                ("ours, calibration='loo'", _ours, "loo"),
                 ("ours, folds cold, one at a time", _ours, "cold serial folds"),
                 ("peer, plain", _peer, False), ("peer, five-fold Platt", _peer, True)]
         plain = {}

@@ -179,7 +179,7 @@ def test_stopping_a_group_stops_only_its_solves(stopped):
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-@pytest.mark.parametrize("calibration", ["auto", "cv"])
+@pytest.mark.parametrize("calibration", ["loo", "cv"])
 def test_a_degenerate_probability_fit_warns_once_not_once_per_fold(n_jobs, calibration):
     import warnings
 

@@ -67,7 +67,7 @@ def test_estimates_equal_refits_where_no_other_row_changes_its_bound(name):
         assert sorted(pair[rows]) == sorted(set(pair[full.alpha > 0]))
         before = _fitted_values(problem, full.alpha, rows)
         status = _status(full.alpha, problem.C)
-        for row, fitted, delta in zip(rows, before, change):
+        for row, fitted, delta in zip(rows, before, change, strict=True):
             keep = np.flatnonzero(pair != pair[row])
             sub = BinaryProblem(problem.items, problem.a[keep], problem.b[keep],
                                 problem.y[keep], problem.C[keep], problem.context[keep])
@@ -118,9 +118,9 @@ def test_kernel_rows_equal_ktilde_by_definition():
 def test_probability_fits_use_the_estimate_and_match_five_folds(estimator):
     X, y = _pairs(5, 400)
     Xt, yt = _pairs(6, 2000)
-    loo = estimator(C=3.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
-    folds = estimator(C=3.0, gamma=0.5, probability=True, calibration="cv",
-                      random_state=0).fit(X, y)
+    loo = estimator(C=3.0, gamma=0.5, probability=True, calibration="loo",
+                    random_state=0).fit(X, y)
+    folds = estimator(C=3.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
     assert loo.calibration_ == "leave-one-out" and folds.calibration_ == "5-fold"
     # Same ranking function; the links are fitted on different held-out gaps.
     np.testing.assert_allclose(loo.decision_function(Xt), folds.decision_function(Xt))
@@ -142,7 +142,8 @@ def test_duplicate_pairs_still_give_pair_dependent_probabilities():
     # alike); the dual solution is not unique, so there is no refit to compare.
     X, y = _pairs(7, 150)
     X, y = np.concatenate([X, X]), np.concatenate([y, y])  # Q_FF singular
-    model = SVMCompare(C=3.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
+    model = SVMCompare(C=3.0, gamma=0.5, probability=True, calibration="loo",
+                       random_state=0).fit(X, y)
     assert model.calibration_ == "leave-one-out"
     proba = model.predict_proba(X)
     assert np.all(np.isfinite(proba)) and proba[:, 1].std() > 0.05
@@ -151,11 +152,13 @@ def test_duplicate_pairs_still_give_pair_dependent_probabilities():
 @pytest.mark.parametrize("kernel, expected", [("linear", "5-fold"), ("rbf", "leave-one-out")])
 def test_only_the_exact_solver_takes_the_estimate(kernel, expected):
     X, y = _pairs(8, 300)
-    model = SVMCompare(kernel=kernel, probability=True, random_state=0).fit(X, y)
+    model = SVMCompare(kernel=kernel, probability=True, calibration="loo",
+                       random_state=0).fit(X, y)
     assert model.calibration_ == expected
+    assert SVMCompare(kernel=kernel, probability=True).fit(X, y).calibration_ == "5-fold"
 
 
-@pytest.mark.parametrize("value", ["loo", None, 5])
+@pytest.mark.parametrize("value", ["auto", None, 5])
 def test_bad_calibration_is_refused(value):
     X, y = _pairs(8, 60)
     with pytest.raises(ValueError, match="calibration must be one of"):

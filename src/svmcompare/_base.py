@@ -36,7 +36,7 @@ from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
-CALIBRATIONS = ("auto", "cv")  # where probability=True's held-out rank gaps come from
+CALIBRATIONS = ("cv", "loo")  # where probability=True's held-out rank gaps come from
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
 
@@ -148,7 +148,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             thread_count(self.n_jobs)  # a bad value fails before any work
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
-        calibration = getattr(self, "calibration", "auto")
+        calibration = getattr(self, "calibration", "cv")
         if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
             raise ValueError(
                 f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
@@ -209,13 +209,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _held_out_gaps(self, prepared, result, feature_map):
         """Rank gaps of the training pairs from models that did not see them, in
         units of their model's training spread (the probability link's input):
-        with ``calibration="auto"`` and the exact solver, approximate
+        with ``calibration="loo"`` and the exact solver, approximate
         leave-one-pair-out gaps from this fit's solution (``solvers/loo.py``:
         one |F| x |F| system, no refit) when that system is small and well
         posed; else five calibration folds refitted
         (:func:`calibration.cross_validated_scores`)."""
         gaps = None
-        if getattr(self, "calibration", "auto") == "auto" and prepared.solver == "exact":
+        if getattr(self, "calibration", "cv") == "loo" and prepared.solver == "exact":
             gaps = self._loo_gaps(prepared, result)
         if gaps is not None:
             self.calibration_ = "leave-one-out"
