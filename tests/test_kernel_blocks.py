@@ -95,3 +95,15 @@ def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
     assert len(shapes) == 6
     assert results.equals(results_alone)
     np.testing.assert_array_equal(best.decision_function(Xv), best_alone.decision_function(Xv))
+
+
+@pytest.mark.parametrize("name", ["linear", "poly", "rbf", "laplacian", "callable"])
+def test_paired_entries_equal_the_blocks_diagonal(name):
+    A, B = _items()
+    A = A[:B.shape[0]]  # row i of each, the near duplicate among them
+    if name == "callable":
+        kernel = resolve_kernel(lambda P, R: (P @ R.T + 2.0) ** 2)
+    else:
+        kernel = resolve_kernel(name, gamma=0.3, degree=2, coef0=1.5)
+    np.testing.assert_allclose(kernel.paired(A, B), np.diag(kernel.block(A, B)),
+                               rtol=1e-12, atol=1e-12)
