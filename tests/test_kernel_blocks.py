@@ -100,7 +100,7 @@ def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
 @pytest.mark.parametrize("name", ["linear", "poly", "rbf", "laplacian", "callable"])
 def test_paired_entries_equal_the_blocks_diagonal(name):
     A, B = _items()
-    A = A[:B.shape[0]]  # row i of each, the near duplicate among them
+    A = A[:B.shape[0]]  # k(A[i], B[i]) for i < 20
     if name == "callable":
         kernel = resolve_kernel(lambda P, R: (P @ R.T + 2.0) ** 2)
     else:
