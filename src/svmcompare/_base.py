@@ -231,9 +231,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _loo_gaps(self, prepared, result):
         """The training rank gaps r(x') - r(x), each moved by its pair's
         leave-one-out change (:func:`solvers.loo.loo_changes`); None when the
-        free set is larger than ``LOO_MAX_FREE`` or its kernel block is
-        ill-conditioned (duplicate pairs: the approximation's system is then
-        not well posed)."""
+        free set is larger than ``LOO_MAX_FREE`` or its system too
+        ill-conditioned for the estimate's digits (exact solver only)."""
         problem = prepared.problem
         if np.count_nonzero((result.alpha > 0) & (result.alpha < problem.C)) > LOO_MAX_FREE:
             return None
@@ -412,11 +411,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _training_gaps(self, prepared, result, scale):
-        """r(x') - r(x) of the training pairs (no context term) from the
-        solver's result: off the dual gradient (exact) or from the primal
-        weights already stored."""
-        if prepared.solver != "exact":
-            return self._decision_standardized(prepared.Xs)
+        """r(x') - r(x) of the training pairs (no context term) from the exact
+        solver's result, off its dual gradient."""
         sv = np.flatnonzero(result.alpha > 0)
         problem = prepared.problem
         context_coef = scale * (problem.context[sv].T @ (problem.y[sv] * result.alpha[sv]))
