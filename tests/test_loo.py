@@ -163,3 +163,14 @@ def test_bad_calibration_is_refused(value):
     X, y = _pairs(8, 60)
     with pytest.raises(ValueError, match="calibration must be one of"):
         SVMCompare(probability=True, calibration=value).fit(X, y)
+
+
+def test_no_estimate_past_max_free():
+    problem, bias, n = _problems()["compare"]
+    full = solve_dual(problem, KERNEL, bias=bias, tol=TOL)
+    block, diagonal = kernel_rows(problem, KERNEL)
+    args = (block, diagonal, problem.y, problem.C, full.alpha, problem.a % n,
+            problem.context, bias)
+    n_free = loo_changes(*args)[2]
+    assert loo_changes(*args, max_free=n_free - 1) is None
+    assert loo_changes(*args, max_free=n_free)[2] == n_free

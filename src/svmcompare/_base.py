@@ -234,13 +234,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         free set is larger than ``LOO_MAX_FREE`` or its system too
         ill-conditioned for the estimate's digits (exact solver only)."""
         problem = prepared.problem
-        if np.count_nonzero((result.alpha > 0) & (result.alpha < problem.C)) > LOO_MAX_FREE:
-            return None
         block, diagonal = kernel_rows(problem, prepared.kernel)
         n = prepared.Xs.shape[0]
         # stack_items puts x of pair i at item i and x' at item n + i.
         changes = loo_changes(block, diagonal, problem.y, problem.C, result.alpha,
-                              problem.a % n, problem.context, self._uses_bias)
+                              problem.a % n, problem.context, self._uses_bias,
+                              max_free=LOO_MAX_FREE)
         if changes is None:
             return None
         rows, change, _ = changes
@@ -379,7 +378,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
-            gaps = self._training_gaps(prepared, result, scale)
+            gaps = self._gaps_from_gradient(prepared, result, scale, context_coef)
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
             q = problem.context.shape[1]
@@ -412,7 +411,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     def _training_gaps(self, prepared, result, scale):
         """r(x') - r(x) of the training pairs (no context term) from the exact
-        solver's result, off its dual gradient."""
+        solver's result, off its dual gradient (``_store`` has v at hand and
+        calls :meth:`_gaps_from_gradient` itself)."""
         sv = np.flatnonzero(result.alpha > 0)
         problem = prepared.problem
         context_coef = scale * (problem.context[sv].T @ (problem.y[sv] * result.alpha[sv]))

@@ -53,7 +53,7 @@ MAX_CONDITION = 1e12
 _CHUNK_ELEMENTS = 1 << 22  # entries of a free-rows x pairs block held at once
 
 
-def loo_changes(block, diagonal, y, C, alpha, pair, context, use_bias):
+def loo_changes(block, diagonal, y, C, alpha, pair, context, use_bias, max_free=None):
     """Change of each pair's fitted value when that pair leaves the training set.
 
     Parameters
@@ -73,9 +73,14 @@ def loo_changes(block, diagonal, y, C, alpha, pair, context, use_bias):
         part of K~ but not of the rank gap.
     use_bias : bool
         Whether (18) has the equality constraint y^T alpha = 0.
+    max_free : int, optional
+        No estimate (None) past this many free rows (the system is |F| x |F|).
 
     Returns
     -------
+    None when more than ``max_free`` rows are free or the system is too
+    ill-conditioned (``MAX_CONDITION``); else the tuple (rows, change, free):
+
     rows : ndarray of int
         One support-vector row of each pair that has one.
     change : ndarray of float
@@ -90,6 +95,8 @@ def loo_changes(block, diagonal, y, C, alpha, pair, context, use_bias):
     rows = sv[starts]
     free = np.flatnonzero((alpha > 0.0) & (alpha < C))
     n_free = free.size
+    if max_free is not None and n_free > max_free:
+        return None
     if rows.size == 0:
         return rows, np.zeros(0), n_free
     # Each pair's own terms: sum_{s in S} y_s K~_rs alpha_s with K~_rs = +-K~_rr.
