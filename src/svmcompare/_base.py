@@ -26,11 +26,20 @@ from ._validation import (
     check_positive,
     check_sample_weight,
 )
-from .calibration import cross_validated_scores, fit_link, score_spread, tie_features_for
+from .calibration import (
+    calibration_splits,
+    cross_validated_scores,
+    fit_link,
+    fold_workers,
+    held_out_by_folds,
+    score_spread,
+    tie_features_for,
+)
 from .exceptions import degenerate_warnings_silenced
-from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
+from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
+from .solvers.folds import refit_without
 from .solvers.linear import differences
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
@@ -83,6 +92,24 @@ def nystroem_rows(feature_map, problem):
             - feature_map.transform(problem.items[a[rows]])
         D[rows, k:] = context[rows]  # v is the last q weights
     return D
+
+
+def oriented_gaps(problem, n, rows, fitted, context_coef):
+    """r(x') - r(x) of the pairs of ``rows`` (rows of ``problem``, built from
+    ``n`` pairs by ``stack_items``) from the rows' fitted values
+    f_t = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t (eq. 17), in f's units: less
+    the context term, negated where the row is (x', x).  Items are x rows
+    then x' rows, so a row's pair is a_t mod n, and it is (x', x) when
+    a_t >= n."""
+    gap = fitted - problem.context[rows] @ context_coef
+    return np.where(problem.a[rows] < n, gap, -gap)
+
+
+def _rows_of_pairs(problem, n):
+    """The first row of each of the ``n`` pairs of ``problem`` (indexed by
+    pair), or None when some pair has no row (SVMRank's tie pairs)."""
+    pairs, first_row = np.unique(problem.a % n, return_index=True)
+    return first_row if pairs.size == n else None
 
 
 # The largest free set whose |F| x |F| system the leave-one-out estimate of
@@ -222,11 +249,56 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             # One model for every pair: its own training spread is the unit.
             return gaps / self._training_spread(prepared.Xs)
         self.calibration_ = "5-fold"
-        held_out, scales = cross_validated_scores(
-            self, prepared.X, prepared.y, context=prepared.context,
-            sample_weight=prepared.sample_weight, random_state=self.random_state,
-            start=self._refit_start(prepared, result, feature_map))
+        if prepared.solver == "exact" and _rows_of_pairs(prepared.problem, prepared.y.size) \
+                is not None:
+            held_out, scales = self._row_fold_gaps(prepared, result)
+        else:
+            held_out, scales = cross_validated_scores(
+                self, prepared.X, prepared.y, context=prepared.context,
+                sample_weight=prepared.sample_weight, random_state=self.random_state,
+                start=self._refit_start(prepared, result, feature_map))
         return held_out / scales
+
+    def _row_fold_gaps(self, prepared, result):
+        """Held-out rank gaps and fold spreads (as
+        :func:`calibration.cross_validated_scores` gives them) from five
+        folds that solve this fit's dual without their test pairs' rows,
+        started from its solution (:func:`solvers.folds.refit_without`): the
+        folds keep this fit's standardization and per-row C.
+
+        Lemma 1's scale of a fold (1 / (-beta), > 0) multiplies its held-out
+        gaps and its spread alike, so their ratio, the link's input, needs
+        no bias: the gaps are taken in the SVM's own units u^T Phi."""
+        problem, y, n = prepared.problem, prepared.y, prepared.y.size
+        first_row = _rows_of_pairs(problem, n)
+        pair_of_row = problem.a % n
+        splits = calibration_splits(y, random_state=self.random_state)
+        workers, fold_params = fold_workers(self.get_params(), len(splits))
+        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": bool(self.shrinking),
+                   "cache_size": fold_params.get("cache_size", self.cache_size),
+                   "n_threads": fold_params.get("n_jobs", getattr(self, "n_jobs", None))}
+        gram = prepared.gram
+        if gram is None and prepared.kernel.code == PRECOMPUTED:
+            gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+
+        def fit_fold(split):
+            train, test = split
+            held = np.zeros(n, dtype=bool)
+            held[test] = True
+            keep = np.flatnonzero(~held[pair_of_row])
+            fold, fitted = refit_without(problem, prepared.kernel, result.alpha,
+                                         result.gradient, keep, first_row[test],
+                                         bias=self._uses_bias, gram=gram, **options)
+            # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
+            context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
+            train_rows = np.searchsorted(keep, first_row[train])
+            train_fitted = (fold.gradient[train_rows] + 1.0) * problem.y[keep][train_rows]
+            train_gaps = oriented_gaps(problem, n, first_row[train], train_fitted, context_coef)
+            return (oriented_gaps(problem, n, first_row[test], fitted, context_coef),
+                    score_spread(train_gaps))
+
+        return held_out_by_folds(fit_fold, splits, n, workers,
+                                 bool(getattr(self, "verbose", False)))
 
     def _loo_gaps(self, prepared, result):
         """The training rank gaps r(x') - r(x), each moved by its pair's
@@ -432,14 +504,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """
         problem, Xs = prepared.problem, prepared.Xs
         n = Xs.shape[0]
-        # Items are x rows then x' rows (stack_items): a row's pair is a mod n,
-        # and the row is (x', x) when a >= n.
         pairs, first_row = np.unique(problem.a % n, return_index=True)
-        a = problem.a[first_row]
         fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
-        row_gap = scale * fitted - problem.context[first_row] @ context_coef
         gaps = np.empty(n)
-        gaps[pairs] = np.where(a < n, row_gap, -row_gap)
+        gaps[pairs] = oriented_gaps(problem, n, first_row, scale * fitted, context_coef)
         if pairs.size < n:
             rest = np.ones(n, dtype=bool)
             rest[pairs] = False

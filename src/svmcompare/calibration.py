@@ -352,9 +352,15 @@ def fit_link(score, y, tie_features, *, link="ordered", context=None, sample_wei
     Returns a calibrator whose ``predict_proba(score, context, tie_features)``
     takes the tie features of the pairs it scores.
     """
-    if tie_features.shape[1] == 0 and link == "ordered":
-        return ScoreCalibrator().fit(score, y, context, sample_weight)
-    return PairTieCalibrator(link=link).fit(score, y, tie_features, context, sample_weight)
+    from .solvers.smo import one_blas_thread
+
+    # Its products are n x (a few) columns: BLAS threads gain nothing, and once
+    # numba's OpenMP threads exist they make each L-BFGS step ~10x slower
+    # (0.13 s instead of 0.01 s for the link on 6,400 pairs).
+    with one_blas_thread():
+        if tie_features.shape[1] == 0 and link == "ordered":
+            return ScoreCalibrator().fit(score, y, context, sample_weight)
+        return PairTieCalibrator(link=link).fit(score, y, tie_features, context, sample_weight)
 
 
 def tie_features_for(Xs, tie_band):
@@ -387,12 +393,43 @@ def score_spread(score):
     return spread if spread > 0 and np.isfinite(spread) else 1.0
 
 
+def calibration_splits(y, cv=5, random_state=None):
+    """The (train, test) index arrays of the calibration folds: stratified by
+    label, shuffled with ``random_state``; K is lowered to the size of the
+    smallest label class if needed (at least 2)."""
+    counts = np.unique(y, return_counts=True)[1]
+    folds = min(cv, int(counts.min()))
+    if folds < 2:
+        raise ValueError(
+            f"Probability calibration needs at least 2 pairs of every label for "
+            f"cross-validation; the rarest label has {counts.min()}.")
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(folds, shuffle=True, random_state=random_state)
+                .split(np.zeros(y.shape[0]), y))
+
+
+def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
+    """Run ``fit_fold((train, test))`` for every split, on up to ``workers``
+    threads (a bar over the folds when ``verbose``), and gather what each
+    returns, (scores of its test pairs, its training spread), into two
+    arrays over the ``n_pairs`` pairs."""
+    from ._parallel import map_in_threads
+
+    scores = np.empty(n_pairs)
+    spreads = np.empty(n_pairs)
+    with _fold_progress(len(splits), verbose) as on_done:
+        outputs = map_in_threads(fit_fold, splits, workers, on_done)
+    for (_, test), (score, spread) in zip(splits, outputs, strict=True):
+        scores[test] = score
+        spreads[test] = spread
+    return scores, spreads
+
+
 def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
                            sample_weight=None, start=None):
-    """Held-out rank gaps of every pair by K-fold refits of ``estimator``.
-
-    Folds are stratified by label and shuffled with ``random_state``; K is
-    lowered to the size of the smallest label class if needed (at least 2).
+    """Held-out rank gaps of every pair by K-fold refits of ``estimator``
+    (folds of :func:`calibration_splits`).
 
     ``start`` (from the estimator's fit on all pairs, see
     ``_refit_start``) starts each fold's solver from that fit's solution: the
@@ -409,32 +446,14 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         link needs (pooling folds whose scores differ by orders of magnitude
         gives probabilities that do not depend on the pair).
     """
-    counts = np.unique(y, return_counts=True)[1]
-    folds = min(cv, int(counts.min()))
-    if folds < 2:
-        raise ValueError(
-            f"Probability calibration needs at least 2 pairs of every label for "
-            f"cross-validation; the rarest label has {counts.min()}.")
     from sklearn.base import clone
-    from sklearn.model_selection import StratifiedKFold
 
-    from ._parallel import map_in_threads
     from .exceptions import degenerate_warnings_silenced
-    from .solvers.smo import thread_count
 
-    splits = list(StratifiedKFold(folds, shuffle=True, random_state=random_state)
-                  .split(np.zeros(y.shape[0]), y))
+    splits = calibration_splits(y, cv, random_state)
     params = estimator.get_params()
-    workers = min(thread_count(params.get("n_jobs")), folds)
-    fold_params = {"probability": False}
-    if "verbose" in params:
-        fold_params["verbose"] = False  # one progress line per fold would interleave
-    if workers > 1:
-        # Folds side by side, one core each; the kernel row cache is shared
-        # out so that the fit keeps to ``cache_size`` in all.
-        fold_params["n_jobs"] = 1
-        if "cache_size" in params:
-            fold_params["cache_size"] = params["cache_size"] / workers
+    workers, fold_params = fold_workers(params, len(splits))
+    fold_params["probability"] = False
 
     def fit_fold(split):
         train, test = split
@@ -449,14 +468,27 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         return (model._rank_gap(X[test]),
                 model._training_spread(model._standardized_pairs(X[train])))
 
-    scores = np.empty(y.shape[0])
-    spreads = np.empty(y.shape[0])
-    with _fold_progress(folds, bool(params.get("verbose", False))) as on_done:
-        outputs = map_in_threads(fit_fold, splits, workers, on_done)
-    for (_, test), (score, spread) in zip(splits, outputs, strict=True):
-        scores[test] = score
-        spreads[test] = spread
-    return scores, spreads
+    return held_out_by_folds(fit_fold, splits, y.shape[0], workers,
+                             bool(params.get("verbose", False)))
+
+
+def fold_workers(params, folds):
+    """Threads for ``folds`` calibration folds of an estimator with ``params``
+    (its ``n_jobs``), and the parameters each fold's solver runs with: one
+    thread each when folds run side by side, the kernel row cache shared out
+    so that the fit keeps to ``cache_size`` in all, no progress lines of its
+    own (they would interleave)."""
+    from .solvers.smo import thread_count
+
+    workers = min(thread_count(params.get("n_jobs")), folds)
+    fold_params = {}
+    if "verbose" in params:
+        fold_params["verbose"] = False
+    if workers > 1:
+        fold_params["n_jobs"] = 1
+        if "cache_size" in params:
+            fold_params["cache_size"] = params["cache_size"] / workers
+    return workers, fold_params
 
 
 @contextlib.contextmanager
