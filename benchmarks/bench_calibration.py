@@ -1,21 +1,27 @@
-"""Where probability=True's held-out rank gaps come from: leave-one-out
-estimates against five refitted folds, on simulated and real data, in one run.
+"""Where probability=True's held-out rank gaps come from: the default folds,
+the folds as they were refitted before, and leave-one-out estimates, on
+simulated and real data, in one run.
 
 For each data set of ``bench_real.py`` (the same features, context and
 train / test splits; a set whose folder is absent is skipped) and each fixed
-setting of an RBF ``SVMCompare`` (C in {1, 10}, gamma in {1, 0.1}), two fits
-that differ only in ``calibration``:
+setting of an RBF ``SVMCompare`` (C in {1, 10}, gamma in {1, 0.1}), three fits
+that differ only in how the held-out gaps are made:
 
+* ``cv`` (the default): five folds that solve the fit's own dual without
+  their pairs' rows, started from its solution (``solvers/folds.py``: the
+  fit's standardization and per-row C);
+* ``refit``: the scheme before it, five folds refitted as estimators on
+  their own pairs (their own standardization and balanced C), started from
+  the restricted full solution (``_rows_of_pairs`` patched to say no);
 * ``loo``: leave-one-pair-out gaps estimated from the fit itself
   (``solvers/loo.py``) when at most 2,000 dual variables are free, else the
-  folds (the ``used`` column says which);
-* ``cv`` (the default): five folds refitted from the full solution.
+  folds (the ``used`` column says which).
 
 Prints fit seconds, test log-loss, Brier score and the expected calibration
 error (the count-weighted mean |observed - predicted| over ten bins per
 outcome, :func:`svmcompare.metrics.reliability_table`), and per data set the
-largest log-loss difference loo - cv.  The class frequencies' log-loss is
-the floor every model has to beat.
+largest log-loss difference of each scheme against ``refit``.  The class
+frequencies' log-loss is the floor every model has to beat.
 
 Usage: python benchmarks/bench_calibration.py [--sets ...] [--csv out.csv]
 """
@@ -23,6 +29,7 @@ Usage: python benchmarks/bench_calibration.py [--sets ...] [--csv out.csv]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 import warnings
@@ -32,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import svmcompare._base as base  # noqa: E402
 from bench_real import DATA, SETS  # noqa: E402
 from svmcompare import SVMCompare  # noqa: E402
 from svmcompare.metrics import outcome_brier, outcome_log_loss, reliability_table  # noqa: E402
@@ -48,6 +56,21 @@ def calibration_error(y, proba):
     return float(np.sum(gap * table["count"]) / table["count"].sum())
 
 
+SCHEMES = ("cv", "refit", "loo")
+
+
+@contextlib.contextmanager
+def refit_folds():
+    """The calibration folds refitted as estimators (the scheme before the
+    row folds): no pair is seen as having a row."""
+    rows_of_pairs = base._rows_of_pairs
+    base._rows_of_pairs = lambda problem, n: None
+    try:
+        yield
+    finally:
+        base._rows_of_pairs = rows_of_pairs
+
+
 def run(names, progress=True):
     rows = []
     for name in names:
@@ -61,10 +84,12 @@ def run(names, progress=True):
         prior = np.array([np.mean(y[train] == k) for k in (-1, 0, 1)])
         freq = outcome_log_loss(y[test], np.tile(prior, (test.sum(), 1)))
         for setting in SETTINGS:
-            for calibration in ("loo", "cv"):
-                model = SVMCompare(kernel="rbf", probability=True, calibration=calibration,
+            for calibration in SCHEMES:
+                model = SVMCompare(kernel="rbf", probability=True,
+                                   calibration="loo" if calibration == "loo" else "cv",
                                    random_state=0, **setting)
-                with warnings.catch_warnings():
+                scheme = refit_folds() if calibration == "refit" else contextlib.nullcontext()
+                with warnings.catch_warnings(), scheme:
                     warnings.simplefilter("ignore")
                     start = time.perf_counter()
                     model.fit(X[train], y[train], context=c_train)
@@ -78,7 +103,7 @@ def run(names, progress=True):
                 rows.append(row)
                 if progress:
                     print(f"{name:<15} C={setting['C']:<4g} gamma={setting['gamma']:<4g} "
-                          f"{calibration:<4} {row['used']:<13} {seconds:7.2f} s  "
+                          f"{calibration:<5} {row['used']:<13} {seconds:7.2f} s  "
                           f"log-loss {row['log_loss']:.4f}  brier {row['brier']:.4f}  "
                           f"ece {row['ece']:.4f}", flush=True)
     return pd.DataFrame(rows)
@@ -88,22 +113,26 @@ def report(table):
     wide = table.pivot_table(index=["set", "C", "gamma"], columns="calibration",
                              values=["seconds", "log_loss", "ece"], aggfunc="first")
     used = table[table["calibration"] == "loo"].set_index(["set", "C", "gamma"])["used"]
-    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'loo used':<13} {'s loo':>7} {'s cv':>7} "
-             f"{'x':>5} {'LL loo':>8} {'LL cv':>8} {'diff':>8} {'ECE loo':>8} {'ECE cv':>8}"]
+    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'loo used':<13} "
+             + " ".join(f"{'s ' + k:>8}" for k in SCHEMES) + " "
+             + " ".join(f"{'LL ' + k:>9}" for k in SCHEMES) + " "
+             + " ".join(f"{k + '-refit':>10}" for k in ("cv", "loo")) + " "
+             + " ".join(f"{'ECE ' + k:>9}" for k in SCHEMES)]
     for (name, C, gamma), row in wide.iterrows():
         lines.append(
             f"{name:<15} {C:>4g} {gamma:>5g} {used[(name, C, gamma)]:<13} "
-            f"{row[('seconds', 'loo')]:>7.2f} {row[('seconds', 'cv')]:>7.2f} "
-            f"{row[('seconds', 'cv')] / row[('seconds', 'loo')]:>5.1f} "
-            f"{row[('log_loss', 'loo')]:>8.4f} {row[('log_loss', 'cv')]:>8.4f} "
-            f"{row[('log_loss', 'loo')] - row[('log_loss', 'cv')]:>+8.4f} "
-            f"{row[('ece', 'loo')]:>8.4f} {row[('ece', 'cv')]:>8.4f}")
-    diff = (wide[("log_loss", "loo")] - wide[("log_loss", "cv")]).groupby(level=0)
+            + " ".join(f"{row[('seconds', k)]:>8.2f}" for k in SCHEMES) + " "
+            + " ".join(f"{row[('log_loss', k)]:>9.4f}" for k in SCHEMES) + " "
+            + " ".join(f"{row[('log_loss', k)] - row[('log_loss', 'refit')]:>+10.4f}"
+                       for k in ("cv", "loo")) + " "
+            + " ".join(f"{row[('ece', k)]:>9.4f}" for k in SCHEMES))
     freq = table.groupby("set")["freq_log_loss"].first()
     lines.append("")
-    for name, d in diff:
-        lines.append(f"{name:<15} log-loss loo - cv: worst {d.max():+.4f}, mean {d.mean():+.4f}"
-                     f" (class frequencies {freq[name]:.4f})")
+    for scheme in ("cv", "loo"):
+        diff = (wide[("log_loss", scheme)] - wide[("log_loss", "refit")]).groupby(level=0)
+        for name, d in diff:
+            lines.append(f"{name:<15} log-loss {scheme} - refit: worst {d.max():+.4f}, "
+                         f"mean {d.mean():+.4f} (class frequencies {freq[name]:.4f})")
     return "\n".join(lines)
 
 

@@ -728,8 +728,9 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     # already sit where they end and a fold of ~1,000 steps would otherwise
     # shrink only once it is done (its steps then cost O(active rows): 30%
     # less time at 6,400 pairs).
-    state[_PERIOD] = 100 if gradient0.shape[0] == m else 1000
-    state[_COUNTER] = 1 if gradient0.shape[0] == m else min(m, 1000) + 1
+    warm = gradient0.shape[0] == m
+    state[_PERIOD] = 100 if warm else 1000
+    state[_COUNTER] = 1 if warm else min(m, 1000) + 1
     args = (kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking, state)
     # A Newton step on the free variables (``newton``, see _newton.py) every
     # ``interval`` steps when it costs less than the steps since the last one;
