@@ -1,12 +1,13 @@
 """What probability=True costs over a plain fit, ours and a peer's, in one run.
 
-Ours: ``SVMCompare(probability=True)`` (five calibration folds started from
-the full solution, run side by side in threads, training spreads read off
-the solver) against the same estimator without probabilities; the same with
-``calibration="loo"`` (leave-one-out estimates from the fit, no refits, where
-the exact solver's free set allows; else the folds); and, as the
-earlier scheme in the same run, the five folds refit cold one after another
-(``_refit_start`` off, one fold at a time) with its test log-loss.  Peer: the
+Ours: ``SVMCompare(probability=True)`` (five calibration folds, each the
+fit's own problem without its pairs' rows started from the full solution,
+``solvers/folds.py``, run side by side in threads) against the same
+estimator without probabilities; the same with ``calibration="loo"``
+(leave-one-out estimates from the fit, no refits, where the exact solver's
+free set allows; else the folds); and, as the earliest scheme in the same
+run, five estimators refitted cold one after another (row folds and
+``_refit_start`` off, one fold at a time) with its test log-loss.  Peer: the
 usual way to get probabilities from an SVM, scikit-learn's own five-fold
 Platt scaling on the same binary problem (eq. 8): ``SVC(kernel="precomputed",
 probability=True)`` on K~ for RBF, ``CalibratedClassifierCV(LinearSVC(), cv=5)``
@@ -65,7 +66,10 @@ def _ours(queue, scenario, mode):
     if mode == "loo":
         model.set_params(calibration="loo")
     if mode == "cold serial folds":
+        import svmcompare._base as base
+
         model.set_params(n_jobs=1)
+        base._rows_of_pairs = lambda *args: None  # estimators refitted, not row folds
         type(model)._refit_start = lambda self, *args: None
     base = _rss_mb()
     start = time.perf_counter()

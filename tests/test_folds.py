@@ -8,8 +8,13 @@ from sklearn.model_selection import StratifiedKFold
 from svmcompare import SVMCompare, SVMRank, SVMRank2
 from svmcompare._problem import flip_compare, flip_rank2
 from svmcompare.kernels import resolve_kernel
-from svmcompare.solvers import solve_dual
-from svmcompare.solvers.folds import refit_without, start_without, subproblem
+from svmcompare.solvers import solve_dual, solve_linear
+from svmcompare.solvers.folds import (
+    refit_primal_without,
+    refit_without,
+    start_without,
+    subproblem,
+)
 from svmcompare.solvers.loo import kernel_rows
 from svmcompare.solvers.smo import kernel_pack, q_product
 
@@ -187,3 +192,44 @@ def test_svmrank_with_ties_refits_its_folds(monkeypatch):
     proba = model.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert np.ptp(proba[:, 2]) > 0.05  # probabilities that depend on the pair
+
+
+@pytest.mark.parametrize("params", [{"kernel": "linear"},
+                                    {"kernel": "rbf", "solver": "nystroem", "n_components": 30}],
+                         ids=["linear", "nystroem"])
+def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(params):
+    X, y = _pairs(11, n=300)
+    context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
+    model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
+    prepared, result, _ = model._fit_solution(X, y, context)
+    held, spreads = model._row_fold_gaps(prepared, result)
+    problem, n = prepared.problem, y.size
+    D = model._primal_rows(prepared)  # the fit's features: Nystroem's landmarks kept
+    pair = problem.a % n
+    _, first = np.unique(pair, return_index=True)
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+        # The plain computation: a cold solve (every smoothing level) of the
+        # rows of the training pairs, then u^T d of each pair's first row less
+        # the context term, signed by the row's orientation.
+        keep = np.flatnonzero(np.isin(pair, train))
+        fold = solve_linear(D[keep], problem.y[keep], problem.C[keep], tol=1e-6)
+        gap = D[first] @ fold.u - problem.context[first] @ fold.u[-1:]
+        gap = np.where(problem.a[first] < n, gap, -gap)
+        tolerance = 1e-4 * np.abs(gap).max()
+        np.testing.assert_allclose(held[test], gap[test], atol=tolerance)
+        spread = np.sqrt(np.mean(gap[train] ** 2))
+        np.testing.assert_allclose(spreads[test], spread, rtol=1e-4)
+
+
+def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
+    X, y = _pairs(12, n=2000)
+    model = SVMCompare(kernel="linear", random_state=0)
+    prepared, result, _ = model._fit_solution(X, y)
+    problem = prepared.problem
+    D = model._primal_rows(prepared)
+    keep = np.flatnonzero(np.random.default_rng(0).random(problem.y.size) < 0.8)
+    v = np.append(result.u, result.bias)
+    warm = refit_primal_without(D, problem.y, problem.C, v, keep)
+    cold = solve_linear(D[keep], problem.y[keep], problem.C[keep])
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
+    assert warm.n_iter < cold.n_iter

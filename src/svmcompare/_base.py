@@ -39,7 +39,7 @@ from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
-from .solvers.folds import refit_without
+from .solvers.folds import refit_primal_without, refit_without
 from .solvers.linear import differences
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
@@ -239,8 +239,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         with ``calibration="loo"`` and the exact solver, approximate
         leave-one-pair-out gaps from this fit's solution (``solvers/loo.py``:
         one |F| x |F| system, no refit) when that system is small and well
-        posed; else five calibration folds refitted
-        (:func:`calibration.cross_validated_scores`)."""
+        posed; else five calibration folds, each this fit's problem without
+        its pairs' rows started from this solution (:meth:`_row_fold_gaps`),
+        or, where some pair has no row (SVMRank's ties), five estimators
+        refitted (:func:`calibration.cross_validated_scores`)."""
         gaps = None
         if getattr(self, "calibration", "cv") == "loo" and prepared.solver == "exact":
             gaps = self._loo_gaps(prepared, result)
@@ -249,8 +251,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             # One model for every pair: its own training spread is the unit.
             return gaps / self._training_spread(prepared.Xs)
         self.calibration_ = "5-fold"
-        if prepared.solver == "exact" and _rows_of_pairs(prepared.problem, prepared.y.size) \
-                is not None:
+        if _rows_of_pairs(prepared.problem, prepared.y.size) is not None:
             held_out, scales = self._row_fold_gaps(prepared, result)
         else:
             held_out, scales = cross_validated_scores(
@@ -262,9 +263,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _row_fold_gaps(self, prepared, result):
         """Held-out rank gaps and fold spreads (as
         :func:`calibration.cross_validated_scores` gives them) from five
-        folds that solve this fit's dual without their test pairs' rows,
-        started from its solution (:func:`solvers.folds.refit_without`): the
-        folds keep this fit's standardization and per-row C.
+        folds that solve this fit's problem without their test pairs' rows,
+        started from its solution (:mod:`solvers.folds`): the folds keep this
+        fit's standardization, per-row C and features (Nystroem landmarks
+        included).
 
         Lemma 1's scale of a fold (1 / (-beta), > 0) multiplies its held-out
         gaps and its spread alike, so their ratio, the link's input, needs
@@ -274,31 +276,63 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         pair_of_row = problem.a % n
         splits = calibration_splits(y, random_state=self.random_state)
         workers, fold_params = fold_workers(self.get_params(), len(splits))
-        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": bool(self.shrinking),
-                   "cache_size": fold_params.get("cache_size", self.cache_size),
-                   "n_threads": fold_params.get("n_jobs", getattr(self, "n_jobs", None))}
-        gram = prepared.gram
-        if gram is None and prepared.kernel.code == PRECOMPUTED:
-            gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+        threads = fold_params.get("n_jobs", getattr(self, "n_jobs", None))
+        if prepared.solver == "exact":
+            refit = self._dual_refit(prepared, result, threads,
+                                     fold_params.get("cache_size", self.cache_size))
+        else:
+            refit = self._primal_refit(prepared, result, threads)
 
         def fit_fold(split):
             train, test = split
             held = np.zeros(n, dtype=bool)
             held[test] = True
             keep = np.flatnonzero(~held[pair_of_row])
-            fold, fitted = refit_without(problem, prepared.kernel, result.alpha,
-                                         result.gradient, keep, first_row[test],
-                                         bias=self._uses_bias, gram=gram, **options)
-            # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
-            context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
-            train_rows = np.searchsorted(keep, first_row[train])
-            train_fitted = (fold.gradient[train_rows] + 1.0) * problem.y[keep][train_rows]
+            test_fitted, train_fitted, context_coef = refit(keep, first_row[test],
+                                                            first_row[train])
             train_gaps = oriented_gaps(problem, n, first_row[train], train_fitted, context_coef)
-            return (oriented_gaps(problem, n, first_row[test], fitted, context_coef),
+            return (oriented_gaps(problem, n, first_row[test], test_fitted, context_coef),
                     score_spread(train_gaps))
 
         return held_out_by_folds(fit_fold, splits, n, workers,
                                  bool(getattr(self, "verbose", False)))
+
+    def _dual_refit(self, prepared, result, threads, cache_size):
+        """A fold's refit of the exact solver (:func:`solvers.folds.refit_without`):
+        ``refit(keep, test_rows, train_rows)`` gives the fold's fitted values
+        (eq. 17) on the test and train rows and its context weights."""
+        problem = prepared.problem
+        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": bool(self.shrinking),
+                   "cache_size": cache_size, "n_threads": threads}
+        gram = prepared.gram
+        if gram is None and prepared.kernel.code == PRECOMPUTED:
+            gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+
+        def refit(keep, test_rows, train_rows):
+            fold, test_fitted = refit_without(problem, prepared.kernel, result.alpha,
+                                              result.gradient, keep, test_rows,
+                                              bias=self._uses_bias, gram=gram, **options)
+            # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
+            context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
+            at = np.searchsorted(keep, train_rows)
+            train_fitted = (fold.gradient[at] + 1.0) * problem.y[keep][at]
+            return test_fitted, train_fitted, context_coef
+        return refit
+
+    def _primal_refit(self, prepared, result, threads):
+        """A fold's refit of the linear or Nystroem solver
+        (:func:`solvers.folds.refit_primal_without`) on this fit's difference
+        vectors, as :meth:`_dual_refit` gives it."""
+        problem = prepared.problem
+        D = self._primal_rows(prepared)
+        v = np.append(result.u, result.bias) if self._uses_bias else result.u
+        q = problem.context.shape[1]
+
+        def refit(keep, test_rows, train_rows):
+            fold = refit_primal_without(D, problem.y, problem.C, v, keep, bias=self._uses_bias,
+                                        tol=self.tol, n_threads=threads)
+            return D[test_rows] @ fold.u, D[train_rows] @ fold.u, fold.u[fold.u.size - q:]
+        return refit
 
     def _loo_gaps(self, prepared, result):
         """The training rank gaps r(x') - r(x), each moved by its pair's
@@ -413,22 +447,27 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
             )
             return result, None
-        feature_map = prepared.feature_map
-        if feature_map is not None and not getattr(feature_map, "exact", False):
-            D = nystroem_rows(feature_map, problem)
-        else:
-            features = problem.items if feature_map is None else feature_map.transform(
-                problem.items)
-            D = differences(features, problem.a, problem.b)
-            del features
-            if problem.context.shape[1]:
-                D = np.hstack([D, problem.context])  # v is the last q weights
+        D = self._primal_rows(prepared)
         if v0 is not None and v0.size != D.shape[1] + bool(self._uses_bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
             result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
                                   v0=v0)
-        return result, feature_map
+        return result, prepared.feature_map
+
+    def _primal_rows(self, prepared):
+        """The rows d_t of the primal solvers: differences of the items'
+        features (explicit, or Nystroem's), then the pair's context."""
+        problem, feature_map = prepared.problem, prepared.feature_map
+        if feature_map is not None and not getattr(feature_map, "exact", False):
+            return nystroem_rows(feature_map, problem)
+        features = problem.items if feature_map is None else feature_map.transform(
+            problem.items)
+        D = differences(features, problem.a, problem.b)
+        del features
+        if problem.context.shape[1]:
+            D = np.hstack([D, problem.context])  # v is the last q weights
+        return D
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""

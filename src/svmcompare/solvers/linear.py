@@ -372,9 +372,10 @@ def newton_step(g, H, fval, tol):
     return step, decrement, bool(decrement <= tol * 1e-6 * (1.0 + abs(fval)))
 
 
-def smoothing_levels(delta_min):
-    """The continuation delta = 1, 1/10, ..., delta_min (each level warm-starts the next)."""
-    deltas = [1.0]
+def smoothing_levels(delta_min, first=1.0):
+    """The continuation delta = first, first/10, ..., delta_min (each level
+    warm-starts the next)."""
+    deltas = [max(first, delta_min)]
     while deltas[-1] > delta_min * 1.0001:
         deltas.append(max(deltas[-1] / 10, delta_min))
     return deltas
@@ -382,7 +383,7 @@ def smoothing_levels(delta_min):
 
 @announces_compilation(_loss_sum)
 def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200,
-                 v0=None):
+                 v0=None, first_smoothing=1.0):
     """Minimize F(u, beta) over u (and beta when ``bias``) on difference vectors.
 
     Parameters
@@ -405,6 +406,10 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
         to a solution declared inaccurate).
     v0 : ndarray, optional
         Starting point (u, beta), e.g. from a neighbouring C.
+    first_smoothing : float, default=1.0
+        The first smoothing level (a start next to the optimum, such as a
+        calibration fold's, can skip the coarsest; see
+        ``solvers.folds.PRIMAL_FOLD_SMOOTHING``).
 
     Returns
     -------
@@ -416,7 +421,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     obj = _Smoothed(D, y, C, bool(bias))
     n = D.shape[1] + bool(bias)
     v = np.zeros(n) if v0 is None else np.array(v0, dtype=np.float64)
-    deltas = smoothing_levels(delta_min)
+    deltas = smoothing_levels(delta_min, first_smoothing)
     total = 0
     converged = True
     z = obj.margins(v)
