@@ -4,10 +4,12 @@ simulated and real data, in one run.
 
 For each data set of ``bench_real.py`` (the same features, context and
 train / test splits; a set whose folder is absent is skipped) and each fixed
-setting of an RBF ``SVMCompare`` (C in {1, 10}, gamma in {1, 0.1}), three fits
-that differ only in how the held-out gaps are made:
+setting of ``SVMCompare`` (exact RBF with C in {1, 10}, gamma in {1, 0.1};
+linear with C in {1, 100}; Nystroem RBF, 100 landmarks, C = 1, gamma = 0.1),
+three fits that differ only in how the held-out gaps are made:
 
-* ``cv`` (the default): five folds that solve the fit's own dual without
+* ``cv`` (the default): five folds that solve the fit's own problem (the
+  dual, or the primal of the linear and Nystroem solvers) without
   their pairs' rows, started from its solution (``solvers/folds.py``: the
   fit's standardization and per-row C);
 * ``refit``: the scheme before it, five folds refitted as estimators on
@@ -45,7 +47,18 @@ from svmcompare import SVMCompare  # noqa: E402
 from svmcompare.metrics import outcome_brier, outcome_log_loss, reliability_table  # noqa: E402
 
 SETTINGS = [{"C": 1.0, "gamma": 1.0}, {"C": 10.0, "gamma": 1.0},
-            {"C": 1.0, "gamma": 0.1}, {"C": 10.0, "gamma": 0.1}]
+            {"C": 1.0, "gamma": 0.1}, {"C": 10.0, "gamma": 0.1},
+            # The primal solvers' folds (loo falls back to them there).
+            {"kernel": "linear", "C": 1.0}, {"kernel": "linear", "C": 100.0},
+            {"solver": "nystroem", "n_components": 100, "C": 1.0, "gamma": 0.1}]
+
+
+def label(setting):
+    """A short name of a setting: kernel (solver), C, gamma."""
+    kernel = setting.get("kernel", "rbf")
+    solver = "nystroem " if setting.get("solver") == "nystroem" else ""
+    gamma = f" g={setting['gamma']:g}" if "gamma" in setting else ""
+    return f"{solver}{kernel} C={setting['C']:g}{gamma}"
 
 
 def calibration_error(y, proba):
@@ -85,9 +98,9 @@ def run(names, progress=True):
         freq = outcome_log_loss(y[test], np.tile(prior, (test.sum(), 1)))
         for setting in SETTINGS:
             for calibration in SCHEMES:
-                model = SVMCompare(kernel="rbf", probability=True,
+                model = SVMCompare(**{"kernel": "rbf", **setting}, probability=True,
                                    calibration="loo" if calibration == "loo" else "cv",
-                                   random_state=0, **setting)
+                                   random_state=0)
                 scheme = refit_folds() if calibration == "refit" else contextlib.nullcontext()
                 with warnings.catch_warnings(), scheme:
                     warnings.simplefilter("ignore")
@@ -95,32 +108,32 @@ def run(names, progress=True):
                     model.fit(X[train], y[train], context=c_train)
                     seconds = time.perf_counter() - start
                 proba = model.predict_proba(X[test], c_test)
-                row = {"set": name, "n_train": int(train.sum()), **setting,
+                row = {"set": name, "n_train": int(train.sum()), "model": label(setting),
                        "calibration": calibration, "used": model.calibration_,
                        "seconds": seconds, "log_loss": outcome_log_loss(y[test], proba),
                        "brier": outcome_brier(y[test], proba),
                        "ece": calibration_error(y[test], proba), "freq_log_loss": freq}
                 rows.append(row)
                 if progress:
-                    print(f"{name:<15} C={setting['C']:<4g} gamma={setting['gamma']:<4g} "
-                          f"{calibration:<5} {row['used']:<13} {seconds:7.2f} s  "
+                    print(f"{name:<15} {row['model']:<24} {calibration:<5} {row['used']:<13} "
+                          f"{seconds:7.2f} s  "
                           f"log-loss {row['log_loss']:.4f}  brier {row['brier']:.4f}  "
                           f"ece {row['ece']:.4f}", flush=True)
     return pd.DataFrame(rows)
 
 
 def report(table):
-    wide = table.pivot_table(index=["set", "C", "gamma"], columns="calibration",
+    wide = table.pivot_table(index=["set", "model"], columns="calibration",
                              values=["seconds", "log_loss", "ece"], aggfunc="first")
-    used = table[table["calibration"] == "loo"].set_index(["set", "C", "gamma"])["used"]
-    lines = [f"{'set':<15} {'C':>4} {'gamma':>5} {'loo used':<13} "
+    used = table[table["calibration"] == "loo"].set_index(["set", "model"])["used"]
+    lines = [f"{'set':<15} {'model':<24} {'loo used':<13} "
              + " ".join(f"{'s ' + k:>8}" for k in SCHEMES) + " "
              + " ".join(f"{'LL ' + k:>9}" for k in SCHEMES) + " "
              + " ".join(f"{k + '-refit':>10}" for k in ("cv", "loo")) + " "
              + " ".join(f"{'ECE ' + k:>9}" for k in SCHEMES)]
-    for (name, C, gamma), row in wide.iterrows():
+    for (name, model), row in wide.iterrows():
         lines.append(
-            f"{name:<15} {C:>4g} {gamma:>5g} {used[(name, C, gamma)]:<13} "
+            f"{name:<15} {model:<24} {used[(name, model)]:<13} "
             + " ".join(f"{row[('seconds', k)]:>8.2f}" for k in SCHEMES) + " "
             + " ".join(f"{row[('log_loss', k)]:>9.4f}" for k in SCHEMES) + " "
             + " ".join(f"{row[('log_loss', k)] - row[('log_loss', 'refit')]:>+10.4f}"

@@ -106,17 +106,20 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         (:class:`SVMCompareCV` reuses its search folds instead.)
     calibration : {"cv", "loo"}, default="cv"
         Where ``probability=True`` gets rank differences of pairs the model
-        did not see.  "cv": 5-fold refits, started from the solution on all
-        pairs and run side by side (``n_jobs`` threads): about 3x the time of
-        a plain fit for the exact solver, 3.5-4.5x for the linear one.
+        did not see.  "cv": five folds, each this fit's problem without the
+        fold's pairs (same standardization, C and features), started from
+        the solution on all pairs and run side by side (``n_jobs`` threads,
+        :mod:`svmcompare.solvers.folds`): about 1.5x the time of a plain fit
+        for the exact solver at 6,400 pairs (2.3x where most support
+        vectors are free), 4x for the linear one.
         "loo" (exact solver): leave-one-pair-out rank differences estimated
         from the fit itself (Opper and Winther's approximation,
         :mod:`svmcompare.solvers.loo`: one factorization of the free support
-        vectors' kernel block, no refit), 1-10x faster than "cv" when at most
+        vectors' kernel block, no refit), 1-3x faster than "cv" when at most
         2,000 dual variables are free and their system is well conditioned
         (otherwise, and for the other solvers, it refits the folds).  On the
         simulations its test log-loss equals the folds' (within 0.004); on
-        real games it is 0.001 worse on average and up to 0.009 worse at some
+        real games it is 0.001 worse on average and up to 0.01 worse at some
         settings (``benchmarks/bench_calibration.py``; BENCHMARKS.md), hence
         not the default.  ``calibration_`` says which was used.
     tie_band : {"constant", "pair"}, default="constant"
