@@ -167,7 +167,7 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
         for t in range(n):
             target[t] = _kernel_pre(code, dots[t], sqnorm[s], sqnorm[t], gamma, coef0, degree)
         if code == LAPLACIAN:
-            _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, True, arg)
+            _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, dense, arg)
         if _exponential(code):
             exp_nonpositive(arg, n, out, bits)
         return
@@ -179,7 +179,7 @@ def item_kernel_row(kp, s, subset, n_subset, out, work):
             dot += items[t, f] * items[s, f]
         arg[k] = _kernel_pre(code, dot, sqnorm[s], sqnorm[t], gamma, coef0, degree)
     if code == LAPLACIAN:
-        _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, False, arg)
+        _refine_laplacian(items, s, sqnorm, gamma, subset, n_subset, dense, arg)
     values = arg
     if _exponential(code):
         exp_nonpositive(arg, n_subset, expd, bits)
@@ -234,7 +234,9 @@ def dense_difference_row(kp, sa, sb, d):
     """
     n = kp[1].shape[0]
     if n <= _CHUNK:
-        _difference_chunk(kp, sa, sb, d, 0, n)
+        # np.int64(0), not 0: a literal argument compiles _difference_chunk
+        # once more, for Literal[int](0) (0.3 s of a first fit).
+        _difference_chunk(kp, sa, sb, d, np.int64(0), n)
         return
     for c in prange((n + _CHUNK - 1) // _CHUNK):
         lo = c * _CHUNK
