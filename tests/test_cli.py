@@ -327,3 +327,29 @@ def test_fit_names_the_columns_it_does_not_use(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "not used for fitting" in err and "match, referee" in err
     assert "home" not in err.split("weight):")[1]  # ids are used, not reported
+
+
+def test_fit_calibration_flag_reaches_the_model_and_refuses_without_probability(tmp_path,
+                                                                               capsys):
+    from svmcompare.cli import main
+    from svmcompare.datasets import make_norm_pairs
+    from svmcompare.persistence import load_model
+
+    X, y = make_norm_pairs(150, "l1", 0.3, random_state=0)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                  "b_v": X[:, 1, 1], "y": y}).to_csv(tmp_path / "train.csv", index=False)
+    train = str(tmp_path / "train.csv")
+    for calibration, used in (("loo", "leave-one-out"), ("cv", "5-fold")):
+        path = str(tmp_path / f"{calibration}.skops")
+        assert main(["fit", train, "--probability", "--calibration", calibration,
+                     "--model", path, "--no-progress"]) == 0
+        model = load_model(path)
+        assert model.calibration == calibration and model.calibration_ == used
+    capsys.readouterr()
+    assert main(["fit", train, "--calibration", "loo", "--model",
+                 str(tmp_path / "x.skops")]) == 2
+    assert "add --probability" in capsys.readouterr().err
+    assert main(["fit", train, "--auto", "--probability", "--calibration", "loo", "--model",
+                 str(tmp_path / "y.skops")]) == 2
+    assert "own search folds" in capsys.readouterr().err
+    assert not (tmp_path / "x.skops").exists() and not (tmp_path / "y.skops").exists()
