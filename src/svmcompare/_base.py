@@ -40,7 +40,7 @@ from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolv
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
 from .solvers.folds import refit_primal_without, refit_without
-from .solvers.linear import differences
+from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
 
@@ -331,7 +331,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         def refit(keep, test_rows, train_rows):
             fold = refit_primal_without(D, problem.y, problem.C, v, keep, bias=self._uses_bias,
                                         tol=self.tol, n_threads=threads)
-            return D[test_rows] @ fold.u, D[train_rows] @ fold.u, fold.u[fold.u.size - q:]
+            fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
+            return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
         return refit
 
     def _loo_gaps(self, prepared, result):

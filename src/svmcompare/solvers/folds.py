@@ -160,9 +160,15 @@ def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=Non
     -------
     LinearResult
         Its ``u`` gives any row's fitted value u^T d_t (eq. 17's u, with the
-        context weights v as its last columns).
+        context weights v as its last columns); its ``alpha`` covers every
+        row of ``D``, 0 on the rows left out.
     """
-    keep = np.asarray(keep, dtype=np.int64)
+    # The rows left out get C = 0 instead of being copied out: F is the same
+    # function (a row with C_t = 0 adds nothing to the loss or its
+    # derivatives), passes cover a quarter more rows, and no fold holds a copy
+    # of D (at 1,000,000 Nystroem pairs 485 MB per fold, two folds at a time).
+    C_fold = np.zeros_like(C)
+    C_fold[keep] = C[keep]
     with solver_threads(n_threads):
-        return solve_linear(D[keep], y[keep], C[keep], bias=bias, tol=tol, v0=v,
+        return solve_linear(D, y, C_fold, bias=bias, tol=tol, v0=v,
                             first_smoothing=PRIMAL_FOLD_SMOOTHING)

@@ -151,10 +151,12 @@ def _line_terms(z, q, C, s, delta):
 
 @njit(cache=True, nogil=True)
 def _gradient_weights(z, y, C, delta, coef, zone):
-    """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask."""
+    """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask
+    (rows with C_t = 0, such as a calibration fold's rows left out, add
+    nothing to the Hessian and are left out of the zone)."""
     for t in range(z.shape[0]):
         coef[t] = C[t] * _dloss(z[t], delta) * y[t]
-        zone[t] = _region(z[t], delta) == 1
+        zone[t] = _region(z[t], delta) == 1 and C[t] != 0.0
 
 
 _HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
@@ -193,6 +195,14 @@ def _matvec(D, u, out):
         for i in range(p):
             acc += D[t, i] * u[i]
         out[t] = acc
+
+
+def row_scores(D, u):
+    """u^T d_t for every row of ``D`` (float32 or float64), without a float64
+    copy of D (which ``D @ u`` makes for float32 rows)."""
+    out = np.empty(D.shape[0])
+    _matvec(D, np.ascontiguousarray(u, dtype=np.float64), out)
+    return out
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -425,6 +435,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     total = 0
     converged = True
     z = obj.margins(v)
+    weighted = C != 0.0  # rows with C = 0 (a fold's rows left out) do not count
     for delta in deltas:
         level_done = False
         previous_zone = None
@@ -445,7 +456,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
             full = np.allclose(taken, step, rtol=1e-12, atol=0.0)
             v = v + taken
             z = z + dz
-            zone = (z > 1 - delta) & (z < 1)
+            zone = (z > 1 - delta) & (z < 1) & weighted
             if full and previous_zone is not None and np.array_equal(zone, previous_zone):
                 # A full Newton step that kept the zone: the exact minimizer of
                 # this quadratic piece, hence of F_delta.
