@@ -227,3 +227,18 @@ def test_nystroem_rows_are_the_feature_differences_in_float32(monkeypatch):
     np.testing.assert_allclose(D, expected, rtol=1e-6, atol=1e-6)
     poly = resolve_kernel("poly", 0.5, 2, 1.0)
     assert exact_feature_map(poly, problem.items, problem.a.size).exact
+
+
+def test_nystroem_ranking_scores_items_in_chunks_as_all_at_once(monkeypatch):
+    """r(z) of an approximate feature map, a chunk of items at a time, equals
+    phi(z)^T w over all items at once, across chunk boundaries."""
+    from svmcompare import ranking_function
+
+    X, y = make_norm_pairs(300, "l1", random_state=4)
+    model = SVMCompare(solver="nystroem", n_components=30, random_state=0).fit(X, y)
+    ranking = model.ranking_
+    Zs = np.random.default_rng(4).normal(size=(101, 2))
+    expected = ranking.feature_map.transform(Zs) @ ranking.weights
+    monkeypatch.setattr(ranking_function, "_FEATURE_CHUNK_ELEMENTS", 30 * 8)  # 8 items
+    np.testing.assert_allclose(ranking.rank_standardized(Zs), expected, rtol=1e-12,
+                               atol=1e-12)
