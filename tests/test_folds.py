@@ -6,7 +6,7 @@ import pytest
 from sklearn.model_selection import StratifiedKFold
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
-from svmcompare._problem import flip_compare, flip_rank2
+from svmcompare._problem import flip_compare
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual, solve_linear
 from svmcompare.solvers.folds import (
@@ -18,29 +18,15 @@ from svmcompare.solvers.folds import (
 from svmcompare.solvers.loo import kernel_rows
 from svmcompare.solvers.smo import kernel_pack, q_product
 
-from .test_solver import _random_pairs
+from .test_loo import _pairs
+from .test_loo import _problems as problems_of
 
 KERNEL = resolve_kernel("rbf", 0.5)
 TOL = 1e-9
 
 
-def _pairs(seed, n=120):
-    Xi, Xip, y = _random_pairs(seed, n=n, p=2)
-    return np.stack([Xi, Xip], 1), y
-
-
 def _problems(seed=3):
-    X, y = _pairs(seed)
-    rng = np.random.default_rng(seed + 1)
-    context = rng.choice([-1.0, 0.0, 1.0], size=(y.size, 1))
-    weight = rng.uniform(0.5, 2.0, size=y.size)
-    return {
-        "compare": (flip_compare(X, y, 3.0), True, y.size),
-        "compare, class weights, context, pair weights": (
-            flip_compare(X, y, 3.0, class_weight="balanced", context=context,
-                         sample_weight=weight), True, y.size),
-        "rank2 (no bias)": (flip_rank2(X, y, 3.0), False, y.size),
-    }
+    return problems_of(seed, n=120)
 
 
 def _split(problem, n, seed=0):
@@ -135,7 +121,7 @@ def test_start_without_restores_the_balance_lowering_whole_variables_first():
 def test_warm_started_shrinking_rebuilds_the_gradient_from_the_start():
     # A fold ~1,000 steps long shrinks from its first step: the rows set aside
     # get their gradient back from the start's gradient and the moves since.
-    X, y = _pairs(8, n=600)
+    X, y = _pairs(8, 600)
     problem = flip_compare(X, y, 10.0, class_weight="balanced")
     full = solve_dual(problem, KERNEL, tol=1e-3)
     keep, held_out = _split(problem, y.size, seed=3)
@@ -152,7 +138,7 @@ def test_warm_started_shrinking_rebuilds_the_gradient_from_the_start():
 @pytest.mark.parametrize("estimator", [SVMCompare(tol=1e-9), SVMRank2(tol=1e-9)],
                          ids=["compare", "rank2"])
 def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator):
-    X, y = _pairs(9, n=150)
+    X, y = _pairs(9, 150)
     context = np.random.default_rng(9).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = estimator.set_params(random_state=0, n_jobs=2)
     prepared, result, _ = model._fit_solution(X, y, context)
@@ -180,7 +166,7 @@ def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator):
 
 def test_svmrank_with_ties_refits_its_folds(monkeypatch):
     # SVMRank has no row for a tie pair: its folds are refitted estimators.
-    X, y = _pairs(10, n=150)
+    X, y = _pairs(10, 150)
     assert np.any(y == 0)
 
     def no_row_folds(*args):
@@ -198,7 +184,7 @@ def test_svmrank_with_ties_refits_its_folds(monkeypatch):
                                     {"kernel": "rbf", "solver": "nystroem", "n_components": 30}],
                          ids=["linear", "nystroem"])
 def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(params):
-    X, y = _pairs(11, n=300)
+    X, y = _pairs(11, 300)
     context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
     prepared, result, _ = model._fit_solution(X, y, context)
@@ -222,7 +208,7 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
 
 
 def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
-    X, y = _pairs(12, n=2000)
+    X, y = _pairs(12, 2000)
     model = SVMCompare(kernel="linear", random_state=0)
     prepared, result, _ = model._fit_solution(X, y)
     problem = prepared.problem

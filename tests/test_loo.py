@@ -21,8 +21,10 @@ def _pairs(seed, n):
     return np.stack([Xi, Xip], 1), y
 
 
-def _problems(seed=3):
-    X, y = _pairs(seed, 50)
+def _problems(seed=3, n=50):
+    """Three binary problems of ``n`` pairs: compare plain; with class weights,
+    a context and pair weights; rank2 (no bias).  Values: (problem, bias, n)."""
+    X, y = _pairs(seed, n)
     rng = np.random.default_rng(seed + 1)
     context = rng.choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     weight = rng.uniform(0.5, 2.0, size=y.size)
