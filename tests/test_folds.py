@@ -10,13 +10,14 @@ from svmcompare._problem import flip_compare
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual, solve_linear
 from svmcompare.solvers.folds import (
+    fold_start,
     refit_primal_without,
     refit_without,
     start_without,
     subproblem,
 )
 from svmcompare.solvers.loo import kernel_rows
-from svmcompare.solvers.smo import kernel_pack, q_product
+from svmcompare.solvers.smo import RowCache, kernel_pack, q_product
 
 from .test_loo import _pairs
 from .test_loo import _problems as problems_of
@@ -89,11 +90,35 @@ def test_q_product_is_Q_times_a_signed_vector():
     delta = np.where(rng.random(problem.m) < 0.3, rng.normal(size=problem.m), 0.0)
     rows = np.sort(rng.choice(problem.m, 40, replace=False))
     pairs = (problem.a, problem.b, problem.y, problem.context)
-    got = q_product(kernel_pack(problem.items, KERNEL), pairs, delta, rows)
+    got = q_product(kernel_pack(problem.items, KERNEL), pairs, delta, rows,
+                    RowCache.empty(problem.m).arrays())
     block, _ = kernel_rows(problem, KERNEL)
     everything = np.arange(problem.m)
     expected = problem.y[rows] * (block(rows, everything) @ (problem.y * delta))
     np.testing.assert_allclose(got, expected, atol=1e-12 * np.abs(expected).max())
+
+
+def test_q_product_reads_the_whole_rows_a_solve_cached():
+    problem, bias, _ = _problems(6)["compare, class weights, context, pair weights"]
+    full = solve_dual(problem, KERNEL, bias=bias, tol=TOL, keep_rows=True)
+    cached = full.rows
+    whole = np.flatnonzero((cached.slot_of >= 0) & cached.full[np.maximum(cached.slot_of, 0)])
+    assert whole.size > 10  # the test reads rows from the cache, not only items
+    # Rows of Q by definition where the cache says they are whole.
+    block, _ = kernel_rows(problem, KERNEL)
+    everything = np.arange(problem.m)
+    Q = block(whole, everything) * np.outer(problem.y[whole], problem.y)
+    np.testing.assert_allclose(cached.data[cached.slot_of[whole]], Q, atol=1e-12)
+    rng = np.random.default_rng(1)
+    delta = np.where(rng.random(problem.m) < 0.3, rng.normal(size=problem.m), 0.0)
+    rows = np.arange(problem.m)
+    pairs = (problem.a, problem.b, problem.y, problem.context)
+    kp = kernel_pack(problem.items, KERNEL)
+    with_rows = q_product(kp, pairs, delta, rows, cached.arrays())
+    without = q_product(kp, pairs, delta, rows, RowCache.empty(problem.m).arrays())
+    expected = problem.y * (block(everything, everything) @ (problem.y * delta))
+    np.testing.assert_allclose(with_rows, expected, atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_allclose(with_rows, without, atol=1e-12 * np.abs(expected).max())
 
 
 def test_start_without_restores_the_balance_lowering_whole_variables_first():
@@ -219,3 +244,35 @@ def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
     cold = solve_linear(D[keep], problem.y[keep], problem.C[keep])
     assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
     assert warm.n_iter < cold.n_iter
+
+
+def test_fold_starts_read_the_fits_rows_and_release_them():
+    problem, bias, n = _problems(8)["compare, class weights, context, pair weights"]
+    full = solve_dual(problem, KERNEL, bias=bias, tol=TOL, keep_rows=True)
+    keep, held_out = _split(problem, n, seed=3)
+    read = fold_start(problem, KERNEL, full.alpha, full.gradient, keep, held_out, bias=bias,
+                      rows=full.rows)
+    computed = fold_start(problem, KERNEL, full.alpha, full.gradient, keep, held_out,
+                          bias=bias)
+    np.testing.assert_array_equal(read.alpha0, computed.alpha0)
+    scale = np.abs(computed.gradient0).max()
+    np.testing.assert_allclose(read.gradient0, computed.gradient0, atol=1e-12 * scale)
+    np.testing.assert_allclose(read.held_out_base, computed.held_out_base, atol=1e-12 * scale)
+    full.rows.release()
+    assert full.rows.data is None
+    after = fold_start(problem, KERNEL, full.alpha, full.gradient, keep, held_out, bias=bias,
+                       rows=full.rows)  # released: computed from the items again
+    np.testing.assert_array_equal(after.gradient0, computed.gradient0)
+    # A probability fit keeps its rows for the folds' starts and then drops them.
+    model = SVMCompare(probability=True, random_state=0)
+    kept = []
+    original = model._dual_refit
+
+    def spy(prepared, result, *args):
+        refit = original(prepared, result, *args)
+        kept.append(result.rows)
+        return refit
+    model._dual_refit = spy
+    X, y = _pairs(8, 150)
+    model.fit(X, y)
+    assert len(kept) == 1 and kept[0] is not None and kept[0].data is None

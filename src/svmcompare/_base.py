@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._parallel import map_in_threads
 from ._problem import Standardizer, restricted_start
 from ._validation import (
     check_C,
@@ -39,7 +40,7 @@ from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin
 from .solvers import solve_dual, solve_linear, solver_threads
-from .solvers.folds import refit_primal_without, refit_without
+from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
@@ -275,43 +276,55 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         first_row = _rows_of_pairs(problem, n)
         pair_of_row = problem.a % n
         splits = calibration_splits(y, random_state=self.random_state)
+        # Each fold: (its rows, the first rows of its test and training pairs).
+        folds = []
+        for train, test in splits:
+            held = np.zeros(n, dtype=bool)
+            held[test] = True
+            folds.append((np.flatnonzero(~held[pair_of_row]), first_row[test], first_row[train]))
         workers, fold_params = fold_workers(self.get_params(), len(splits))
         threads = fold_params.get("n_jobs", getattr(self, "n_jobs", None))
         if prepared.solver == "exact":
-            refit = self._dual_refit(prepared, result, threads,
-                                     fold_params.get("cache_size", self.cache_size))
+            refit = self._dual_refit(prepared, result, folds, threads,
+                                     fold_params.get("cache_size", self.cache_size), workers)
         else:
-            refit = self._primal_refit(prepared, result, threads)
+            refit = self._primal_refit(prepared, result, folds, threads)
 
-        def fit_fold(split):
-            train, test = split
-            held = np.zeros(n, dtype=bool)
-            held[test] = True
-            keep = np.flatnonzero(~held[pair_of_row])
-            test_fitted, train_fitted, context_coef = refit(keep, first_row[test],
-                                                            first_row[train])
-            train_gaps = oriented_gaps(problem, n, first_row[train], train_fitted, context_coef)
-            return (oriented_gaps(problem, n, first_row[test], test_fitted, context_coef),
+        def fit_fold(k):
+            _, test_rows, train_rows = folds[k]
+            test_fitted, train_fitted, context_coef = refit(k)
+            train_gaps = oriented_gaps(problem, n, train_rows, train_fitted, context_coef)
+            return (oriented_gaps(problem, n, test_rows, test_fitted, context_coef),
                     score_spread(train_gaps))
 
         return held_out_by_folds(fit_fold, splits, n, workers,
                                  bool(getattr(self, "verbose", False)))
 
-    def _dual_refit(self, prepared, result, threads, cache_size):
-        """A fold's refit of the exact solver (:func:`solvers.folds.refit_without`):
-        ``refit(keep, test_rows, train_rows)`` gives the fold's fitted values
-        (eq. 17) on the test and train rows and its context weights."""
+    def _dual_refit(self, prepared, result, folds, threads, cache_size, workers=1):
+        """The folds' refits of the exact solver (:mod:`solvers.folds`):
+        ``refit(k)`` gives fold k's fitted values (eq. 17) on its test and
+        training rows and its context weights.  Every fold's start is made
+        here, reading the fit's cached rows of Q (``result.rows``), which are
+        then released: the folds' own solves share ``cache_size``."""
         problem = prepared.problem
         options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": bool(self.shrinking),
                    "cache_size": cache_size, "n_threads": threads}
         gram = prepared.gram
         if gram is None and prepared.kernel.code == PRECOMPUTED:
             gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+        def start(fold):
+            keep, test_rows, _ = fold
+            return fold_start(problem, prepared.kernel, result.alpha, result.gradient, keep,
+                              test_rows, bias=self._uses_bias, gram=gram, rows=result.rows)
+        # Side by side as the folds (q_product releases the GIL).
+        starts = map_in_threads(start, folds, workers)
+        if result.rows is not None:
+            result.rows.release()
 
-        def refit(keep, test_rows, train_rows):
-            fold, test_fitted = refit_without(problem, prepared.kernel, result.alpha,
-                                              result.gradient, keep, test_rows,
-                                              bias=self._uses_bias, gram=gram, **options)
+        def refit(k):
+            keep, _, train_rows = folds[k]
+            fold, test_fitted = refit_from(problem, prepared.kernel, starts[k],
+                                           bias=self._uses_bias, gram=gram, **options)
             # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
             context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
             at = np.searchsorted(keep, train_rows)
@@ -319,16 +332,17 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             return test_fitted, train_fitted, context_coef
         return refit
 
-    def _primal_refit(self, prepared, result, threads):
-        """A fold's refit of the linear or Nystroem solver
+    def _primal_refit(self, prepared, result, folds, threads):
+        """The folds' refits of the linear or Nystroem solver
         (:func:`solvers.folds.refit_primal_without`) on this fit's difference
-        vectors, as :meth:`_dual_refit` gives it."""
+        vectors, as :meth:`_dual_refit` gives them."""
         problem = prepared.problem
         D = self._primal_rows(prepared)
         v = np.append(result.u, result.bias) if self._uses_bias else result.u
         q = problem.context.shape[1]
 
-        def refit(keep, test_rows, train_rows):
+        def refit(k):
+            keep, test_rows, train_rows = folds[k]
             fold = refit_primal_without(D, problem.y, problem.C, v, keep, bias=self._uses_bias,
                                         tol=self.tol, n_threads=threads)
             fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
@@ -446,6 +460,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
                 gram=prepared.gram, n_threads=n_jobs,
                 progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
+                keep_rows=self._folds_read_rows(),
             )
             return result, None
         D = self._primal_rows(prepared)
@@ -455,6 +470,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
                                   v0=v0)
         return result, prepared.feature_map
+
+    def _folds_read_rows(self):
+        """Whether this fit's calibration folds will start from its cached rows
+        of Q (``solve_dual(keep_rows=True)``): probability=True with folds."""
+        return bool(getattr(self, "probability", False)) \
+            and getattr(self, "calibration", "cv") == "cv"
 
     def _primal_rows(self, prepared):
         """The rows d_t of the primal solvers: differences of the items'

@@ -77,7 +77,8 @@ class SVMRank(_RankSVMBase):
     max_iter : int or None, default=None
         Maximum coordinate steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
-        Megabytes for kernel rows during fitting (exact solver).
+        Megabytes for kernel rows during fitting (exact solver); see
+        :class:`svmcompare.SVMCompare` for its share with ``probability=True``.
     shrinking : bool, default=True
         LIBSVM's shrinking in the exact solver; see :class:`svmcompare.SVMCompare`.
     solver, n_components, probability, calibration, n_jobs, random_state, verbose : see

@@ -410,16 +410,16 @@ def calibration_splits(y, cv=5, random_state=None):
 
 
 def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
-    """Run ``fit_fold((train, test))`` for every split, on up to ``workers``
-    threads (a bar over the folds when ``verbose``), and gather what each
-    returns, (scores of its test pairs, its training spread), into two
-    arrays over the ``n_pairs`` pairs."""
+    """Run ``fit_fold(k)`` for every split k, on up to ``workers`` threads (a
+    bar over the folds when ``verbose``), and gather what each returns,
+    (scores of split k's test pairs, its training spread), into two arrays
+    over the ``n_pairs`` pairs."""
     from ._parallel import map_in_threads
 
     scores = np.empty(n_pairs)
     spreads = np.empty(n_pairs)
     with _fold_progress(len(splits), verbose) as on_done:
-        outputs = map_in_threads(fit_fold, splits, workers, on_done)
+        outputs = map_in_threads(fit_fold, range(len(splits)), workers, on_done)
     for (_, test), (score, spread) in zip(splits, outputs, strict=True):
         scores[test] = score
         spreads[test] = spread
@@ -455,8 +455,8 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
     workers, fold_params = fold_workers(params, len(splits))
     fold_params["probability"] = False
 
-    def fit_fold(split):
-        train, test = split
+    def fit_fold(k):
+        train, test = splits[k]
         model = clone(estimator).set_params(**fold_params)
         fit_context = None if context is None else context[train]
         fit_weight = None if sample_weight is None else sample_weight[train]

@@ -79,7 +79,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     max_iter : int or None, default=None
         Maximum SMO steps; None means max(10_000_000, 100 m).
     cache_size : float, default=200
-        Megabytes for kernel rows during fitting (exact solver).
+        Megabytes for kernel rows during fitting (exact solver).  With
+        ``probability=True`` the fit's rows stay for its calibration folds,
+        which share what is left (at least a tenth more).
     shrinking : bool, default=True
         Set aside dual variables that sit at a bound while the solver works on
         the rest (LIBSVM's shrinking, exact solver).  It starts once steps

@@ -26,12 +26,14 @@ a late smoothing level.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._problem import BinaryProblem
 from ..kernels import PRECOMPUTED
 from .linear import solve_linear
-from .smo import kernel_pack, q_product, solve_dual, solver_threads
+from .smo import RowCache, kernel_pack, q_product, solve_dual, solver_threads
 
 # The first smoothing level of a primal refit from the full solution.  The
 # coarsest level (1) pulls the start away from the optimum for the later ones
@@ -79,8 +81,72 @@ def start_without(alpha, gradient, y, keep, bias=True):
     return start
 
 
+class FoldStart(NamedTuple):
+    """Where a fold's solve starts (:func:`fold_start`)."""
+
+    keep: np.ndarray  # the fold's rows of the full problem
+    held_out: np.ndarray  # rows left out whose fitted value is wanted
+    alpha0: np.ndarray  # the start, on the rows ``keep``
+    gradient0: np.ndarray  # its gradient Q alpha0 - 1 on those rows
+    held_out_base: np.ndarray  # (Q alpha0)_t on the held-out rows
+
+
+def _packed(problem, kernel, gram):
+    """The kernel and the rows as the compiled loops take them."""
+    kp = kernel_pack(problem.items, kernel, gram)
+    pairs = tuple(np.ascontiguousarray(v, dtype=dtype) for v, dtype in (
+        (problem.a, np.int64), (problem.b, np.int64), (problem.y, np.float64),
+        (problem.context, np.float64)))
+    return kp, pairs
+
+
+def fold_start(problem, kernel, alpha, gradient, keep, held_out, *, bias=True, gram=None,
+               rows=None):
+    """The start of the dual of ``problem`` on the rows ``keep`` from the full
+    solution (``alpha``, ``gradient``; see :func:`refit_without`).
+
+    ``rows`` (``DualResult.rows`` of the full solve) serves the rows of Q of
+    the support vectors the fold drops where the solve had them whole, instead
+    of their kernel rows; it is only read, so the starts of all folds can be
+    made before it is released.  Returns a :class:`FoldStart`.
+    """
+    keep = np.asarray(keep, dtype=np.int64)
+    held_out = np.asarray(held_out, dtype=np.int64)
+    kp, pairs = _packed(problem, kernel, gram)
+    alpha0 = start_without(alpha, gradient, problem.y, keep, bias)
+    move = -alpha
+    move[keep] += alpha0
+    # The start's change on the kept and held-out rows in one pass: its
+    # kernel rows (the dropped support vectors' items) are computed over the
+    # kept rows' items anyway, which are nearly all items.
+    both = np.concatenate([keep, held_out])
+    cached = (RowCache.empty(alpha.size) if rows is None else rows).arrays()
+    change = q_product(kp, pairs, move, both, cached)
+    return FoldStart(keep, held_out, alpha0, gradient[keep] + change[:keep.size],
+                     gradient[held_out] + 1.0 + change[keep.size:])
+
+
+def refit_from(problem, kernel, start, *, bias=True, gram=None, **solve_options):
+    """Solve the fold of :func:`fold_start` and score its held-out rows.
+
+    Returns (DualResult on the rows ``start.keep``, the held-out rows'
+    fitted values) as :func:`refit_without`.
+    """
+    kp, pairs = _packed(problem, kernel, gram)
+    # A callable kernel's Gram matrix (kernel_pack computed it) serves the solve too.
+    gram = kp[6] if kp[0] == PRECOMPUTED else None
+    result = solve_dual(subproblem(problem, start.keep), kernel, bias=bias,
+                        alpha0=start.alpha0, gradient0=start.gradient0, gram=gram,
+                        **solve_options)
+    # Then only what SMO moved, over the held-out rows' items.
+    move = np.zeros(problem.y.size)
+    move[start.keep] = result.alpha - start.alpha0
+    moved = q_product(kp, pairs, move, start.held_out, RowCache.empty(problem.y.size).arrays())
+    return result, problem.y[start.held_out] * (start.held_out_base + moved)
+
+
 def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True, gram=None,
-                  **solve_options):
+                  rows=None, **solve_options):
     """Solve the dual of ``problem`` on the rows ``keep`` from the full solution.
 
     Parameters
@@ -97,6 +163,8 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
     gram : ndarray, optional
         k(items, items) when the caller has it (or a callable kernel's,
         computed once for all folds).
+    rows : RowCache, optional
+        Rows of Q the full solve cached (:func:`fold_start`).
     **solve_options
         ``tol``, ``max_iter``, ``cache_size``, ``shrinking``, ``n_threads``
         of :func:`solve_dual`.
@@ -109,32 +177,9 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
         u'^T (Phi(b_t) - Phi(a_t)) + v'^T c_t of the refit (eq. 17) on the
         held-out rows: y_t (Q alpha')_t over the full rows.
     """
-    keep = np.asarray(keep, dtype=np.int64)
-    held_out = np.asarray(held_out, dtype=np.int64)
-    y = problem.y
-    kp = kernel_pack(problem.items, kernel, gram)
-    pairs = tuple(np.ascontiguousarray(v, dtype=dtype) for v, dtype in (
-        (problem.a, np.int64), (problem.b, np.int64), (y, np.float64),
-        (problem.context, np.float64)))
-    alpha0 = start_without(alpha, gradient, y, keep, bias)
-    move = -alpha
-    move[keep] += alpha0
-    # The start's change on the kept and held-out rows in one pass: its
-    # kernel rows (the dropped support vectors' items) are computed over the
-    # kept rows' items anyway, which are nearly all items.
-    both = np.concatenate([keep, held_out])
-    start_change = q_product(kp, pairs, move, both)
-    gradient0 = gradient[keep] + start_change[:keep.size]
-    # A callable kernel's Gram matrix (kernel_pack computed it) serves the solve too.
-    gram = kp[6] if kp[0] == PRECOMPUTED else None
-    result = solve_dual(subproblem(problem, keep), kernel, bias=bias, alpha0=alpha0,
-                        gradient0=gradient0, gram=gram, **solve_options)
-    # Then only what SMO moved, over the held-out rows' items.
-    move = np.zeros_like(alpha)
-    move[keep] = result.alpha - alpha0
-    fitted = y[held_out] * (gradient[held_out] + 1.0 + start_change[keep.size:]
-                            + q_product(kp, pairs, move, held_out))
-    return result, fitted
+    start = fold_start(problem, kernel, alpha, gradient, keep, held_out, bias=bias, gram=gram,
+                       rows=rows)
+    return refit_from(problem, kernel, start, bias=bias, gram=gram, **solve_options)
 
 
 def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=None):

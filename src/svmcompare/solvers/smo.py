@@ -104,6 +104,9 @@ class DualResult:
     n_newton : int
         Newton steps on the free variables taken between SMO steps (see
         ``solvers/_newton.py``).
+    rows : RowCache or None
+        The rows of Q the solve had cached at return (``keep_rows=True``),
+        for :func:`q_product` on the same problem.
     """
 
     alpha: np.ndarray
@@ -117,6 +120,34 @@ class DualResult:
     bias_noise: float = 0.0
     gradient: np.ndarray = None
     n_newton: int = 0
+    rows: object = None  # a RowCache with keep_rows=True
+
+
+class RowCache:
+    """Rows of Q a solve computed (``solve_dual(keep_rows=True)``):
+    ``data[slot_of[s]]`` is row s over every row of the problem where
+    ``slot_of[s] >= 0`` and ``full`` of that slot (rows computed while rows
+    were set aside cover the active ones only).  Up to ``cache_size``
+    megabytes: :meth:`release` gives them back once read."""
+
+    def __init__(self, data, slot_of, full):
+        self.m = slot_of.size
+        self.data, self.slot_of, self.full = data, slot_of, full
+
+    @classmethod
+    def empty(cls, m):
+        """No cached row, for a problem of m rows."""
+        return cls(np.zeros((1, m)), -np.ones(m, dtype=np.int64), np.zeros(1, dtype=np.bool_))
+
+    def arrays(self):
+        """(data, slot_of, full) for :func:`q_product`; no row once released."""
+        if self.data is None:
+            return RowCache.empty(self.m).arrays()
+        return self.data, self.slot_of, self.full
+
+    def release(self):
+        """Drop the rows."""
+        self.data = self.slot_of = self.full = None
 
 
 # --- Active set and row cache ------------------------------------------------
@@ -768,8 +799,9 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
             line.close()
     violation, objective = _smo_finish(kp, pairs, C, alpha, G, act, cache, use_bias)
     scale = float(np.max(C * QD)) if m else 0.0
+    rows = RowCache(cache[0], cache[1], cache[5])
     return (alpha, G, int(state[_N_ITER]), violation, objective, int(state[_MOST_SHRUNK]),
-            scale, n_newton)
+            scale, n_newton, rows)
 
 
 def _newton_pays(alpha, C, work):
@@ -926,14 +958,19 @@ def kernel_pack(items, kernel, gram=None):
 
 
 @njit(cache=True, nogil=True)  # calibration folds run it side by side in threads
-def q_product(kp, pairs, delta, rows):
-    """(Q delta)_t for the listed rows t, Q_st = y_s y_t K~_st (eq. 18), by
-    the item expansion of :func:`_gradient_on` (one kernel row per item of a
-    row with delta_s != 0, over the items of the listed rows); ``delta`` may
-    have either sign (the move from one solution to another)."""
+def q_product(kp, pairs, delta, rows, cached):
+    """(Q delta)_t for the listed rows t, Q_st = y_s y_t K~_st (eq. 18), as
+    :func:`_gradient_on` computes it: from the rows of Q in ``cached``
+    (``RowCache.arrays()`` of a solve of this problem, read only) where they
+    are whole, else by the item expansion (one kernel row per item of a row
+    with delta_s != 0, over the items of the listed rows); ``delta`` may have
+    either sign (the move from one solution to another)."""
     m = delta.shape[0]
     # np.int64(1), not 1: a literal compiles _smo_start a second time (4 s).
-    _, cache, _, _ = _smo_start(kp, pairs, delta, np.int64(1), np.zeros(m))
+    _, fresh, _, _ = _smo_start(kp, pairs, delta, np.int64(1), np.zeros(m))
+    # The cached rows with this call's own counters and scratch vectors.
+    cache = (cached[0], cached[1], fresh[2], fresh[3], fresh[4], cached[2], fresh[6],
+             fresh[7], fresh[8])
     out = np.zeros(m)
     _gradient_on(rows, kp, pairs, delta, cache, out)  # (Q delta)_t - 1
     return out[rows] + 1.0
@@ -942,7 +979,7 @@ def q_product(kp, pairs, delta, rows):
 @announces_compilation(_smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
                cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None,
-               progress=False, gradient0=None, newton=True):
+               progress=False, gradient0=None, newton=True, keep_rows=False):
     """Solve the dual (18) (or the no-bias RankSVM dual) of a binary problem.
 
     Parameters
@@ -990,6 +1027,11 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         system costs less than the SMO steps since the last one, with at most
         ``_MAX_FREE`` free variables and their kernel block within
         ``cache_size``.
+    keep_rows : bool, default=False
+        Return the rows of Q cached at the end (``DualResult.rows``, up to
+        ``cache_size``) for :func:`q_product` on this problem: the
+        calibration folds' starts read the rows of the support vectors they
+        drop from there instead of computing them.
 
     Returns
     -------
@@ -1025,7 +1067,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         max_free = int(min(_MAX_FREE, np.sqrt(budget / 8.0) / 2))
         newton_step = functools.partial(free_set_newton, (a, b, y, context), item_kernel,
                                         C=C, use_bias=bool(bias), max_free=max_free)
-    alpha, G, n_iter, violation, objective, max_shrunk, scale, n_newton = _smo(
+    alpha, G, n_iter, violation, objective, max_shrunk, scale, n_newton, rows = _smo(
         kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
         bool(shrinking), thread_count(n_threads),  # checked here, before any work
         progress, _checked_gradient(gradient0, m, alpha0), newton_step,
@@ -1047,4 +1089,5 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     score_scale = float(np.max(np.abs(G + 1.0))) if m else 0.0
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
                       int(n_iter), converged, int(max_shrunk), interval,
-                      1e-8 * max(1.0, score_scale), G, n_newton)
+                      1e-8 * max(1.0, score_scale), G, n_newton,
+                      rows if keep_rows else None)
