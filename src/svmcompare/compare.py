@@ -111,7 +111,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         did not see.  "cv": five folds, each this fit's problem without the
         fold's pairs (same standardization, C and features), started from
         the solution on all pairs and run side by side (``n_jobs`` threads,
-        :mod:`svmcompare.solvers.folds`): about 1.5x the time of a plain fit
+        :mod:`svmcompare.solvers.folds`): about 1.4x the time of a plain fit
         for the exact solver at 6,400 pairs (2.3x where most support
         vectors are free), 4x for the linear one.
         "loo" (exact solver): leave-one-pair-out rank differences estimated
