@@ -13,15 +13,17 @@ sub-problem of the full one, and the full solution gives it
   down would free every one of them, and SMO would spend a step on each to
   put it back);
 * that start's gradient from the full gradient and the change alone:
-  G' = G + Q (alpha' - alpha) on the kept rows, whose kernel rows are those
-  of the dropped support vectors and the lowered variables, about a fifth
-  of the support vectors instead of all of them;
+  G' = G + Q (alpha' - alpha) on the kept rows (the gradient of eq. 18),
+  whose rows of Q are those of the dropped support vectors and the lowered
+  variables, about a fifth of the support vectors instead of all of them,
+  read from the full solve's row cache where it holds them whole
+  (:func:`fold_start`, before the folds' own solves);
 * the held-out rows' fitted values the same way, from the refit's change
   against the full solution, without a prediction over the expansion.
 
 The primal refit (:func:`refit_primal_without`) keeps the full fit's
-difference vectors (and Nystroem landmarks) and starts from its (u, beta) at
-a late smoothing level.
+difference vectors (and Nystroem landmarks), gives the rows it leaves out
+C = 0, and starts from the full (u, beta) past the coarsest smoothing level.
 """
 
 from __future__ import annotations
