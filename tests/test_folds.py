@@ -276,3 +276,7 @@ def test_fold_starts_read_the_fits_rows_and_release_them():
     X, y = _pairs(8, 150)
     model.fit(X, y)
     assert len(kept) == 1 and kept[0] is not None and kept[0].data is None
+    # Fits whose folds do not read them keep no rows: plain, leave-one-out.
+    for plain in (SVMCompare(), SVMCompare(probability=True, calibration="loo")):
+        prepared, result, _ = plain._fit_solution(X, y)
+        assert result.rows is None

@@ -398,7 +398,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         when given); returns the prepared problem, the solver result and the
         feature map, from which the calibration folds start."""
         prepared = self._prepare(X, y, context, sample_weight)
-        result, feature_map = self._solve(prepared, **({} if start is None else start(prepared)))
+        options = {} if start is None else dict(start(prepared))
+        if self._folds_read_rows(prepared):
+            options["keep_rows"] = True
+        result, feature_map = self._solve(prepared, **options)
         self._store(prepared, result, feature_map)
         self._set_feature_names(X)
         return prepared, result, feature_map
@@ -448,7 +451,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                         solver=solver, feature_map=feature_map, X=X, context=context,
                         sample_weight=sample_weight)
 
-    def _solve(self, prepared, alpha0=None, v0=None, gradient0=None):
+    def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
         (exact) and ``v0`` (the primal solvers' (u, beta)) serve warm-started
         paths and refits."""
@@ -460,7 +463,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
                 gram=prepared.gram, n_threads=n_jobs,
                 progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
-                keep_rows=self._folds_read_rows(),
+                keep_rows=keep_rows,
             )
             return result, None
         D = self._primal_rows(prepared)
@@ -471,11 +474,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                                   v0=v0)
         return result, prepared.feature_map
 
-    def _folds_read_rows(self):
+    def _folds_read_rows(self, prepared):
         """Whether this fit's calibration folds will start from its cached rows
-        of Q (``solve_dual(keep_rows=True)``): probability=True with folds."""
+        of Q (``solve_dual(keep_rows=True)``): probability=True with the row
+        folds of the exact solver (every pair has a row)."""
         return bool(getattr(self, "probability", False)) \
-            and getattr(self, "calibration", "cv") == "cv"
+            and getattr(self, "calibration", "cv") == "cv" and prepared.solver == "exact" \
+            and _rows_of_pairs(prepared.problem, prepared.y.size) is not None
 
     def _primal_rows(self, prepared):
         """The rows d_t of the primal solvers: differences of the items'
