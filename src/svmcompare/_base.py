@@ -300,7 +300,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return held_out_by_folds(fit_fold, splits, n, workers,
                                  bool(getattr(self, "verbose", False)))
 
-    def _dual_refit(self, prepared, result, folds, threads, cache_size, workers=1):
+    def _dual_refit(self, prepared, result, folds, threads, cache_size, workers):
         """The folds' refits of the exact solver (:mod:`solvers.folds`):
         ``refit(k)`` gives fold k's fitted values (eq. 17) on its test and
         training rows and its context weights.  Every fold's start is made
@@ -312,6 +312,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         gram = prepared.gram
         if gram is None and prepared.kernel.code == PRECOMPUTED:
             gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+
         def start(fold):
             keep, test_rows, _ = fold
             return fold_start(problem, prepared.kernel, result.alpha, result.gradient, keep,

@@ -179,6 +179,9 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
         u'^T (Phi(b_t) - Phi(a_t)) + v'^T c_t of the refit (eq. 17) on the
         held-out rows: y_t (Q alpha')_t over the full rows.
     """
+    if gram is None and kernel.code == PRECOMPUTED:
+        # A callable kernel's Gram matrix once, for the start and the solve.
+        gram = kernel.block(problem.items, problem.items)
     start = fold_start(problem, kernel, alpha, gradient, keep, held_out, bias=bias, gram=gram,
                        rows=rows)
     return refit_from(problem, kernel, start, bias=bias, gram=gram, **solve_options)
