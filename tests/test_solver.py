@@ -456,3 +456,78 @@ def test_verbose_shows_the_steps_of_a_long_exact_fit_and_changes_nothing(capsys,
     assert "SMO" in err and "steps" in err
     np.testing.assert_array_equal(loud.dual_coef_, quiet.dual_coef_)
     assert loud.n_iter_ == quiet.n_iter_
+
+
+def _wss2_by_definition(rows, y, G, alpha, C, QD, qi_of):
+    """WSS2 over ``rows`` as the serial loop reads it: i the last row of the
+    largest -y G over I_up, j the last row of the smallest -(gmax + y G)^2 / quad
+    over I_low with gmax + y G > 0, gmax2 the largest y G over I_low."""
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < C))
+    i, gmax = -1, -np.inf
+    for t in rows:
+        if up[t] and -y[t] * G[t] >= gmax:
+            i, gmax = t, -y[t] * G[t]
+    qi = qi_of(i)
+    j, best, gmax2 = -1, np.inf, -np.inf
+    for t in rows:
+        if not low[t]:
+            continue
+        gmax2 = max(gmax2, y[t] * G[t])
+        diff = gmax + y[t] * G[t]
+        if diff > 0:
+            quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * qi[t]
+            quad = quad if quad > 0 else 1e-12
+            if -(diff * diff) / quad <= best:
+                j, best = t, -(diff * diff) / quad
+    return i, gmax, j, gmax2
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("subset", [False, True])
+def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
+    # Issue 18: past two chunks of active rows, WSS2's two loops run in chunks
+    # on all threads; ties must still go to the last row, as in one loop, or
+    # one thread and two would take different steps.  Few distinct values
+    # make ties in G and in the gain across chunk boundaries.
+    from svmcompare.solvers import smo
+
+    rng = np.random.default_rng(7)
+    m = 2 * smo._SELECT_CHUNK + 5_000
+    y = rng.choice([-1.0, 1.0], size=m)
+    G = rng.integers(-3, 3, size=m).astype(float) / 4.0
+    C = rng.choice([1.0, 2.0], size=m)
+    alpha = np.where(rng.random(m) < 0.5, 0.0, np.where(rng.random(m) < 0.5, C, C / 2))
+    QD = rng.integers(1, 4, size=m).astype(float)
+    qi = rng.integers(-2, 3, size=m).astype(float) / 2.0
+    rows = rng.permutation(m) if subset else np.arange(m)
+    n = m - 1_000 if subset else m
+    with smo.solver_threads(n_threads):
+        i, gmax = smo._select_i_chunks(rows, n, y, G, alpha, C)
+        j, gmax2 = smo._select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi)
+    expected = _wss2_by_definition(rows[:n], y, G, alpha, C, QD, lambda i: qi)
+    assert (i, gmax, j, gmax2) == expected
+    # The ties are real: other rows share the chosen values.
+    assert np.sum(-y[rows[:n]] * G[rows[:n]] == gmax) > 100
+
+
+def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
+    # Above two chunks of active rows (here every row: no shrinking) the
+    # working-set selection runs in parallel chunks; a solve cut at the same
+    # step on one thread and on two ends on the same bits.
+    from svmcompare.solvers import smo
+
+    rng = np.random.default_rng(5)
+    n = 2 * smo._SELECT_CHUNK + 500  # pairs (rows: the strict ones, ties twice)
+    X = rng.normal(size=(n, 2, 2))
+    d = (X[:, 1] ** 2).sum(1) - (X[:, 0] ** 2).sum(1)
+    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    problem = flip_compare(X, y, 1.0)
+    assert problem.y.size >= 2 * smo._SELECT_CHUNK
+    results = []
+    for n_threads in (1, 2):
+        with pytest.warns(Warning, match="max_iter"):
+            results.append(solve_dual(problem, resolve_kernel("rbf", 1.0), bias=True,
+                                      max_iter=300, shrinking=False, n_threads=n_threads))
+    np.testing.assert_array_equal(results[0].alpha, results[1].alpha)
+    np.testing.assert_array_equal(results[0].gradient, results[1].gradient)

@@ -21,6 +21,10 @@ of Fan, Chen and Lin (2005) (LIBSVM's WSS2) and the two-variable subproblem
 is solved analytically; the bias comes from the KKT conditions.  Without a
 bias (SVMrank, eq. 3 kernelized), the dual has no equality constraint and is
 solved by greedy coordinate descent with the same second-order gain.
+Past two chunks of active rows, WSS2's two loops run in fixed chunks on all
+threads, the chunk winners combined by the serial loop's tie rule (the last
+row wins), so the steps do not depend on the thread count; rows of Q over
+all items are computed in parallel chunks as well (``_kernel_rows``).
 
 The stopping rule is LIBSVM's: the maximal KKT violation
 ``max_{I_up} -y_t G_t + max_{I_low} y_t G_t`` (with a bias) or the largest
@@ -54,7 +58,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
 from .._local import thread_setting
@@ -381,6 +385,81 @@ def _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol, unshrunk):
 # --- Working-set selection and steps -----------------------------------------
 
 
+_SELECT_CHUNK = 8192  # active rows per task of the parallel selection
+_PARALLEL_SELECT = 2 * _SELECT_CHUNK
+
+
+@njit(cache=True, parallel=True)
+def _select_i_chunks(rows, n, y, G, alpha, C):
+    """WSS2's i over rows[:n] in chunks on all threads: the same row as the
+    serial loop (the last of the largest -y_t G_t over I_up)."""
+    n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
+    whole = n == rows.shape[0]  # every row active: rows is the identity
+    best = np.empty(n_chunks)
+    at = np.empty(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        gmax = -np.inf
+        i = np.int64(-1)
+        for k in range(c * _SELECT_CHUNK, min(n, (c + 1) * _SELECT_CHUNK)):
+            t = k if whole else rows[k]
+            if _in_up(y[t], alpha[t], C[t]):
+                v = -y[t] * G[t]
+                if v >= gmax:
+                    gmax = v
+                    i = t
+        best[c] = gmax
+        at[c] = i
+    gmax = -np.inf
+    i = np.int64(-1)
+    for c in range(n_chunks):
+        if at[c] >= 0 and best[c] >= gmax:
+            gmax = best[c]
+            i = at[c]
+    return i, gmax
+
+
+@njit(cache=True, parallel=True)
+def _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi):
+    """WSS2's j (and max y_t G_t over I_low) over rows[:n] in chunks on all
+    threads, ``qi`` row i of Q: the same row as the serial loop."""
+    n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
+    whole = n == rows.shape[0]  # every row active: rows is the identity
+    best = np.empty(n_chunks)
+    top = np.empty(n_chunks)
+    at = np.empty(n_chunks, dtype=np.int64)
+    for c in prange(n_chunks):
+        low = -np.inf
+        gain = np.inf
+        j = np.int64(-1)
+        for k in range(c * _SELECT_CHUNK, min(n, (c + 1) * _SELECT_CHUNK)):
+            t = k if whole else rows[k]
+            if _in_low(y[t], alpha[t], C[t]):
+                v = y[t] * G[t]
+                if v >= low:
+                    low = v
+                grad_diff = gmax + v
+                if grad_diff > 0.0:
+                    quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * qi[t]
+                    if quad <= 0.0:
+                        quad = _TAU
+                    obj = -(grad_diff * grad_diff) / quad
+                    if obj <= gain:
+                        gain = obj
+                        j = t
+        best[c] = gain
+        top[c] = low
+        at[c] = j
+    gmax2 = -np.inf
+    gain = np.inf
+    j = np.int64(-1)
+    for c in range(n_chunks):
+        gmax2 = max(gmax2, top[c])
+        if at[c] >= 0 and best[c] <= gain:
+            gain = best[c]
+            j = at[c]
+    return j, gmax2
+
+
 @njit(cache=True, inline="always")
 def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     """Working set on the active rows: (i, j, violation); j = -1 without a bias.
@@ -408,36 +487,45 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
         return i, np.int64(-1), violation
     # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
     # maximizes the decrease of the two-variable subproblem.
-    gmax = -np.inf
-    i = np.int64(-1)
-    for k in range(n):
-        t = position(active, k)
-        if _in_up(y[t], alpha[t], C[t]):
-            v = -y[t] * G[t]
-            if v >= gmax:
-                gmax = v
-                i = t
+    # Past two chunks of rows both loops run in chunks on all threads (the
+    # same i and j as one thread's loops: ties go to the last row either way).
+    chunked = n >= _PARALLEL_SELECT
+    if chunked:
+        i, gmax = _select_i_chunks(act[0], n, y, G, alpha, C)
+    else:
+        gmax = -np.inf
+        i = np.int64(-1)
+        for k in range(n):
+            t = position(active, k)
+            if _in_up(y[t], alpha[t], C[t]):
+                v = -y[t] * G[t]
+                if v >= gmax:
+                    gmax = v
+                    i = t
     gmax2 = -np.inf
     j = np.int64(-1)
     if i >= 0:
         data = cache[0]
         si = _row(i, kp, pairs, act, cache)
-        best = np.inf
-        for k in range(n):
-            t = position(active, k)
-            if _in_low(y[t], alpha[t], C[t]):
-                v = y[t] * G[t]
-                if v >= gmax2:
-                    gmax2 = v
-                grad_diff = gmax + v
-                if grad_diff > 0.0:
-                    quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * data[si, t]
-                    if quad <= 0.0:
-                        quad = _TAU
-                    obj = -(grad_diff * grad_diff) / quad
-                    if obj <= best:
-                        best = obj
-                        j = t
+        if chunked:
+            j, gmax2 = _select_j_chunks(i, gmax, act[0], n, y, G, alpha, C, QD, data[si])
+        else:
+            best = np.inf
+            for k in range(n):
+                t = position(active, k)
+                if _in_low(y[t], alpha[t], C[t]):
+                    v = y[t] * G[t]
+                    if v >= gmax2:
+                        gmax2 = v
+                    grad_diff = gmax + v
+                    if grad_diff > 0.0:
+                        quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * data[si, t]
+                        if quad <= 0.0:
+                            quad = _TAU
+                        obj = -(grad_diff * grad_diff) / quad
+                        if obj <= best:
+                            best = obj
+                            j = t
     if j < 0:
         return i, j, -np.inf
     return i, j, gmax + gmax2
