@@ -509,14 +509,27 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     assert (i, gmax, j, gmax2) == expected
     # The ties are real: other rows share the chosen values.
     assert np.sum(-y[rows[:n]] * G[rows[:n]] == gmax) > 100
+    # Without a bias: the first row of the largest gain pg^2 / Q_tt.
+    with smo.solver_threads(n_threads):
+        k, none, violation = smo._select_coordinate_chunks(rows, n, G, alpha, C, QD)
+    pg = np.where(alpha <= 0, np.minimum(G, 0), np.where(alpha >= C, np.maximum(G, 0), G))
+    gain = (pg**2 / QD)[rows[:n]]
+    assert (k, none) == (rows[:n][np.argmax(gain)], -1)  # argmax: the first of the largest
+    assert violation == np.abs(pg[rows[:n]]).max()
+    assert np.sum(gain == gain.max()) > 100
 
 
 def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
     # Above two chunks of active rows (here every row: no shrinking) the
     # working-set selection runs in parallel chunks; a solve cut at the same
-    # step on one thread and on two ends on the same bits.
+    # step on one thread (the serial loops) and on two ends on the same bits,
+    # with a bias (SVMCompare) and without (SVMRank).
+    import numba
+
     from svmcompare.solvers import smo
 
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here: nothing runs in chunks")
     rng = np.random.default_rng(5)
     n = 2 * smo._SELECT_CHUNK + 500  # pairs (rows: the strict ones, ties twice)
     X = rng.normal(size=(n, 2, 2))
@@ -524,10 +537,11 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
     y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
     problem = flip_compare(X, y, 1.0)
     assert problem.y.size >= 2 * smo._SELECT_CHUNK
-    results = []
-    for n_threads in (1, 2):
-        with pytest.warns(Warning, match="max_iter"):
-            results.append(solve_dual(problem, resolve_kernel("rbf", 1.0), bias=True,
-                                      max_iter=300, shrinking=False, n_threads=n_threads))
-    np.testing.assert_array_equal(results[0].alpha, results[1].alpha)
-    np.testing.assert_array_equal(results[0].gradient, results[1].gradient)
+    for bias in (True, False):
+        results = []
+        for n_threads in (1, 2):
+            with pytest.warns(Warning, match="max_iter"):
+                results.append(solve_dual(problem, resolve_kernel("rbf", 1.0), bias=bias,
+                                          max_iter=300, shrinking=False, n_threads=n_threads))
+        np.testing.assert_array_equal(results[0].alpha, results[1].alpha)
+        np.testing.assert_array_equal(results[0].gradient, results[1].gradient)

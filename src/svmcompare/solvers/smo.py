@@ -164,7 +164,8 @@ class RowCache:
 # all rows if ``full``.  clock[0] orders the slots by last use; clock[1] adds up
 # the work of the rows and gradients computed (in units of about a nanosecond,
 # see _row_work), which bounds the work done before handing the loop to a
-# worker thread; clock[2] != 0 asks the loop to stop (Ctrl-C).
+# worker thread; clock[2] != 0 asks the loop to stop (Ctrl-C); clock[3] is
+# numba's thread count for the loop (one thread: no chunked selection).
 
 
 @njit(cache=True, inline="always")
@@ -387,77 +388,138 @@ def _shrink(kp, pairs, act, cache, G, alpha, C, use_bias, tol, unshrunk):
 
 _SELECT_CHUNK = 8192  # active rows per task of the parallel selection
 _PARALLEL_SELECT = 2 * _SELECT_CHUNK
+_UP, _LOW, _COORDINATE = 0, 1, 2  # the loops of _chunk_winners
 
 
-@njit(cache=True, parallel=True)
-def _select_i_chunks(rows, n, y, G, alpha, C):
-    """WSS2's i over rows[:n] in chunks on all threads: the same row as the
-    serial loop (the last of the largest -y_t G_t over I_up)."""
-    n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
-    whole = n == rows.shape[0]  # every row active: rows is the identity
-    best = np.empty(n_chunks)
-    at = np.empty(n_chunks, dtype=np.int64)
-    for c in prange(n_chunks):
-        gmax = -np.inf
-        i = np.int64(-1)
-        for k in range(c * _SELECT_CHUNK, min(n, (c + 1) * _SELECT_CHUNK)):
-            t = k if whole else rows[k]
-            if _in_up(y[t], alpha[t], C[t]):
-                v = -y[t] * G[t]
-                if v >= gmax:
-                    gmax = v
-                    i = t
-        best[c] = gmax
-        at[c] = i
+@njit(cache=True)
+def _up_winner(lo, hi, whole, rows, y, G, alpha, C):
+    """(max -y_t G_t over I_up, its last row) over positions lo..hi-1."""
     gmax = -np.inf
     i = np.int64(-1)
-    for c in range(n_chunks):
-        if at[c] >= 0 and best[c] >= gmax:
-            gmax = best[c]
-            i = at[c]
-    return i, gmax
+    for k in range(lo, hi):
+        t = k if whole else rows[k]
+        if _in_up(y[t], alpha[t], C[t]):
+            v = -y[t] * G[t]
+            if v >= gmax:
+                gmax = v
+                i = t
+    return gmax, 0.0, i
+
+
+@njit(cache=True)
+def _low_winner(lo, hi, whole, rows, i, gmax, y, G, alpha, C, QD, qi):
+    """(the smallest WSS2 objective, max y_t G_t over I_low, the objective's
+    last row) over positions lo..hi-1, ``qi`` row i of Q."""
+    low = -np.inf
+    gain = np.inf
+    j = np.int64(-1)
+    for k in range(lo, hi):
+        t = k if whole else rows[k]
+        if _in_low(y[t], alpha[t], C[t]):
+            v = y[t] * G[t]
+            if v >= low:
+                low = v
+            grad_diff = gmax + v
+            if grad_diff > 0.0:
+                quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * qi[t]
+                if quad <= 0.0:
+                    quad = _TAU
+                obj = -(grad_diff * grad_diff) / quad
+                if obj <= gain:
+                    gain = obj
+                    j = t
+    return gain, low, j
+
+
+@njit(cache=True)
+def _coordinate_winner(lo, hi, whole, rows, G, alpha, C, QD):
+    """(the largest gain pg^2 / Q_tt, the largest |pg|, the gain's first row)
+    over positions lo..hi-1 (the dual without a bias)."""
+    gain_max = -1.0
+    violation = 0.0
+    i = np.int64(-1)
+    for k in range(lo, hi):
+        t = k if whole else rows[k]
+        pg = _projected_gradient(G[t], alpha[t], C[t])
+        violation = max(violation, abs(pg))
+        gain = pg * pg / max(QD[t], _TAU)
+        if gain > gain_max:
+            gain_max = gain
+            i = t
+    return gain_max, violation, i
 
 
 @njit(cache=True, parallel=True)
-def _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi):
-    """WSS2's j (and max y_t G_t over I_low) over rows[:n] in chunks on all
-    threads, ``qi`` row i of Q: the same row as the serial loop."""
+def _chunk_winners(mode, rows, n, i, gmax, y, G, alpha, C, QD, qi):
+    """Each chunk's winner of one selection loop over rows[:n] (``mode``), on
+    all threads: one parallel function for the three loops, which numba
+    compiles once (about a second each)."""
     n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
     whole = n == rows.shape[0]  # every row active: rows is the identity
     best = np.empty(n_chunks)
     top = np.empty(n_chunks)
     at = np.empty(n_chunks, dtype=np.int64)
     for c in prange(n_chunks):
-        low = -np.inf
-        gain = np.inf
-        j = np.int64(-1)
-        for k in range(c * _SELECT_CHUNK, min(n, (c + 1) * _SELECT_CHUNK)):
-            t = k if whole else rows[k]
-            if _in_low(y[t], alpha[t], C[t]):
-                v = y[t] * G[t]
-                if v >= low:
-                    low = v
-                grad_diff = gmax + v
-                if grad_diff > 0.0:
-                    quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * qi[t]
-                    if quad <= 0.0:
-                        quad = _TAU
-                    obj = -(grad_diff * grad_diff) / quad
-                    if obj <= gain:
-                        gain = obj
-                        j = t
-        best[c] = gain
-        top[c] = low
-        at[c] = j
+        lo = c * _SELECT_CHUNK
+        hi = min(n, lo + _SELECT_CHUNK)
+        if mode == _UP:
+            best[c], top[c], at[c] = _up_winner(lo, hi, whole, rows, y, G, alpha, C)
+        elif mode == _LOW:
+            best[c], top[c], at[c] = _low_winner(lo, hi, whole, rows, i, gmax, y, G, alpha,
+                                                 C, QD, qi)
+        else:
+            best[c], top[c], at[c] = _coordinate_winner(lo, hi, whole, rows, G, alpha, C, QD)
+    return best, top, at
+
+
+@njit(cache=True)
+def _select_i_chunks(rows, n, y, G, alpha, C):
+    """WSS2's i over rows[:n] in chunks on all threads: the same row as the
+    serial loop (the last of the largest -y_t G_t over I_up)."""
+    # np.int64 modes, not the constants: literals would compile one copy each.
+    best, _, at = _chunk_winners(np.int64(_UP), rows, n, np.int64(-1), 0.0, y, G, alpha, C,
+                                 G, G)
+    gmax = -np.inf
+    i = np.int64(-1)
+    for c in range(at.shape[0]):
+        if at[c] >= 0 and best[c] >= gmax:
+            gmax = best[c]
+            i = at[c]
+    return i, gmax
+
+
+@njit(cache=True)
+def _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi):
+    """WSS2's j (and max y_t G_t over I_low) over rows[:n] in chunks on all
+    threads, ``qi`` row i of Q: the same row as the serial loop."""
+    best, top, at = _chunk_winners(np.int64(_LOW), rows, n, i, gmax, y, G, alpha, C, QD, qi)
     gmax2 = -np.inf
     gain = np.inf
     j = np.int64(-1)
-    for c in range(n_chunks):
+    for c in range(at.shape[0]):
         gmax2 = max(gmax2, top[c])
         if at[c] >= 0 and best[c] <= gain:
             gain = best[c]
             j = at[c]
     return j, gmax2
+
+
+@njit(cache=True)
+def _select_coordinate_chunks(rows, n, G, alpha, C, QD):
+    """The coordinate of the largest gain pg^2 / Q_tt over rows[:n] (the dual
+    without a bias) in chunks on all threads: the same row as the serial loop
+    (the first of the largest), with the largest |pg|; as :func:`_select`."""
+    best, top, at = _chunk_winners(np.int64(_COORDINATE), rows, n, np.int64(-1), 0.0, G, G,
+                                   alpha, C, QD, G)
+    gain_max = -1.0
+    violation = 0.0
+    i = np.int64(-1)
+    for c in range(at.shape[0]):
+        violation = max(violation, top[c])
+        if best[c] > gain_max:
+            gain_max = best[c]
+            i = at[c]
+    return i, np.int64(-1), violation
 
 
 @njit(cache=True, inline="always")
@@ -473,6 +535,8 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     # ~4 s of a first fit.
     if not use_bias:
         # Greedy coordinate descent: the largest second-order gain pg^2 / Q_tt.
+        if n >= _PARALLEL_SELECT and cache[4][3] > 1:
+            return _select_coordinate_chunks(act[0], n, G, alpha, C, QD)
         i = np.int64(-1)
         best = -1.0
         violation = 0.0
@@ -488,8 +552,9 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
     # maximizes the decrease of the two-variable subproblem.
     # Past two chunks of rows both loops run in chunks on all threads (the
-    # same i and j as one thread's loops: ties go to the last row either way).
-    chunked = n >= _PARALLEL_SELECT
+    # same i and j as one thread's loops: ties go to the last row either way;
+    # on one thread the chunks only cost time).
+    chunked = n >= _PARALLEL_SELECT and cache[4][3] > 1
     if chunked:
         i, gmax = _select_i_chunks(act[0], n, y, G, alpha, C)
     else:
@@ -648,7 +713,7 @@ def _smo_start(kp, pairs, alpha, n_slots, gradient0):
            np.zeros(1, dtype=np.int64))
     cache = (np.empty((n_slots, m)), -np.ones(m, dtype=np.int64),
              -np.ones(n_slots, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
-             np.zeros(3, dtype=np.int64), np.zeros(n_slots, dtype=np.bool_),
+             np.zeros(4, dtype=np.int64), np.zeros(n_slots, dtype=np.bool_),
              np.zeros(n_slots, dtype=np.int64),
              (np.empty(n_items), np.empty(n_items), np.empty(n_items), np.empty(n_items),
               np.empty(n_items, dtype=np.int64)),
@@ -848,6 +913,7 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     if gradient0 is None:
         gradient0 = np.empty(0)
     act, cache, QD, G = _smo_start(kp, pairs, alpha, n_slots, gradient0)
+    cache[4][3] = numba.get_num_threads()  # this thread's, as solver_threads set it
     m = C.shape[0]
     state = np.zeros(6, dtype=np.int64)
     # Steps between shrinkings: LIBSVM's 1,000; 100 from a start whose gradient
