@@ -530,67 +530,36 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     """
     y = pairs[2]
     n = act[2][0]
-    # Indices start as np.int64(-1), not -1: a literal reaching _row compiled it
-    # (and the kernel rows under it) once more, for the type Literal[int](-1):
-    # ~4 s of a first fit.
+    # The winners' indices start as np.int64(-1), not -1: a literal reaching
+    # _row compiled it (and the kernel rows under it) once more, for the type
+    # Literal[int](-1): ~4 s of a first fit.
+    # Past two chunks of rows the loops run in chunks on all threads (the
+    # same rows as one loop: the chunk winners are combined by its tie rule;
+    # on one thread the chunks only cost time).
+    chunked = n >= _PARALLEL_SELECT and cache[4][3] > 1
+    rows = act[0]
+    whole = active is None  # rows is then the identity
     if not use_bias:
         # Greedy coordinate descent: the largest second-order gain pg^2 / Q_tt.
-        if n >= _PARALLEL_SELECT and cache[4][3] > 1:
-            return _select_coordinate_chunks(act[0], n, G, alpha, C, QD)
-        i = np.int64(-1)
-        best = -1.0
-        violation = 0.0
-        for k in range(n):
-            t = position(active, k)
-            pg = _projected_gradient(G[t], alpha[t], C[t])
-            violation = max(violation, abs(pg))
-            gain = pg * pg / max(QD[t], _TAU)
-            if gain > best:
-                best = gain
-                i = t
+        if chunked:
+            return _select_coordinate_chunks(rows, n, G, alpha, C, QD)
+        _, violation, i = _coordinate_winner(0, n, whole, rows, G, alpha, C, QD)
         return i, np.int64(-1), violation
     # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
     # maximizes the decrease of the two-variable subproblem.
-    # Past two chunks of rows both loops run in chunks on all threads (the
-    # same i and j as one thread's loops: ties go to the last row either way;
-    # on one thread the chunks only cost time).
-    chunked = n >= _PARALLEL_SELECT and cache[4][3] > 1
     if chunked:
-        i, gmax = _select_i_chunks(act[0], n, y, G, alpha, C)
+        i, gmax = _select_i_chunks(rows, n, y, G, alpha, C)
     else:
-        gmax = -np.inf
-        i = np.int64(-1)
-        for k in range(n):
-            t = position(active, k)
-            if _in_up(y[t], alpha[t], C[t]):
-                v = -y[t] * G[t]
-                if v >= gmax:
-                    gmax = v
-                    i = t
+        gmax, _, i = _up_winner(0, n, whole, rows, y, G, alpha, C)
     gmax2 = -np.inf
     j = np.int64(-1)
     if i >= 0:
-        data = cache[0]
         si = _row(i, kp, pairs, act, cache)
         if chunked:
-            j, gmax2 = _select_j_chunks(i, gmax, act[0], n, y, G, alpha, C, QD, data[si])
+            j, gmax2 = _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, cache[0][si])
         else:
-            best = np.inf
-            for k in range(n):
-                t = position(active, k)
-                if _in_low(y[t], alpha[t], C[t]):
-                    v = y[t] * G[t]
-                    if v >= gmax2:
-                        gmax2 = v
-                    grad_diff = gmax + v
-                    if grad_diff > 0.0:
-                        quad = QD[i] + QD[t] - 2.0 * y[i] * y[t] * data[si, t]
-                        if quad <= 0.0:
-                            quad = _TAU
-                        obj = -(grad_diff * grad_diff) / quad
-                        if obj <= best:
-                            best = obj
-                            j = t
+            _, gmax2, j = _low_winner(0, n, whole, rows, i, gmax, y, G, alpha, C, QD,
+                                      cache[0][si])
     if j < 0:
         return i, j, -np.inf
     return i, j, gmax + gmax2
