@@ -21,10 +21,11 @@ of Fan, Chen and Lin (2005) (LIBSVM's WSS2) and the two-variable subproblem
 is solved analytically; the bias comes from the KKT conditions.  Without a
 bias (SVMrank, eq. 3 kernelized), the dual has no equality constraint and is
 solved by greedy coordinate descent with the same second-order gain.
-Past two chunks of active rows, WSS2's two loops run in fixed chunks on all
-threads, the chunk winners combined by the serial loop's tie rule (the last
-row wins), so the steps do not depend on the thread count; rows of Q over
-all items are computed in parallel chunks as well (``_kernel_rows``).
+Past two chunks of active rows, WSS2's two loops (and the coordinate
+selection without a bias) run in fixed chunks on all threads, the chunk
+winners combined by the serial loop's tie rule, so the steps do not depend
+on the thread count; rows of Q over all items are computed in parallel
+chunks as well (``_kernel_rows``).
 
 The stopping rule is LIBSVM's: the maximal KKT violation
 ``max_{I_up} -y_t G_t + max_{I_low} y_t G_t`` (with a bias) or the largest
@@ -452,8 +453,8 @@ def _coordinate_winner(lo, hi, whole, rows, G, alpha, C, QD):
 @njit(cache=True, parallel=True)
 def _chunk_winners(mode, rows, n, i, gmax, y, G, alpha, C, QD, qi):
     """Each chunk's winner of one selection loop over rows[:n] (``mode``), on
-    all threads: one parallel function for the three loops, which numba
-    compiles once (about a second each)."""
+    all threads: one parallel function for the three loops, since numba
+    compiles every parallel function apart (about a second each)."""
     n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
     whole = n == rows.shape[0]  # every row active: rows is the identity
     best = np.empty(n_chunks)
