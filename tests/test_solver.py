@@ -503,18 +503,21 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     rows = rng.permutation(m) if subset else np.arange(m)
     n = m - 1_000 if subset else m
     with smo.solver_threads(n_threads):
-        i, gmax = smo._select_i_chunks(rows, n, y, G, alpha, C)
-        j, gmax2 = smo._select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi)
+        gmax, _, i = smo._chunk_winners(np.int64(smo._UP), rows, n, np.int64(-1), 0.0, y, G,
+                                        alpha, C, QD, qi)
+        _, gmax2, j = smo._chunk_winners(np.int64(smo._LOW), rows, n, i, gmax, y, G, alpha, C,
+                                         QD, qi)
     expected = _wss2_by_definition(rows[:n], y, G, alpha, C, QD, lambda i: qi)
     assert (i, gmax, j, gmax2) == expected
     # The ties are real: other rows share the chosen values.
     assert np.sum(-y[rows[:n]] * G[rows[:n]] == gmax) > 100
     # Without a bias: the first row of the largest gain pg^2 / Q_tt.
     with smo.solver_threads(n_threads):
-        k, none, violation = smo._select_coordinate_chunks(rows, n, G, alpha, C, QD)
+        _, violation, k = smo._chunk_winners(np.int64(smo._COORDINATE), rows, n, np.int64(-1),
+                                             0.0, y, G, alpha, C, QD, qi)
     pg = np.where(alpha <= 0, np.minimum(G, 0), np.where(alpha >= C, np.maximum(G, 0), G))
     gain = (pg**2 / QD)[rows[:n]]
-    assert (k, none) == (rows[:n][np.argmax(gain)], -1)  # argmax: the first of the largest
+    assert k == rows[:n][np.argmax(gain)]  # argmax: the first of the largest
     assert violation == np.abs(pg[rows[:n]]).max()
     assert np.sum(gain == gain.max()) > 100
 

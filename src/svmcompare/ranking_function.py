@@ -50,6 +50,7 @@ def _ranking_part(name, doc):
 
     return property(get, doc=doc)
 
+
 _FEATURE_CHUNK_ELEMENTS = 1 << 22  # feature-map entries held at once by rank_standardized
 
 

@@ -452,9 +452,14 @@ def _coordinate_winner(lo, hi, whole, rows, G, alpha, C, QD):
 
 @njit(cache=True, parallel=True)
 def _chunk_winners(mode, rows, n, i, gmax, y, G, alpha, C, QD, qi):
-    """Each chunk's winner of one selection loop over rows[:n] (``mode``), on
-    all threads: one parallel function for the three loops, since numba
-    compiles every parallel function apart (about a second each)."""
+    """One selection loop over rows[:n] (``mode``: _UP, _LOW or _COORDINATE,
+    returning what :func:`_up_winner`, :func:`_low_winner` or
+    :func:`_coordinate_winner` returns over them) in fixed chunks on all
+    threads, the chunks' winners combined by the serial loop's tie rule, so
+    the same row wins on any thread count.  One parallel function for the
+    three loops, since numba compiles every parallel function apart (about a
+    second each); pass ``mode`` as np.int64, not the constant: a literal
+    compiles one copy per value."""
     n_chunks = (n + _SELECT_CHUNK - 1) // _SELECT_CHUNK
     whole = n == rows.shape[0]  # every row active: rows is the identity
     best = np.empty(n_chunks)
@@ -470,57 +475,25 @@ def _chunk_winners(mode, rows, n, i, gmax, y, G, alpha, C, QD, qi):
                                                  C, QD, qi)
         else:
             best[c], top[c], at[c] = _coordinate_winner(lo, hi, whole, rows, G, alpha, C, QD)
-    return best, top, at
-
-
-@njit(cache=True)
-def _select_i_chunks(rows, n, y, G, alpha, C):
-    """WSS2's i over rows[:n] in chunks on all threads: the same row as the
-    serial loop (the last of the largest -y_t G_t over I_up)."""
-    # np.int64 modes, not the constants: literals would compile one copy each.
-    best, _, at = _chunk_winners(np.int64(_UP), rows, n, np.int64(-1), 0.0, y, G, alpha, C,
-                                 G, G)
-    gmax = -np.inf
-    i = np.int64(-1)
-    for c in range(at.shape[0]):
-        if at[c] >= 0 and best[c] >= gmax:
-            gmax = best[c]
-            i = at[c]
-    return i, gmax
-
-
-@njit(cache=True)
-def _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, qi):
-    """WSS2's j (and max y_t G_t over I_low) over rows[:n] in chunks on all
-    threads, ``qi`` row i of Q: the same row as the serial loop."""
-    best, top, at = _chunk_winners(np.int64(_LOW), rows, n, i, gmax, y, G, alpha, C, QD, qi)
-    gmax2 = -np.inf
-    gain = np.inf
-    j = np.int64(-1)
-    for c in range(at.shape[0]):
-        gmax2 = max(gmax2, top[c])
-        if at[c] >= 0 and best[c] <= gain:
-            gain = best[c]
-            j = at[c]
-    return j, gmax2
-
-
-@njit(cache=True)
-def _select_coordinate_chunks(rows, n, G, alpha, C, QD):
-    """The coordinate of the largest gain pg^2 / Q_tt over rows[:n] (the dual
-    without a bias) in chunks on all threads: the same row as the serial loop
-    (the first of the largest), with the largest |pg|; as :func:`_select`."""
-    best, top, at = _chunk_winners(np.int64(_COORDINATE), rows, n, np.int64(-1), 0.0, G, G,
-                                   alpha, C, QD, G)
-    gain_max = -1.0
-    violation = 0.0
-    i = np.int64(-1)
-    for c in range(at.shape[0]):
-        violation = max(violation, top[c])
-        if best[c] > gain_max:
-            gain_max = best[c]
-            i = at[c]
-    return i, np.int64(-1), violation
+    # The serial loops' starting values and tie rules: the last of the largest
+    # (_UP), the last of the smallest (_LOW), the first of the largest.
+    value = -np.inf if mode == _UP else (np.inf if mode == _LOW else -1.0)
+    extra = -np.inf if mode == _LOW else 0.0
+    win = np.int64(-1)
+    for c in range(n_chunks):
+        extra = max(extra, top[c])
+        if at[c] < 0:
+            continue
+        if mode == _UP:
+            better = best[c] >= value
+        elif mode == _LOW:
+            better = best[c] <= value
+        else:
+            better = best[c] > value
+        if better:
+            value = best[c]
+            win = at[c]
+    return value, extra, win
 
 
 @njit(cache=True, inline="always")
@@ -543,13 +516,16 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     if not use_bias:
         # Greedy coordinate descent: the largest second-order gain pg^2 / Q_tt.
         if chunked:
-            return _select_coordinate_chunks(rows, n, G, alpha, C, QD)
-        _, violation, i = _coordinate_winner(0, n, whole, rows, G, alpha, C, QD)
+            _, violation, i = _chunk_winners(np.int64(_COORDINATE), rows, n, np.int64(-1), 0.0,
+                                             G, G, alpha, C, QD, G)
+        else:
+            _, violation, i = _coordinate_winner(0, n, whole, rows, G, alpha, C, QD)
         return i, np.int64(-1), violation
     # WSS2 (Fan, Chen and Lin 2005): i maximizes -y_t G_t over I_up, then j
     # maximizes the decrease of the two-variable subproblem.
     if chunked:
-        i, gmax = _select_i_chunks(rows, n, y, G, alpha, C)
+        gmax, _, i = _chunk_winners(np.int64(_UP), rows, n, np.int64(-1), 0.0, y, G, alpha, C,
+                                    G, G)
     else:
         gmax, _, i = _up_winner(0, n, whole, rows, y, G, alpha, C)
     gmax2 = -np.inf
@@ -557,7 +533,8 @@ def _select(kp, pairs, act, cache, G, alpha, C, QD, use_bias, active):
     if i >= 0:
         si = _row(i, kp, pairs, act, cache)
         if chunked:
-            j, gmax2 = _select_j_chunks(i, gmax, rows, n, y, G, alpha, C, QD, cache[0][si])
+            _, gmax2, j = _chunk_winners(np.int64(_LOW), rows, n, i, gmax, y, G, alpha, C, QD,
+                                         cache[0][si])
         else:
             _, gmax2, j = _low_winner(0, n, whole, rows, i, gmax, y, G, alpha, C, QD,
                                       cache[0][si])
