@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import svmcompare
 from svmcompare import GroupRankSVM, SVMCompare, load_model, save_model
 from svmcompare.cli import main
 from svmcompare.datasets import make_norm_pairs
@@ -66,8 +67,8 @@ def test_model_files_that_are_not_pair_models_are_refused_with_the_right_command
     import skops.io as sio
 
     FRAME.to_csv(tmp_path / "pairs.csv", index=False)
-    sio.dump({"format": "svmcompare-model", "version": "0.1.0", "model": {"a": 1}},
-             tmp_path / "dict.skops")
+    sio.dump({"format": "svmcompare-model", "version": svmcompare.__version__,
+              "model": {"a": 1}}, tmp_path / "dict.skops")
     with pytest.raises(ValueError, match="holds a dict, not a fitted svmcompare estimator"):
         load_model(tmp_path / "dict.skops")
     with pytest.raises(TypeError, match="save_model writes svmcompare estimators"):

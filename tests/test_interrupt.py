@@ -87,7 +87,7 @@ def test_interrupted_save_leaves_no_file(tmp_path, monkeypatch):
     save_model(model, path)
     before = path.read_bytes()
 
-    def dump_then_interrupt(obj, file):
+    def dump_then_interrupt(obj, file, **options):
         with open(file, "wb") as handle:
             handle.write(b"PK\x03\x04 half a file")
         raise KeyboardInterrupt

@@ -50,9 +50,10 @@ def test_graded_item_models_round_trip(tmp_path):
 
 
 def test_foreign_stale_and_missing_files_are_refused(tmp_path, monkeypatch):
-    sio.dump({"format": "svmcompare-model", "version": "0.1.0", "model": Foreign()},
-             tmp_path / "foreign.skops")
-    with pytest.raises(ValueError, match="does not trust.*Foreign"):
+    sio.dump({"format": "svmcompare-model", "version": persistence._library_version(),
+              "model": Foreign()}, tmp_path / "foreign.skops")
+    with pytest.raises(ValueError, match="at root.model: type 'tests.test_persistence.Foreign' "
+                                         "is not one svmcompare loads"):
         load_model(tmp_path / "foreign.skops")
     (tmp_path / "junk.skops").write_bytes(b"not a zip file")
     with pytest.raises(ValueError, match="not an svmcompare model file"):
@@ -109,28 +110,29 @@ def test_the_scoring_part_of_a_file_scores_as_the_estimator(tmp_path, model):
 
 
 def test_files_without_a_scoring_part_fall_back_to_the_estimator(tmp_path):
-    import zipfile
-
-    from svmcompare.persistence import PREDICTOR_ARRAYS, load_predictor
+    from svmcompare.persistence import load_predictor
 
     X, y = make_norm_pairs(120, "l1", random_state=0)
     nystroem = SVMCompare(solver="nystroem", n_components=20, random_state=0).fit(X, y)
     save_model(nystroem, tmp_path / "n.skops")
     assert load_predictor(tmp_path / "n.skops") is None
-    # Object arrays (pickles) in the scoring part are never read.
-    model = SVMCompare(kernel="linear").fit(X, y)
-    save_model(model, tmp_path / "m.skops")
-    import io
+    with pytest.raises(FileNotFoundError):
+        load_predictor(tmp_path / "missing.skops")
 
-    buffer = io.BytesIO()
-    np.savez(buffer, mean=np.array([object()], dtype=object))
-    with zipfile.ZipFile(tmp_path / "m.skops", "a") as archive:
-        archive.writestr(PREDICTOR_ARRAYS + "x", b"")  # unrelated member is ignored
-    with zipfile.ZipFile(tmp_path / "m.skops") as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    members[PREDICTOR_ARRAYS] = buffer.getvalue()
-    with zipfile.ZipFile(tmp_path / "t.skops", "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    assert load_predictor(tmp_path / "t.skops") is None
-    assert load_predictor(tmp_path / "missing.skops") is None
+
+def test_a_search_is_saved_with_its_results_and_scoring_part(tmp_path):
+    from svmcompare import SVMCompareCV
+    from svmcompare.persistence import load_predictor
+
+    X, y = make_norm_pairs(100, "l1", random_state=0)
+    model = SVMCompareCV(probability=True, cv=3,
+                         param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}).fit(X, y)
+    save_model(model, tmp_path / "cv.skops")
+    loaded = load_model(tmp_path / "cv.skops")
+    assert list(loaded.cv_results_.columns) == list(model.cv_results_.columns)
+    np.testing.assert_array_equal(loaded.cv_results_["mean_log_loss"],
+                                  model.cv_results_["mean_log_loss"])
+    assert loaded.best_params_ == model.best_params_
+    X_test, _ = make_norm_pairs(50, "l1", random_state=1)
+    np.testing.assert_array_equal(load_predictor(tmp_path / "cv.skops").predict_proba(X_test),
+                                  model.predict_proba(X_test))

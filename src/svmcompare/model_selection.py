@@ -487,6 +487,23 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splitter = check_cv(self.cv, y, classifier=True)
         return list(splitter.split(np.zeros(len(y)), y, groups))
 
+    def __getstate__(self):
+        # A DataFrame is not plain data (skops cannot store it): cv_results_
+        # travels as its columns, numeric ones as arrays, the rest as lists.
+        state = dict(super().__getstate__())  # a copy: object's is the live __dict__
+        results = state.get("cv_results_")
+        if isinstance(results, pd.DataFrame):
+            state["cv_results_"] = {
+                str(name): (column.to_numpy() if column.dtype.kind in "biuf" else column.tolist())
+                for name, column in results.items()}
+        return state
+
+    def __setstate__(self, state):
+        results = state.get("cv_results_")
+        if isinstance(results, dict):
+            state = {**state, "cv_results_": pd.DataFrame(results)}
+        super().__setstate__(state)
+
     def fit(self, X, y, context=None, groups=None, sample_weight=None):
         """Choose the grid point by cross-validation, then refit on all pairs.
 

@@ -1,23 +1,46 @@
 """Model files: save a fitted estimator, load it back without running foreign code.
 
-Files are written with skops (``skops.io``), which stores objects as data
-instead of pickle byte code.  Loading trusts only the types svmcompare
-itself defines (plus the NumPy / SciPy / scikit-learn types skops trusts by
-default); a file that needs any other type is refused with the list of
-those types, so a tampered or foreign file cannot make ``load_model`` run
-code.  Every file records the svmcompare version that wrote it; a file from
-another minor version is refused, since fitted attributes may differ.
+A model file is a zip archive, all members stored uncompressed, holding
+
+- ``schema.json`` and ``.npy`` arrays: the estimator in skops' format
+  (objects as data instead of pickle byte code);
+- ``svmcompare-predictor.json`` and ``svmcompare-predictor/*.npy``: the
+  scoring part (:mod:`svmcompare.predictor`), for models that have one.
+
+Loading a file never trusts it:
+
+1. only a regular file is read, once, into memory; every member must be
+   stored uncompressed and every array header must match its bytes
+   (:mod:`svmcompare._archive`), so a file cannot make a reader use more
+   memory than its own size, nor hang on a FIFO or a device;
+2. the schema is walked node by node against an explicit allow-list of
+   classes and node kinds, and the file's svmcompare version is checked,
+   before skops builds any object (:mod:`svmcompare._trusted`): no function,
+   method or module attribute a file names is ever called;
+3. the loaded estimator's scoring state is checked (finite numbers, known
+   names, consistent shapes) as the scoring part is.
+
+Every refusal is a ``ValueError`` (``FileNotFoundError`` for a missing file)
+whose one-line message names the file and the part at fault.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import secrets
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from .ranking_function import ComparisonMixin
+from . import predictor as _predictor
+from ._archive import Archive, read_npy, read_regular_file
+from .predictor import BadPredictorError, Predictor, check_state, predictor_state
+
+__all__ = ["FORMAT", "save_model", "load_model", "load_predictor", "Predictor",
+           "BadPredictorError"]
 
 FORMAT = "svmcompare-model"
 _OWN_MODULE = "svmcompare."
@@ -40,7 +63,7 @@ def _is_own_estimator(model):
 
 
 def save_model(model, path):
-    """Write a fitted estimator (and the library version) to ``path`` (skops format).
+    """Write a fitted estimator (and the library version) to ``path``.
 
     The file is written under a temporary name in the same folder and renamed
     when complete, so an interrupted or failed write never leaves a partial
@@ -56,13 +79,42 @@ def save_model(model, path):
     # which the rename would carry over; O_EXCL: never someone else's file.
     os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     try:
-        sio.dump({"format": FORMAT, "version": _library_version(), "model": model},
-                 temporary)
-        _write_predictor(model, temporary)
+        version = _library_version()
+        sio.dump({"format": FORMAT, "version": version, "model": model}, temporary,
+                 compression=zipfile.ZIP_STORED)
+        state = predictor_state(model, version)
+        if state is not None:
+            _append_predictor(temporary, *state)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _append_predictor(path, meta, arrays):
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(_predictor.JSON_MEMBER, json.dumps(meta))
+        for name, value in arrays.items():
+            buffer = io.BytesIO()
+            np.save(buffer, np.ascontiguousarray(value), allow_pickle=False)
+            archive.writestr(f"{_predictor.ARRAY_PREFIX}{name}.npy", buffer.getvalue())
+
+
+def _version_check(path):
+    def check(version):
+        library = _library_version()
+        if _minor(version) != _minor(library):
+            raise ValueError(f"{path} was written by svmcompare {str(version)[:40]}; this is "
+                             f"{library}. Refit the model with this version.")
+    return check
+
+
+def _parse_json(data, path, member):
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path}: member {member!r} is not valid JSON "
+                         f"({str(exc)[:120]}).") from None
 
 
 def load_model(path):
@@ -73,185 +125,90 @@ def load_model(path):
     FileNotFoundError
         No file at ``path``.
     ValueError
-        Not a model file, a file needing types outside svmcompare (refused
-        without loading), or a file from an incompatible svmcompare version.
+        Not a regular file, not a model file, a file holding anything outside
+        svmcompare's allow-list (refused before anything in it is built), a
+        damaged or inconsistent file, or a file from another svmcompare minor
+        version.
     """
-    import skops.io as sio
+    from ._trusted import check_schema
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"No model file at {path}.")
-    try:
-        untrusted = sio.get_untrusted_types(file=path)
-    except Exception as exc:  # skops raises several types for a non-skops file
-        raise ValueError(f"{path} is not an svmcompare model file ({exc}).") from exc
-    foreign = [name for name in untrusted if not name.startswith(_OWN_MODULE)]
-    if foreign:
-        raise ValueError(f"{path} needs types svmcompare does not trust: {foreign}; "
-                         "refusing to load it.")
-    content = sio.load(path, trusted=untrusted)
-    if not isinstance(content, dict) or content.get("format") != FORMAT:
-        raise ValueError(f"{path} is a skops file but not an svmcompare model file.")
-    version = _library_version()
-    if _minor(content.get("version")) != _minor(version):
-        raise ValueError(f"{path} was written by svmcompare {content.get('version')}; this is "
-                         f"{version}. Refit the model with this version.")
-    model = content["model"]
-    if not _is_own_estimator(model):
-        raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
-                         "estimator; write model files with 'svmcompare fit' or save_model.")
+    archive = Archive(read_regular_file(path), path)
+    if "schema.json" not in archive.names:
+        raise ValueError(f"{path} is not an svmcompare model file (no schema.json).")
+    schema = _parse_json(archive.read("schema.json"), path, "schema.json")
+    arrays = {name for name in archive.names if name.endswith(".npy") and "/" not in name}
+    trusted = check_schema(schema, arrays, path, _version_check(path))
+    model = _construct(archive.data, trusted, path)
+    _check_loaded(model, path)
     return model
 
 
-# -- the scoring part of a model file, readable without scikit-learn or skops --
-#
-# Importing scikit-learn takes about a second, skops most of another, so a
-# model file also holds what scoring pairs needs -- the ranking function, the
-# threshold and the probability link -- as JSON and NumPy arrays (never
-# pickles).  ``svmcompare predict`` reads only that part (``load_predictor``);
-# Python's ``load_model`` reads the whole estimator.
+def _construct(data, trusted, path):
+    import skops.io as sio
 
-PREDICTOR_JSON = "svmcompare-predictor.json"
-PREDICTOR_ARRAYS = "svmcompare-predictor.npz"
-
-
-def _calibrator_state(model):
-    """(JSON, arrays) of the probability link as a PairTieCalibrator, or None
-    for a link that has no exact such form (then the file has no predictor)."""
-    from .calibration import PairTieCalibrator, ScoreCalibrator
-
-    link = model.calibrator_
-    if isinstance(link, ScoreCalibrator):
-        cuts, classes = link.link_.thresholds_, link.link_.classes_
-        # The symmetric ordered logit with all three outcomes is the ordered
-        # PairTieCalibrator with no tie features: theta = exp(a) = -theta_1 = theta_2.
-        if not (link.symmetric and len(classes) == 3 and cuts[1] > 0
-                and np.isclose(cuts[0], -cuts[1], rtol=0, atol=1e-12 * abs(cuts[1]))):
-            return None
-        meta = {"link": "ordered", "band_intercept": float(np.log(cuts[1]))}
-        arrays = {"link_coef": link.link_.coef_, "band_coef": np.zeros(0),
-                  "feature_min": np.zeros(0), "feature_max": np.zeros(0),
-                  "feature_mean": np.zeros(0), "feature_scale": np.zeros(0)}
-    elif isinstance(link, PairTieCalibrator):
-        meta = {"link": link.link, "band_intercept": link.band_intercept_}
-        arrays = {"link_coef": link.coef_, "band_coef": link.band_coef_,
-                  "feature_min": link.feature_min_, "feature_max": link.feature_max_,
-                  "feature_mean": link.feature_mean_, "feature_scale": link.feature_scale_}
-    else:
-        return None
-    meta.update(scale=link.scale_, limit=link.limit_, score_scale=model.score_scale_,
-                tie_band=getattr(model, "tie_band", "constant"))
-    arrays["class_prior"] = model.class_prior_
-    return meta, arrays
+    try:
+        content = sio.loads(data, trusted=trusted)
+    except (MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a well-formed tree can still hold values no class accepts
+        raise ValueError(f"{path} is damaged: building its model failed "
+                         f"({type(exc).__name__}: {str(exc)[:160]}).") from None
+    return content["model"]
 
 
-def predictor_state(model):
-    """(JSON, arrays) of what scoring pairs with ``model`` needs, or None when
-    it cannot be written so (a graded-items model, a callable kernel, a
-    Nystroem feature map); such files are scored through :func:`load_model`."""
-    ranking = getattr(model, "ranking_", None)
-    if ranking is None or ranking.kernel.func is not None or ranking.feature_map is not None:
-        return None
-    names = getattr(model, "feature_names_in_", None)
-    meta = {"version": _library_version(), "estimator": type(model).__name__,
-            "kernel": ranking.kernel.name, "gamma": ranking.kernel.gamma,
-            "degree": ranking.kernel.degree, "coef0": ranking.kernel.coef0,
-            "threshold": float(model.threshold_),
-            "feature_names": None if names is None else [str(n) for n in names],
-            "context": ranking.context_coef is not None, "calibrator": None}
-    arrays = {"mean": ranking.scaler.mean, "scale": ranking.scaler.scale,
-              "keep": ranking.scaler.keep}
-    if ranking.weights is not None:
-        arrays["weights"] = ranking.weights
-    else:
-        arrays["items"], arrays["coef"] = ranking.items, ranking.coef
-    if ranking.context_coef is not None:
-        arrays["context_coef"] = ranking.context_coef
-    if hasattr(model, "calibrator_"):
-        link = _calibrator_state(model)
-        if link is None:
-            return None
-        meta["calibrator"] = link[0]
-        arrays.update(link[1])
-    return meta, arrays
-
-
-def _write_predictor(model, path):
-    import io
-    import json
-    import zipfile
-
-    state = predictor_state(model)
-    if state is None:
-        return
-    meta, arrays = state
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(PREDICTOR_JSON, json.dumps(meta))
-        archive.writestr(PREDICTOR_ARRAYS, buffer.getvalue())
+def _check_loaded(model, path):
+    """The estimator's scoring state passes the scoring part's checks."""
+    if not _is_own_estimator(model):
+        raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
+                         "estimator; write model files with 'svmcompare fit' or save_model.")
+    try:
+        state = predictor_state(model, _library_version())
+    except Exception as exc:  # attributes of the wrong type or missing
+        raise ValueError(f"{path} is damaged: its model's scoring state is incomplete "
+                         f"({type(exc).__name__}: {str(exc)[:160]}).") from None
+    if state is not None:
+        check_state(*state, f"{path}: the model")
 
 
 def load_predictor(path):
     """The scoring part of a model file as a :class:`Predictor`, or None when
-    the file has none (graded-items models, callable kernels, Nystroem maps,
-    files of other versions): then use :func:`load_model`."""
-    import io
-    import json
-    import zipfile
+    the file has none (graded-items models, callable kernels, Nystroem maps):
+    then use :func:`load_model`.
 
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if PREDICTOR_JSON not in names or PREDICTOR_ARRAYS not in names:
-                return None
-            meta = json.loads(archive.read(PREDICTOR_JSON))
-            with np.load(io.BytesIO(archive.read(PREDICTOR_ARRAYS)),
-                         allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
-    except (OSError, zipfile.BadZipFile, ValueError, KeyError):
+    Raises
+    ------
+    ValueError
+        The file is not a model file, or its scoring part is malformed,
+        inconsistent or from another version than the rest of the file (a
+        :class:`BadPredictorError`, naming the part).
+    """
+    archive = Archive(read_regular_file(path), path)
+    if _predictor.JSON_MEMBER not in archive.names:
+        if any(name.startswith(_predictor.ARRAY_PREFIX) for name in archive.names):
+            raise BadPredictorError(f"{path}: the scoring part has arrays but no "
+                                    f"{_predictor.JSON_MEMBER}.")
         return None
-    if _minor(meta.get("version")) != _minor(_library_version()):
-        return None
+    where = f"{path}: scoring part"
+    meta = _parse_json(archive.read(_predictor.JSON_MEMBER), path, _predictor.JSON_MEMBER)
+    arrays = {}
+    for name in archive.names:
+        if name.startswith(_predictor.ARRAY_PREFIX):
+            key = name[len(_predictor.ARRAY_PREFIX):-len(".npy")]
+            arrays[key] = read_npy(archive.read(name), f"{path}: {name}")
+    check_state(meta, arrays, where)
+    _version_check(path)(meta["version"])
+    if meta["version"] != _schema_version(archive, path):
+        raise BadPredictorError(f"{where} says version {str(meta['version'])[:40]} but the "
+                                "rest of the file another: the file was edited or mixed.")
     return Predictor(meta, arrays)
 
 
-class Predictor(ComparisonMixin):
-    """A model file's pair scorer: ``rank``, ``decision_function``, ``predict``
-    (and ``predict_proba`` when the model has probabilities), the same numbers
-    as the estimator's, from arrays alone."""
-
-    def __init__(self, meta, arrays):
-        from ._problem import Standardizer
-        from .calibration import PairTieCalibrator
-        from .kernels import resolve_kernel
-
-        scaler = Standardizer(mean=arrays["mean"], scale=arrays["scale"], keep=arrays["keep"])
-        kernel = resolve_kernel(meta["kernel"], meta["gamma"], meta["degree"], meta["coef0"])
-        expansion = None if "weights" in arrays else (arrays["items"], arrays["coef"])
-        self._set_ranking(scaler, kernel, "file", expansion=expansion,
-                          weights=arrays.get("weights"),
-                          context_coef=arrays.get("context_coef") if meta["context"] else None)
-        self.estimator_name_ = meta["estimator"]
-        self.threshold_ = meta["threshold"]
-        if meta["feature_names"] is not None:
-            self.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
-        link = meta["calibrator"]
-        if link is not None:
-            calibrator = PairTieCalibrator(link=link["link"])
-            calibrator.coef_, calibrator.band_coef_ = arrays["link_coef"], arrays["band_coef"]
-            calibrator.band_intercept_ = link["band_intercept"]
-            calibrator.scale_, calibrator.limit_ = link["scale"], link["limit"]
-            calibrator.feature_min_, calibrator.feature_max_ = (arrays["feature_min"],
-                                                                arrays["feature_max"])
-            calibrator.feature_mean_ = arrays["feature_mean"]
-            calibrator.feature_scale_ = arrays["feature_scale"]
-            self.calibrator_ = calibrator
-            self.score_scale_ = link["score_scale"]
-            self.tie_band = link["tie_band"]
-            self.class_prior_ = arrays["class_prior"]
-
-    def __getattr__(self, name):
-        if name == "predict_proba" and "calibrator_" in vars(self):
-            return self._probabilities
-        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}.")
+def _schema_version(archive, path):
+    """The svmcompare version the skops part records (read as data only)."""
+    if "schema.json" not in archive.names:
+        raise ValueError(f"{path} is not an svmcompare model file (no schema.json).")
+    schema = _parse_json(archive.read("schema.json"), path, "schema.json")
+    try:
+        return json.loads(schema["content"]["version"]["content"])
+    except (TypeError, KeyError, ValueError, RecursionError):
+        raise ValueError(f"{path} is not an svmcompare model file (no version).") from None

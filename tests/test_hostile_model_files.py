@@ -1,0 +1,332 @@
+"""Hostile model files: no node of a file can run code, at any entry point that
+reads models; bombs, devices, FIFOs and malformed parts are refused in one line.
+
+The gadgets are edits of a real model file's ``schema.json``, each planted as
+an extra attribute of the model (or in place of a part).  A gadget that got
+through would call ``os.system`` (leaving a marker file) or one of our own
+functions (replaced here by a recorder), so each test fails if any is ever
+called, whatever the refusal says.
+"""
+
+import copy
+import io
+import json
+import os
+import threading
+import time
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import svmcompare._lazy
+import svmcompare.cli
+from svmcompare import SVMCompare, load_model, save_model
+from svmcompare.cli import main
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.persistence import load_predictor
+
+_STR = {"__class__": "str", "__module__": "builtins", "__loader__": "TypeNode"}
+
+
+def _json(value, node_id=None):
+    node = {"__class__": "str", "__module__": "builtins", "__loader__": "JsonNode",
+            "content": json.dumps(value), "is_json": True}
+    if node_id is not None:
+        node["__id__"] = node_id
+    return node
+
+
+def _list(items, loader="ListNode", cls="list"):
+    return {"__class__": cls, "__module__": "builtins", "__loader__": loader,
+            "content": items}
+
+
+def _dict(content, key_types=None, module="builtins", cls="dict"):
+    return {"__class__": cls, "__module__": module, "__loader__": "DictNode",
+            "content": content, "key_types": key_types or _list([_STR] * len(content))}
+
+
+def _os_system(marker):
+    """import_module("os") by a reduce call, .system by a MethodNode, called as a
+    dict's key type on the command: the chain that ran code on earlier releases."""
+    os_module = {"__class__": "import_module", "__module__": "svmcompare._lazy",
+                 "__loader__": "ConstructorFromReduceNode",
+                 "content": _list([_json("os")], "TupleNode", "tuple")}
+    system = {"__class__": "import_module", "__module__": "svmcompare._lazy",
+              "__loader__": "MethodNode", "content": {"func": "system", "obj": os_module}}
+    return _dict({f"touch {marker}": _json(1)}, _list([system]))
+
+
+def _function(module, name):
+    return {"__class__": name, "__module__": module, "__loader__": "FunctionNode"}
+
+
+GADGETS = {
+    "method chain to os.system as a dict key type": lambda m: _os_system(m),
+    "our function as a dict's own class": lambda m: _dict({}, module="svmcompare.cli",
+                                                          cls="main"),
+    "our function as a dict key type": lambda m: _dict(
+        {"x": _json(1)}, _list([{**_STR, "__module__": "svmcompare.cli", "__class__": "main"}])),
+    "our function as an array's scalar type": lambda m: {
+        "__class__": "main", "__module__": "svmcompare.cli", "__loader__": "NdArrayNode",
+        "type": "json", "content": [], "shape": _list([_json(0)], "TupleNode", "tuple")},
+    "a reduce call": lambda m: {
+        "__class__": "main", "__module__": "svmcompare.cli",
+        "__loader__": "ConstructorFromReduceNode",
+        "content": _list([_list([_json("--help")])], "TupleNode", "tuple")},
+    "a function node": lambda m: _function("svmcompare.cli", "main"),
+    "a function node of os": lambda m: _function("os", "system"),
+    "a partial": lambda m: {
+        "__class__": "partial", "__module__": "functools", "__loader__": "PartialNode",
+        "content": {"func": _function("os", "system"),
+                    "args": _list([_json(f"touch {m}")], "TupleNode", "tuple"),
+                    "kwds": _dict({}), "namespace": _dict({})}},
+    "a type as a value": lambda m: {"__class__": "main", "__module__": "svmcompare.cli",
+                                    "__loader__": "TypeNode"},
+    "an object of a function 'class'": lambda m: {
+        "__class__": "main", "__module__": "svmcompare.cli", "__loader__": "ObjectNode"},
+    "a dotted class path": lambda m: {
+        "__class__": "cli.main", "__module__": "svmcompare", "__loader__": "ObjectNode"},
+    "a scikit-learn estimator skops trusts": lambda m: {
+        "__class__": "LogisticRegression", "__module__": "sklearn.linear_model._logistic",
+        "__loader__": "ObjectNode"},
+    "an operator": lambda m: {"__class__": "attrgetter", "__module__": "operator",
+                              "__loader__": "OperatorFuncNode",
+                              "content": {"attr": "system"}},
+    "bytes": lambda m: {"__class__": "bytes", "__module__": "builtins",
+                        "__loader__": "BytesNode", "file": "x.bin"},
+    "a cached node": lambda m: {"__class__": "dict", "__module__": "builtins",
+                                "__loader__": "CachedNode", "__id__": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    frame = pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                          "b_v": X[:, 1, 1], "y": y})
+    return SVMCompare(kernel="linear").fit(frame.drop(columns="y"), y), frame
+
+
+@pytest.fixture
+def files(fitted, tmp_path):
+    model, frame = fitted
+    save_model(model, tmp_path / "model.skops")
+    frame.to_csv(tmp_path / "pairs.csv", index=False)
+    pd.DataFrame({"id": ["a", "b"], "u": [0.1, 0.2], "v": [0.3, 0.4]}).to_csv(
+        tmp_path / "items.csv", index=False)
+    return tmp_path
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write(path, members, compression=zipfile.ZIP_STORED):
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def edit_schema(path, edit, *, keep_predictor=False):
+    """Rewrite ``path``'s schema with ``edit(schema)`` (and, by default, without
+    its scoring part, so that predict reads the schema too)."""
+    members = _members(path)
+    schema = json.loads(members["schema.json"])
+    edit(schema)
+    members["schema.json"] = json.dumps(schema).encode()
+    if not keep_predictor:
+        members = {k: v for k, v in members.items() if not k.startswith("svmcompare-predictor")}
+    _write(path, members)
+
+
+def plant(schema, node):
+    attributes = schema["content"]["model"]["content"]
+    attributes["content"]["evil"] = node
+    attributes["key_types"]["content"].append(dict(_STR))
+
+
+def _entry_points(folder):
+    model = str(folder / "model.skops")
+    return {
+        "load_model": lambda: load_model(model),
+        "predict": lambda: main(["predict", model, str(folder / "pairs.csv"),
+                                 "-o", str(folder / "out.csv")]),
+        "evaluate": lambda: main(["evaluate", model, str(folder / "pairs.csv")]),
+        "rank": lambda: main(["rank", model, str(folder / "items.csv"),
+                              "-o", str(folder / "ranks.csv")]),
+    }
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    """Our functions a file could name, replaced by one that records calls."""
+    calls = []
+
+    def record(*args, **kwargs):
+        calls.append(args)
+        return {}
+
+    for module, name in ((svmcompare.cli, "main"), (svmcompare._lazy, "import_module")):
+        monkeypatch.setattr(module, name, record)
+    return calls
+
+
+@pytest.mark.parametrize("gadget", sorted(GADGETS))
+def test_no_gadget_runs_code_at_any_entry_point(files, gadget, recorder, capsys):
+    marker = files / "marker"
+    edit_schema(files / "model.skops", lambda s: plant(s, GADGETS[gadget](marker)))
+    for name, call in _entry_points(files).items():
+        if name == "load_model":
+            with pytest.raises(ValueError, match="refusing to load it: at root.model.evil"):
+                call()
+        else:
+            assert call() == 2, name
+            err = capsys.readouterr().err
+            assert "refusing to load it: at root.model.evil" in err, (name, err)
+            assert "Traceback" not in err and err.count("\n") == 1
+        assert not marker.exists() and recorder == [], (gadget, name)
+
+
+def test_the_os_system_chain_is_refused_in_place_of_any_part(files, recorder):
+    """The same chain planted deep inside the model's parts, not only at its top."""
+    marker = files / "marker"
+    clean = json.loads(_members(files / "model.skops")["schema.json"])
+    places = []
+
+    def objects(node, path):
+        if isinstance(node, dict):
+            if node.get("__loader__") == "ObjectNode":
+                places.append(path)
+            for key, value in node.items():
+                objects(value, [*path, key])
+        elif isinstance(node, list):
+            for k, value in enumerate(node):
+                objects(value, [*path, k])
+
+    objects(clean, [])
+    assert len(places) >= 4  # the model, its ranking function, scaler, kernel
+    for path in places:
+        schema = copy.deepcopy(clean)
+        target = schema
+        for key in path:
+            target = target[key]
+        target["content"]["content"]["evil"] = _os_system(marker)
+        target["content"]["key_types"]["content"].append(dict(_STR))
+        members = _members(files / "model.skops")
+        members["schema.json"] = json.dumps(schema).encode()
+        _write(files / "edited.skops", members)
+        with pytest.raises(ValueError, match="refusing to load it"):
+            load_model(files / "edited.skops")
+        assert not marker.exists() and recorder == []
+
+
+def test_a_node_id_cannot_stand_in_for_a_key_type(files):
+    """skops reuses the first node built under an id; a dict key type that
+    repeats an object's id would be that object, called on the key."""
+    def edit(schema):
+        kernel = schema["content"]["model"]["content"]["content"]["kernel_"]
+        plant(schema, _dict({"x": _json(1)}, _list([{**_STR, "__id__": kernel["__id__"]}])))
+
+    edit_schema(files / "model.skops", edit)
+    with pytest.raises(ValueError, match="node id .* names a TypeNode"):
+        load_model(files / "model.skops")
+
+
+def test_the_version_is_checked_before_the_contents(files, recorder):
+    def edit(schema):
+        schema["content"]["version"] = _json("0.0.1")
+        plant(schema, _os_system(files / "marker"))
+
+    edit_schema(files / "model.skops", edit)
+    with pytest.raises(ValueError, match="written by svmcompare 0.0.1"):
+        load_model(files / "model.skops")
+    assert not (files / "marker").exists()
+
+
+def test_deep_nesting_is_refused_without_recursion_errors(files):
+    node = _json(1)
+    for _ in range(200):
+        node = _list([node])
+    edit_schema(files / "model.skops", lambda s: plant(s, node))
+    with pytest.raises(ValueError, match="nested deeper than"):
+        load_model(files / "model.skops")
+    # Deeper than the JSON parser goes: a clear error too.
+    members = _members(files / "model.skops")
+    members["schema.json"] = b"[" * 200_000 + b"]" * 200_000
+    _write(files / "model.skops", members)
+    with pytest.raises(ValueError, match="schema.json' is not valid JSON"):
+        load_model(files / "model.skops")
+
+
+def _bomb(path, member, size):
+    """``path`` with ``member`` replaced by ``size`` bytes of spaces, deflated."""
+    members = _members(path)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            if name == member:
+                archive.writestr(zipfile.ZipInfo(name), b" " * size,
+                                 compress_type=zipfile.ZIP_DEFLATED)
+            else:
+                archive.writestr(name, data)
+
+
+@pytest.mark.parametrize("member", ["svmcompare-predictor.json", "schema.json", "npy"])
+def test_zip_bombs_are_refused_from_the_directory(files, member):
+    import resource
+
+    path = files / "model.skops"
+    if member == "npy":
+        member = next(n for n in _members(path) if n.endswith(".npy") and "/" not in n)
+    _bomb(path, member, 512 * 2**20)  # 512 MiB of spaces, about 0.5 MB deflated
+    assert path.stat().st_size < 2**20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for call in (lambda: load_model(path), lambda: load_predictor(path)):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="is compressed .* expand to 536,870,912"):
+            call()
+        assert time.perf_counter() - start < 1.0
+    # ru_maxrss is in KiB on Linux: no inflated copy was ever held.
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024
+
+
+def test_an_array_header_claiming_a_huge_shape_is_refused(files):
+    path = files / "model.skops"
+    members = _members(path)
+    name = next(n for n in members if n.endswith(".npy") and "/" not in n)
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**12, 10**6)})
+    members[name] = buffer.getvalue() + b"\0" * 64
+    _write(path, members)
+    with pytest.raises(ValueError, match=r"claims shape \(1000000000000, 1000000\)"):
+        load_model(path)
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo", "folder"])
+def test_devices_fifos_and_folders_are_refused_at_once(tmp_path, special, capsys):
+    if special == "fifo":
+        path = tmp_path / "fifo.skops"
+        os.mkfifo(path)
+    elif special == "folder":
+        path = tmp_path
+    else:
+        path = special
+        if not os.path.exists(path):
+            pytest.skip("no /dev/zero here")
+    outcome = {}
+
+    def run():
+        outcome["code"] = main(["predict", str(path), str(tmp_path / "p.csv"),
+                                "-o", str(tmp_path / "out.csv")])
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(5.0)
+    assert not worker.is_alive(), "predict hung on a special file"
+    assert outcome["code"] == 2
+    err = capsys.readouterr().err
+    assert "is not a regular file" in err and "Traceback" not in err
