@@ -48,7 +48,8 @@ def test_ids_layout_and_grid(tmp_path, capsys):
     rng = np.random.default_rng(0)
     items = pd.DataFrame({"id": [f"i{k}" for k in range(40)], "u": rng.normal(size=40)})
     items.to_csv(tmp_path / "items.csv", index=False)
-    a, b = rng.integers(0, 40, 300), rng.integers(0, 40, 300)
+    a = rng.integers(0, 40, 300)
+    b = (a + rng.integers(1, 40, 300)) % 40  # never an item against itself
     d = items["u"].to_numpy()[b] - items["u"].to_numpy()[a]
     y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
     pd.DataFrame({"item_a": items["id"][a].to_numpy(), "item_b": items["id"][b].to_numpy(),

@@ -330,3 +330,120 @@ def test_devices_fifos_and_folders_are_refused_at_once(tmp_path, special, capsys
     assert outcome["code"] == 2
     err = capsys.readouterr().err
     assert "is not a regular file" in err and "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def probability_model():
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    return SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y)
+
+
+def _edit_predictor(path, edit_meta=None, edit_arrays=None, raw_json=None):
+    members = _members(path)
+    meta = json.loads(members["svmcompare-predictor.json"])
+    if edit_meta:
+        edit_meta(meta)
+    members["svmcompare-predictor.json"] = raw_json or json.dumps(meta).encode()
+    if edit_arrays:
+        prefix = "svmcompare-predictor/"
+        arrays = {n[len(prefix):-4]: np.load(io.BytesIO(d)) for n, d in members.items()
+                  if n.startswith(prefix)}
+        edit_arrays(arrays)
+        members = {n: d for n, d in members.items() if not n.startswith(prefix)}
+        for name, value in arrays.items():
+            buffer = io.BytesIO()
+            np.save(buffer, value)
+            members[f"{prefix}{name}.npy"] = buffer.getvalue()
+    _write(path, members)
+
+
+def _set(key, value, inner=None):
+    def edit(meta):
+        (meta[inner] if inner else meta)[key] = value
+    return edit
+
+
+def _poke(name, value=np.nan, index=0):
+    def edit(arrays):
+        arrays[name] = arrays[name].copy()
+        arrays[name][index] = value
+    return edit
+
+
+PREDICTOR_EDITS = {
+    "NaN threshold": ({"edit_meta": _set("threshold", float("nan"))}, "threshold is nan"),
+    "infinite gamma": ({"edit_meta": _set("gamma", float("inf"))}, "gamma is inf"),
+    "NaN weight": ({"edit_arrays": _poke("weights")}, "'weights' holds NaN"),
+    "NaN scale": ({"edit_arrays": _poke("scale")}, "'scale' holds NaN"),
+    "zero scale": ({"edit_arrays": _poke("scale", 0.0)}, "'scale' has a value <= 0"),
+    "NaN link": ({"edit_arrays": _poke("link_coef")}, "'link_coef' holds NaN"),
+    "NaN link scale": ({"edit_meta": _set("scale", float("nan"), "calibrator")},
+                       "scale is nan"),
+    "unknown link": ({"edit_meta": _set("link", "logit", "calibrator")},
+                     "unknown probability link 'logit'"),
+    "unknown tie band": ({"edit_meta": _set("tie_band", "wide", "calibrator")},
+                         "unknown tie band 'wide'"),
+    "unknown kernel": ({"edit_meta": _set("kernel", "sigmoid")}, "unknown kernel 'sigmoid'"),
+    "extra field": ({"edit_meta": _set("evil", 1)}, "fields are not those"),
+    "weights of the wrong length": (
+        {"edit_arrays": lambda a: a.update(weights=np.ones(5))}, "'weights' has shape"),
+    "weights as integers": (
+        {"edit_arrays": lambda a: a.update(weights=a["weights"].astype(np.int64))},
+        "'weights' is not of type float64"),
+    "an array missing": ({"edit_arrays": lambda a: a.pop("mean")}, "arrays .* are not"),
+    "another version": ({"edit_meta": _set("version", "0.2.99")}, "says version 0.2.99"),
+    "another minor version": ({"edit_meta": _set("version", "0.9.0")},
+                              "written by svmcompare 0.9.0"),
+    "malformed JSON": ({"raw_json": b'{"version": '}, "is not valid JSON"),
+    "a JSON list": ({"raw_json": b"[1, 2]"}, "fields are not those"),
+    "a probability vector that is not one": (
+        {"edit_arrays": _poke("class_prior", 2.0)}, "class_prior is not a probability"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(PREDICTOR_EDITS))
+def test_a_malformed_scoring_part_is_refused_not_skipped(probability_model, tmp_path, edit,
+                                                         capsys):
+    changes, message = PREDICTOR_EDITS[edit]
+    path = tmp_path / "model.skops"
+    save_model(probability_model, path)
+    _edit_predictor(path, **changes)
+    with pytest.raises(ValueError, match=message):
+        load_predictor(path)
+    X, y = make_norm_pairs(20, "l1", random_state=3)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                  "b_v": X[:, 1, 1]}).to_csv(tmp_path / "pairs.csv", index=False)
+    code = main(["predict", str(path), str(tmp_path / "pairs.csv"), "--proba",
+                 "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and not (tmp_path / "out.csv").exists()
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("attribute,value,message", [
+    ("threshold_", "NaN", "threshold is nan"),
+    ("threshold_", '"wide"', "scoring state is incomplete .*'wide'"),
+    ("score_scale_", "-1.0", "score_scale -1.0 is not positive"),
+])
+def test_load_model_checks_the_estimator_s_scoring_state(probability_model, tmp_path,
+                                                          attribute, value, message):
+    path = tmp_path / "model.skops"
+    save_model(probability_model, path)
+
+    def edit(schema):
+        schema["content"]["model"]["content"]["content"][attribute]["content"] = value
+
+    edit_schema(path, edit)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+
+
+def test_a_file_without_a_scoring_part_is_still_checked_when_predict_loads_it(
+        probability_model, tmp_path):
+    path = tmp_path / "model.skops"
+    save_model(probability_model, path)
+    edit_schema(path, lambda schema: None)  # drops the scoring part
+    assert load_predictor(path) is None
+    X, _ = make_norm_pairs(20, "l1", random_state=3)
+    np.testing.assert_array_equal(load_model(path).predict_proba(X),
+                                  probability_model.predict_proba(X))

@@ -117,8 +117,9 @@ def check_npy(data, where):
         if reader is None:
             raise ValueError(f"unknown .npy version {version}")
         shape, fortran_order, dtype = reader(stream, max_header_size=_NPY_HEADER_MAX)
-    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
-        raise ValueError(f"{where}: not a valid array ({str(exc)[:200]}).") from None
+    except Exception as exc:  # numpy's header parser raises many types on junk
+        raise ValueError(f"{where}: not a valid array ({type(exc).__name__}: "
+                         f"{str(exc)[:200]}).") from None
     if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None \
             or dtype.kind not in "biuf":
         raise ValueError(f"{where}: arrays in model files hold numbers; got dtype {dtype}.")

@@ -14,7 +14,41 @@ from .kernels import LINEAR, POLY
 LABELS = (-1, 0, 1)
 
 
+def check_outcome_map(mapping):
+    """``mapping`` if it is a dict from scalar outcome values (text or numbers)
+    to the labels -1, 0, 1; booleans are refused on either side (True == 1
+    and False == 0 in Python, so they would silently merge with numbers)."""
+    if not isinstance(mapping, dict):
+        raise TypeError("outcome_map must be a dict from each outcome value to -1 (x better), "
+                        f"0 (tie) or 1 (x' better); got {type(mapping).__name__}.")
+    if not mapping:
+        raise ValueError("outcome_map is empty.")
+    for key, label in mapping.items():
+        if isinstance(key, bool | np.bool_) or not isinstance(key, str | int | float | np.number):
+            raise TypeError("outcome_map keys must be text or numbers (outcome values as they "
+                            f"appear in the data); got {key!r}.")
+        if isinstance(label, bool | np.bool_) or not isinstance(label, int | np.integer) \
+                or label not in LABELS:
+            raise ValueError(f"outcome_map[{key!r}] = {label!r}: labels are the integers -1 "
+                             "(x better), 0 (tie) and 1 (x' better).")
+    return mapping
+
+
+def frame_values(frame):
+    """A DataFrame's values as floats when every column holds numbers or
+    booleans, pandas' nullable types included (a missing value becomes NaN,
+    which the finiteness checks then report); else its plain values."""
+    import pandas as pd
+
+    if len(frame.columns) and all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+                                  for t in frame.dtypes):
+        return frame.to_numpy(dtype=np.float64, na_value=np.nan)
+    return frame.to_numpy()
+
+
 def as_float_matrix(A, name):
+    if hasattr(A, "columns"):
+        A = frame_values(A)
     A = np.asarray(A)
     if A.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be numeric; got dtype {A.dtype}.")
@@ -146,8 +180,11 @@ def pair_feature_names(X):
 def _wide_pairs(X):
     """(n, 2, p) from a wide-layout DataFrame of pairs."""
     names = pair_feature_names(X)
-    a = X[[f"a_{n}" for n in names]].to_numpy()
-    b = X[[f"b_{n}" for n in names]].to_numpy()
+    if X.columns.duplicated().any():
+        raise ValueError("X repeats the column name "
+                         f"{X.columns[X.columns.duplicated()][0]!r}; rename one of them.")
+    a = frame_values(X[[f"a_{n}" for n in names]])
+    b = frame_values(X[[f"b_{n}" for n in names]])
     return np.stack([a, b], axis=1)
 
 

@@ -167,6 +167,7 @@ def _fit_graded(args):
     ranker.fit(Z, grades, qid)
     model = ranker.pair_model_
     save_model(model, args.model)
+    args.written = args.model
     # The training error without listing every pair: on all of them when few,
     # else on a uniform sample (its standard error is at most 0.11 points).
     if ranker.n_pairs_ <= THRESHOLD_PAIRS:
@@ -245,6 +246,7 @@ def _fit(args):
         # The names and order of the features, checked by predict / evaluate / rank.
         model.feature_names_in_ = np.asarray(features, dtype=object)
     save_model(model, args.model)
+    args.written = args.model
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
     return 0
@@ -553,6 +555,8 @@ def _add_pairs_arguments(parser, labels):
     parser.add_argument("--context", default="", metavar="COLUMNS",
                         help="comma-separated pair-context columns besides ctx_<name> ones "
                              "(+1: x' has the advantage, -1: x has it)")
+    parser.add_argument("--allow-self-pairs", action="store_true",
+                        help="accept rows whose two ids are the same (refused by default)")
 
 
 def _pair_columns(args, model=None):
@@ -565,7 +569,8 @@ def _pair_columns(args, model=None):
         a=args.a, b=args.b, outcome=getattr(args, "outcome", "y"),
         outcome_map=None if outcome_map is None else parse_outcome_map(outcome_map),
         context=tuple(c.strip() for c in args.context.split(",") if c.strip()),
-        identities=None if names is None or args.items else identities_of(names))
+        identities=None if names is None or args.items else identities_of(names),
+        allow_self=bool(getattr(args, "allow_self_pairs", False)))
 
 
 def _add_product_commands(sub):
@@ -734,7 +739,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         # Output files are written whole or not at all (save_model renames a
         # finished temporary file), so nothing half-written is left behind.
-        print(f"svmcompare {args.command}: interrupted", file=sys.stderr)
+        written = getattr(args, "written", None)
+        print(f"svmcompare {args.command}: interrupted"
+              + ("" if written is None else f" after {written} was written (that file is "
+                 "complete)"), file=sys.stderr)
         return 130
 
 

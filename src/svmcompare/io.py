@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validation import LABELS
+from ._validation import LABELS, check_outcome_map
 
 # The exact doubles written: pandas before 3.0 parsed some 1 ulp off by
 # default (3.0 parses exactly and deprecates the option).
@@ -50,13 +50,35 @@ def _separator(path):
     return ","
 
 
-def _read_csv(path):
+def _header(path, sep):
+    """The column names of a CSV file as written; a repeated name is refused
+    (pandas would rename the second copy and read it as another column)."""
+    import csv
+
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+        names = next(csv.reader(handle, delimiter=sep), [])
+    seen = set()
+    for column in names:
+        if column in seen:
+            raise ValueError(f"{Path(path).name}: the header repeats the column name "
+                             f"{column!r}; rename one of them.")
+        seen.add(column)
+    return names
+
+
+def _read_csv(path, numeric=None):
+    """A CSV file as a DataFrame; ``numeric(column)`` says which columns may be
+    parsed as numbers (default: all).  The others are read as text exactly as
+    written: ids such as "01" and "1" stay two ids and are written back unchanged."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"No file at {path}.")
     try:
+        sep = _separator(path)
+        names = _header(path, sep)
+        dtype = None if numeric is None else {c: str for c in names if not numeric(c)}
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        return pd.read_csv(path, sep=_separator(path), encoding="utf-8-sig", **_EXACT_FLOATS)
+        return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=dtype, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
 
@@ -98,6 +120,9 @@ class PairColumns:
     identities : list, optional
         The ids of an identities-only model (prediction: the ids it was
         fitted on, in order); None reads them from the file.
+    allow_self : bool, default=False
+        Accept rows whose two ids are the same (refused by default: an item
+        compared with itself is usually a data error).
     """
 
     a: str = "item_a"
@@ -106,6 +131,7 @@ class PairColumns:
     outcome_map: dict | None = None
     context: tuple = ()
     identities: list | None = None
+    allow_self: bool = False
 
     def context_columns(self, frame):
         return [c for c in frame.columns if c.startswith("ctx_")] + \
@@ -113,7 +139,8 @@ class PairColumns:
 
 
 def parse_outcome_map(text):
-    """``"H=-1,D=0,A=1"`` -> {"H": -1, "D": 0, "A": 1} (the CLI's --outcome-map)."""
+    """``"H=-1,D=0,A=1"`` -> {"H": -1, "D": 0, "A": 1} (the CLI's --outcome-map);
+    a value given twice is refused."""
     mapping = {}
     for item in str(text).split(","):
         key, sep, value = item.partition("=")
@@ -122,8 +149,10 @@ def parse_outcome_map(text):
             raise ValueError(f"--outcome-map {text!r}: write value=label pairs separated by "
                              "commas, labels -1 (x better), 0 (tie), 1 (x' better), e.g. "
                              "'H=-1,D=0,A=1'.")
+        if key in mapping:
+            raise ValueError(f"--outcome-map {text!r}: {key!r} is given twice.")
         mapping[key] = int(value)
-    return mapping
+    return check_outcome_map(mapping)
 
 
 def _labels(frame, name, columns=PairColumns()):
@@ -153,20 +182,23 @@ def _labels(frame, name, columns=PairColumns()):
 
 def _mapped_labels(values, mapping, name, column):
     """Labels from outcome values by ``mapping`` (keys as written in the file;
-    numeric columns match numerically, so "1" matches 1.0)."""
-    if pd.api.types.is_numeric_dtype(values):
-        try:
-            numeric = {float(key): label for key, label in mapping.items()}
-        except ValueError as exc:
-            raise ValueError(f"{name}, column {column}: the outcomes are numbers, but the "
-                             f"outcome map has keys {list(mapping)}.") from exc
-        mapped = values.astype(float).map(numeric)
+    when the outcomes and the keys are all numbers they match numerically, so
+    "1" matches 1.0)."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    try:
+        numeric = {float(key): label for key, label in mapping.items()}
+    except ValueError:
+        numeric = None
+    if numeric is not None and numbers.notna().all():
+        mapped = numbers.astype(float).map(numeric)
     else:
         mapped = values.astype(str).str.strip().map({str(k): v for k, v in mapping.items()})
     if mapped.isna().any():
         row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
-        raise ValueError(f"{name}, line {row + 2}, column {column}: outcome "
-                         f"{values.iloc[row]!r} is not in the outcome map {mapping}.")
+        value = values.iloc[row]
+        what = "an empty cell" if pd.isna(value) else f"outcome {value!r}"
+        raise ValueError(f"{name}, line {row + 2}, column {column}: {what} is not in the "
+                         f"outcome map {mapping}.")
     return mapped.to_numpy().astype(np.int64)
 
 
@@ -178,10 +210,11 @@ def read_items(path):
     if is_letor(path):
         Z = load_letor(path)[0]
         return np.arange(Z.shape[0]), Z, [f"f{k + 1}" for k in range(Z.shape[1])]
-    frame = _read_csv(path)
+    frame = _read_csv(path, numeric=lambda column: column != "id")
     name = Path(path).name
     if "id" not in frame.columns:
         raise ValueError(f"{name} has no 'id' column (an items table needs id plus features).")
+    _check_ids(frame, ["id"], name)
     features = [c for c in frame.columns if c != "id"]
     if not features:
         raise ValueError(f"{name} has no feature columns besides 'id'.")
@@ -232,7 +265,7 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     if is_letor(path):
         pairs = _letor_pairs(path)
         return (*pairs, None) if return_context else pairs
-    frame = _read_csv(path)
+    frame = _read_csv(path, numeric=_numeric_pair_column(columns))
     name = Path(path).name
     pairs = _csv_pairs(frame, name, items, require_labels, columns)
     if not return_context:
@@ -259,7 +292,7 @@ def read_pair_extras(path, columns=PairColumns()):
         first, second, _ = pair_indices(grades, qid, "keep")
         # Items are numbered by their line among the file's items, from 0.
         return None, pd.DataFrame({"qid": qid[first], "item_a": first, "item_b": second})
-    frame = _read_csv(path)
+    frame = _read_csv(path, numeric=_numeric_pair_column(columns))
     weight = None
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
@@ -267,6 +300,36 @@ def read_pair_extras(path, columns=PairColumns()):
     used = {columns.outcome, "weight", *columns.context}
     keep = [c for c in frame.columns if not c.startswith(features) and c not in used]
     return weight, frame[keep]
+
+
+def _numeric_pair_column(columns):
+    """Which columns of a pairs file hold numbers: features, context, weights.
+    The rest (ids, outcomes, dates, notes) are read as text."""
+    ids = {columns.a, columns.b}
+    numeric = ("weight", *columns.context)
+
+    def is_numeric(column):
+        return column not in ids and (column.startswith(("a_", "b_", "ctx_"))
+                                      or column in numeric)
+    return is_numeric
+
+
+def _check_ids(frame, id_columns, name):
+    """Refuse an empty id cell, naming its line."""
+    for column in id_columns:
+        empty = frame[column].isna().to_numpy()
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0])
+            raise ValueError(f"{name}, line {row + 2}, column {column}: empty id.")
+
+
+def _check_not_self(frame, columns, name):
+    same = (frame[columns.a] == frame[columns.b]).to_numpy()
+    if same.any() and not columns.allow_self:
+        row = int(np.flatnonzero(same)[0])
+        raise ValueError(f"{name}, line {row + 2}: item {frame[columns.a].iloc[row]!r} is "
+                         f"compared with itself ({columns.a} = {columns.b}); remove such rows "
+                         "or allow them (--allow-self-pairs, PairColumns(allow_self=True)).")
 
 
 def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
@@ -282,6 +345,8 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         if missing:
             raise ValueError(f"{name} has no column(s) {missing}; with --items the pairs file "
                              f"lists item ids in {columns.a} and {columns.b} (--a, --b).")
+        _check_ids(frame, [columns.a, columns.b], name)
+        _check_not_self(frame, columns, name)
         if items is None:
             ids, Z, features = _identities(frame, columns)
         else:
@@ -290,8 +355,7 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         position = pd.Series(np.arange(ids.size), index=ids)
         pairs = []
         for column in (columns.a, columns.b):
-            # Identities are keyed by the ids as text (1 and "1" are one team).
-            keys = frame[column].astype(str) if items is None else frame[column]
+            keys = frame[column]  # text, as written in the file
             unknown = ~keys.isin(position.index)
             if unknown.any():
                 row = int(np.flatnonzero(unknown)[0])

@@ -19,7 +19,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import as_float_matrix, check_finite, check_vector
+from ._validation import as_float_matrix, check_finite, check_outcome_map, check_vector
 
 
 def make_pairs(Xi, Xip):
@@ -177,7 +177,7 @@ def _id_period(ids, periods):
 
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
                      context=None, features=None, id_column="id", period=None,
-                     as_frame=False):
+                     as_frame=False, allow_self=False):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -203,7 +203,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         Pair-context columns (the advantage of x' over x, see
         :meth:`SVMCompare.fit`).
     features : list of str, optional
-        Columns of ``items`` to use; default every numeric column but the id.
+        Columns of ``items`` to use; default every numeric or boolean column
+        but the id (booleans as 0 / 1, as the command line reads them).
     id_column : str, default="id"
     period : str, optional
         A column of both tables (season, date, rating period): the items
@@ -215,6 +216,9 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         Return ``X`` as a DataFrame in the wide layout (``a_<feature>``,
         ``b_<feature>`` columns): estimators fitted on it record the feature
         names (``feature_names_in_``) and refuse other names or orders later.
+    allow_self : bool, default=False
+        Accept rows whose two ids are the same item (refused by default: an
+        item compared with itself is usually a data error).
 
     Returns
     -------
@@ -228,12 +232,15 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
 
     if not isinstance(matches, pd.DataFrame):
         raise TypeError(f"matches must be a pandas DataFrame; got {type(matches).__name__}.")
+    _check_unique_columns(matches, "matches")
     names = [a, b] + ([outcome] if outcome is not None else []) + _as_list(context)
     missing = [c for c in names if c not in matches.columns]
     if missing:
         raise ValueError(f"matches has no column(s) {missing}; it has {list(matches.columns)}.")
     a_ids, b_ids = matches[a].to_numpy(), matches[b].to_numpy()
+    _check_ids(matches, a, b, allow_self)
     if items is None:
+        # Identities are keyed by the ids as text (1 and "1" are one team).
         ids = np.unique(np.concatenate([a_ids, b_ids]).astype(str))
         table = np.eye(ids.size)
         feature_names = [f"is_{item}" for item in ids]
@@ -242,6 +249,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     else:
         if not isinstance(items, pd.DataFrame):
             raise TypeError(f"items must be a pandas DataFrame; got {type(items).__name__}.")
+        _check_unique_columns(items, "items")
         item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
         if period is not None:
             for table, what in ((matches, "matches"), (items, "items")):
@@ -254,12 +262,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
             repeated = item_ids[item_ids.duplicated()].iloc[0]
             raise ValueError(f"items repeats the {what} {repeated!r}.")
         if features is None:
-            features = [c for c in items.select_dtypes("number").columns
+            features = [c for c in items.select_dtypes(["number", "bool"]).columns
                         if c not in (id_column, period)]
         bad = [c for c in features if c not in items.columns]
         if bad:
             raise ValueError(f"items has no feature column(s) {bad}.")
-        table = as_float_matrix(items[list(features)].to_numpy(), "items features")
+        table = as_float_matrix(items[list(features)], "items features")
         check_finite(table, "items features")
         feature_names = list(features)
         key = pd.Series(np.arange(len(items)), index=pd.Index(list(item_ids), tupleize_cols=False))
@@ -279,11 +287,10 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         rows.append(table[known])
     y = None
     if outcome is not None:
-        if not isinstance(outcome_map, dict):
+        if outcome_map is None:
             raise ValueError("outcome_map is required with outcome (it is never guessed): a dict "
                              "from each outcome value to -1 (x better), 0 (tie) or 1 (x' better).")
-        if not set(outcome_map.values()) <= {-1, 0, 1}:
-            raise ValueError("outcome_map values must be -1, 0 or 1.")
+        check_outcome_map(outcome_map)
         mapped = matches[outcome].map(outcome_map)
         if mapped.isna().any():
             first = int(np.flatnonzero(mapped.isna().to_numpy())[0])
@@ -292,7 +299,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         y = mapped.to_numpy().astype(np.int64)
     ctx = None
     if context is not None:
-        ctx = as_float_matrix(matches[_as_list(context)].to_numpy(), "context")
+        ctx = as_float_matrix(matches[_as_list(context)], "context")
         check_finite(ctx, "context")
     X = np.stack(rows, axis=1)
     if as_frame:
@@ -300,6 +307,28 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                          columns=[f"a_{n}" for n in feature_names]
                          + [f"b_{n}" for n in feature_names])
     return Bunch(X=X, y=y, context=ctx, a_ids=a_ids, b_ids=b_ids, feature_names=feature_names)
+
+
+def _check_unique_columns(frame, what):
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise ValueError(f"{what} repeats the column name {repeated[0]!r}; rename one of them.")
+
+
+def _check_ids(matches, a, b, allow_self):
+    """Refuse a missing id and, unless allowed, an item compared with itself."""
+    import pandas as pd
+
+    for column in (a, b):
+        empty = pd.isna(matches[column]).to_numpy()
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0])
+            raise ValueError(f"matches row {row}, column {column}: the id is missing.")
+    same = (matches[a].astype(str) == matches[b].astype(str)).to_numpy()
+    if same.any() and not allow_self:
+        row = int(np.flatnonzero(same)[0])
+        raise ValueError(f"matches row {row}: item {matches[a].iloc[row]!r} is compared with "
+                         f"itself ({a} = {b}); remove such rows or pass allow_self=True.")
 
 
 def _as_list(value):

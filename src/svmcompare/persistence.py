@@ -80,7 +80,7 @@ def save_model(model, path):
     os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
     try:
         version = _library_version()
-        sio.dump({"format": FORMAT, "version": version, "model": model}, temporary,
+        sio.dump({"format": FORMAT, "version": version, "model": _for_file(model)}, temporary,
                  compression=zipfile.ZIP_STORED)
         state = predictor_state(model, version)
         if state is not None:
@@ -89,6 +89,25 @@ def save_model(model, path):
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# Per-training-pair arrays of a fit: not needed to score or to refit, and they
+# made a linear model on 10.5 M pairs a 213 MB file for three weights.
+_PER_PAIR = ("support_", "dual_coef_", "_expansion_index")
+
+
+def _for_file(model):
+    """A shallow copy of ``model`` (and of the estimators it holds) without
+    the per-pair arrays of its fit; ``model`` itself is unchanged."""
+    import copy
+
+    copied = copy.copy(model)
+    for name, value in list(vars(copied).items()):
+        if name in _PER_PAIR:
+            delattr(copied, name)
+        elif name.endswith("_") and _is_own_estimator(value):
+            setattr(copied, name, _for_file(value))
+    return copied
 
 
 def _append_predictor(path, meta, arrays):

@@ -1,0 +1,187 @@
+"""Ids and outcomes are never silently changed (issue 31, items 4 and 7): ids are
+text as written, outcome maps are checked, missing ids and self-pairs are
+named, nullable and boolean columns read as numbers, repeated column names
+refused, and model files keep no per-pair arrays."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare import SVMCompare, load_model, pairs_from_frame, save_model
+from svmcompare.cli import main
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.io import parse_outcome_map
+
+
+def _ids_table(ids_a, ids_b, outcomes):
+    return pd.DataFrame({"item_a": ids_a, "item_b": ids_b, "y": outcomes})
+
+
+def test_numeric_looking_ids_stay_text_and_are_written_back_unchanged(tmp_path):
+    rng = np.random.default_rng(0)
+    names = ["01", "1", "002", "2", "10"]
+    a = rng.integers(0, 5, 400)
+    b = (a + rng.integers(1, 5, 400)) % 5
+    strength = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    d = strength[b] - strength[a] + rng.normal(size=400)
+    y = np.where(d > 0.7, 1, np.where(d < -0.7, -1, 0))
+    frame = _ids_table([names[k] for k in a], [names[k] for k in b], y)
+    frame.to_csv(tmp_path / "pairs.csv", index=False)
+    model = tmp_path / "m.skops"
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--model", str(model),
+                 "--kernel", "linear"]) == 0
+    assert sorted(load_model(model).feature_names_in_) == sorted(f"is_{n}" for n in names)
+    assert main(["predict", str(model), str(tmp_path / "pairs.csv"),
+                 "-o", str(tmp_path / "out.csv")]) == 0
+    written = pd.read_csv(tmp_path / "out.csv", dtype=str)
+    assert list(written["item_a"]) == list(frame["item_a"])  # "01", "002" as written
+    # Two teams that differ only by a leading zero are ranked apart.
+    ranks = dict(zip(load_model(model).feature_names_in_, load_model(model).coef_, strict=True))
+    assert ranks["is_01"] < ranks["is_1"] < ranks["is_002"] < ranks["is_2"]
+
+
+def test_items_ids_are_text_too(tmp_path):
+    pd.DataFrame({"id": ["007", "7"], "u": [0.0, 1.0]}).to_csv(tmp_path / "items.csv",
+                                                               index=False)
+    _ids_table(["007", "7"] * 20, ["7", "007"] * 20, [1, -1] * 19 + [0, 0]).to_csv(
+        tmp_path / "pairs.csv", index=False)
+    model = tmp_path / "m.skops"
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--items", str(tmp_path / "items.csv"),
+                 "--model", str(model), "--kernel", "linear", "--model-type", "rank"]) == 0
+    assert main(["rank", str(model), str(tmp_path / "items.csv"),
+                 "-o", str(tmp_path / "r.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "r.csv", dtype=str)["id"]) == ["007", "7"]
+
+
+def test_a_repeated_outcome_map_key_is_refused():
+    with pytest.raises(ValueError, match="'H' is given twice"):
+        parse_outcome_map("H=-1,D=0,A=1,H=1")
+    assert parse_outcome_map("H=-1,D=0,A=1") == {"H": -1, "D": 0, "A": 1}
+
+
+@pytest.mark.parametrize("mapping,error,message", [
+    ({"H": True, "D": False, "A": -1}, ValueError, r"outcome_map\['H'\] = True"),
+    ({True: 1, False: 0}, TypeError, "keys must be text or numbers"),
+    ({("H",): 1, "D": 0}, TypeError, "keys must be text or numbers"),
+    ({"H": 1.0, "D": 0}, ValueError, "labels are the integers"),
+    ({"H": 2, "D": 0}, ValueError, "labels are the integers"),
+    ({}, ValueError, "outcome_map is empty"),
+    (["H", "D"], TypeError, "outcome_map must be a dict"),
+])
+def test_outcome_maps_with_booleans_or_odd_values_are_refused(mapping, error, message):
+    matches = pd.DataFrame({"home": ["A", "B"], "away": ["B", "A"], "result": ["H", "D"]})
+    with pytest.raises(error, match=message):
+        pairs_from_frame(matches, a="home", b="away", outcome="result", outcome_map=mapping)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
+def test_a_missing_id_is_named_not_a_phantom_team(missing):
+    matches = pd.DataFrame({"home": ["A", "B", missing, "C"], "away": ["B", "C", "A", "A"],
+                            "result": ["H", "D", "A", "H"]})
+    with pytest.raises(ValueError, match="matches row 2, column home: the id is missing"):
+        pairs_from_frame(matches, a="home", b="away", outcome="result",
+                         outcome_map={"H": -1, "D": 0, "A": 1})
+
+
+def test_an_empty_id_cell_in_a_file_names_its_line(tmp_path, capsys):
+    (tmp_path / "pairs.csv").write_text("item_a,item_b,y\nA,B,1\nB,C,0\nC,A,-1\n,B,1\n")
+    code = main(["fit", str(tmp_path / "pairs.csv"), "--model", str(tmp_path / "m.skops")])
+    err = capsys.readouterr().err
+    assert code == 2 and "pairs.csv, line 5, column item_a: empty id" in err
+
+
+def test_an_item_against_itself_is_refused_unless_allowed(tmp_path, capsys):
+    matches = pd.DataFrame({"home": ["A", "B", "C", "B"], "away": ["B", "C", "C", "A"],
+                            "result": ["H", "D", "A", "H"]})
+    kwargs = dict(a="home", b="away", outcome="result", outcome_map={"H": -1, "D": 0, "A": 1})
+    with pytest.raises(ValueError, match="matches row 2: item 'C' is compared with itself"):
+        pairs_from_frame(matches, **kwargs)
+    assert pairs_from_frame(matches, allow_self=True, **kwargs).X.shape == (4, 2, 3)
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    args = ["fit", str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome", "result",
+            "--outcome-map", "H=-1,D=0,A=1", "--model", str(tmp_path / "m.skops")]
+    assert main(args) == 2
+    assert "line 4: item 'C' is compared with itself" in capsys.readouterr().err
+    assert main([*args, "--allow-self-pairs", "--kernel", "linear"]) == 0
+
+
+def test_pandas_nullable_columns_are_numbers():
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    frame = pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                          "b_v": X[:, 1, 1]})
+    plain = SVMCompare(kernel="linear").fit(frame, y)
+    nullable = SVMCompare(kernel="linear").fit(frame.convert_dtypes(), y)
+    np.testing.assert_array_equal(nullable.coef_, plain.coef_)
+    holes = frame.convert_dtypes()
+    holes.iloc[3, 1] = pd.NA
+    with pytest.raises(ValueError, match="NaN"):
+        SVMCompare(kernel="linear").fit(holes, y)
+    items = pd.DataFrame({"id": ["A", "B", "C"], "n": pd.array([1, 2, 3], dtype="Int64")})
+    matches = pd.DataFrame({"a": ["A", "B"], "b": ["B", "C"]})
+    np.testing.assert_array_equal(pairs_from_frame(matches, items, a="a", b="b").X[:, :, 0],
+                                  [[1, 2], [2, 3]])
+
+
+def test_boolean_item_columns_are_features_in_python_as_on_the_command_line(tmp_path):
+    items = pd.DataFrame({"id": ["A", "B", "C"], "big": [True, False, True],
+                          "u": [0.5, 1.0, 2.0]})
+    matches = pd.DataFrame({"item_a": ["A", "B"], "item_b": ["B", "C"], "y": [1, 0]})
+    data = pairs_from_frame(matches, items, a="item_a", b="item_b")
+    assert data.feature_names == ["big", "u"]
+    np.testing.assert_array_equal(data.X[0], [[1.0, 0.5], [0.0, 1.0]])
+    items.to_csv(tmp_path / "items.csv", index=False)
+    matches.to_csv(tmp_path / "pairs.csv", index=False)
+    from svmcompare.io import read_pairs
+
+    X, _, features = read_pairs(tmp_path / "pairs.csv", tmp_path / "items.csv")
+    assert features == data.feature_names
+    np.testing.assert_array_equal(X, data.X)
+
+
+def test_repeated_column_names_are_named(tmp_path, capsys):
+    (tmp_path / "pairs.csv").write_text("a_u,a_u,b_u,b_u,y\n1,2,3,4,1\n2,3,1,0,-1\n")
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--model", str(tmp_path / "m.skops")]) == 2
+    assert "the header repeats the column name 'a_u'" in capsys.readouterr().err
+    frame = pd.DataFrame([[1.0, 2.0, 3.0, 4.0]], columns=["a_u", "a_u", "b_u", "b_u"])
+    with pytest.raises(ValueError, match="repeats the column name 'a_u'"):
+        SVMCompare().fit(frame, [1])
+    matches = pd.DataFrame([["A", "B", "C"]], columns=["a", "b", "b"])
+    with pytest.raises(ValueError, match="matches repeats the column name 'b'"):
+        pairs_from_frame(matches, a="a", b="b")
+
+
+def test_a_linear_model_file_does_not_grow_with_the_pairs(tmp_path):
+    sizes = []
+    for n in (200, 20_000):
+        X, y = make_norm_pairs(n, "l1", random_state=0)
+        model = SVMCompare(kernel="linear").fit(X, y)
+        assert model.dual_coef_.size > n / 4  # the fit has per-pair duals ...
+        save_model(model, tmp_path / f"{n}.skops")
+        sizes.append(os.path.getsize(tmp_path / f"{n}.skops"))
+        loaded = load_model(tmp_path / f"{n}.skops")
+        assert not hasattr(loaded, "dual_coef_")  # ... the file does not keep them
+        assert hasattr(model, "dual_coef_")  # and saving left the model as it was
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert sizes[1] < 1.05 * sizes[0]
+
+
+def test_an_interrupt_after_the_save_says_the_file_is_complete(tmp_path, capsys, monkeypatch):
+    from svmcompare import cli
+    from svmcompare._base import PairwiseKernelModel
+
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0], "b_v": X[:, 1, 1],
+                  "y": y}).to_csv(tmp_path / "pairs.csv", index=False)
+
+    def interrupted_score(self, *args, **kwargs):  # runs right after the save
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(PairwiseKernelModel, "score", interrupted_score)
+    code = cli.main(["fit", str(tmp_path / "pairs.csv"), "--model", str(tmp_path / "m.skops")])
+    assert code == 130
+    err = capsys.readouterr().err
+    assert "interrupted after" in err and "m.skops was written (that file is complete)" in err
+    monkeypatch.undo()
+    assert isinstance(load_model(tmp_path / "m.skops"), SVMCompare)
