@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -44,6 +45,7 @@ from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.smo import thread_count
+from .sparse_pairs import SparsePairs
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
 CALIBRATIONS = ("cv", "loo")  # where probability=True's held-out rank gaps come from
@@ -187,6 +189,21 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 f"the {kernel.name} kernel with explicit features, or solver='exact'."
             )
         return kernel
+
+    def _check_sparse_settings(self, kernel):
+        """Sparse pairs (identities) are fitted by the linear solver on their
+        differences; what needs dense items is refused by name."""
+        if kernel.code != LINEAR or self.solver not in ("auto", "linear"):
+            raise ValueError(
+                "Sparse pairs (e.g. identities) need kernel='linear' (solver 'auto' or "
+                f"'linear'); got kernel={kernel.name!r}, solver={self.solver!r}. Pass dense "
+                "pairs (X.toarray(), reshaped to (n_pairs, 2, n_features)) for other kernels.")
+        if self._tie_band() != "constant":
+            raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
+                             "tie_band='constant'.")
+        if getattr(self, "calibration", "cv") == "loo":
+            raise ValueError("calibration='loo' needs the exact solver; sparse pairs are "
+                             "calibrated on five folds (calibration='cv').")
 
     def _resolve_solver(self, kernel, n_pairs, n_features=1):
         if self.solver != "auto":
@@ -430,16 +447,20 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self._check_label_set(y)
+        sparse = isinstance(X, SparsePairs)
+        if sparse:
+            self._check_sparse_settings(kernel)
         scaler = Standardizer.fit(X, sample_weight)
         Xs = scaler.transform_pairs(X)
-        if not np.any(Xs[:, 0] != Xs[:, 1]):
+        if not (Xs.any_difference() if sparse else np.any(Xs[:, 0] != Xs[:, 1])):
             raise ValueError(
                 "x and x' are identical in every pair (on the features that vary), so the "
                 "pairs say nothing about which item is better; check how X was built."
             )
-        check_kernel_scale(kernel, Xs)
+        if not sparse:
+            check_kernel_scale(kernel, Xs)
         problem = self._binary_problem(Xs, y, context, sample_weight)
-        solver = self._resolve_solver(kernel, X.shape[0], Xs.shape[2])
+        solver = "linear" if sparse else self._resolve_solver(kernel, X.shape[0], Xs.shape[2])
         feature_map = None
         if solver == "nystroem":
             feature_map = NystroemMap(kernel, self.n_components, self.random_state)
@@ -489,6 +510,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         problem, feature_map = prepared.problem, prepared.feature_map
         if feature_map is not None and not getattr(feature_map, "exact", False):
             return nystroem_rows(feature_map, problem)
+        if sp.issparse(problem.items):  # sparse pairs: d_t = x'_t - x_t, still sparse
+            D = problem.items[problem.b] - problem.items[problem.a]
+            if problem.context.shape[1]:
+                D = sp.hstack([D, sp.csr_matrix(problem.context)], format="csr")
+            return D
         features = problem.items if feature_map is None else feature_map.transform(
             problem.items)
         D = differences(features, problem.a, problem.b)

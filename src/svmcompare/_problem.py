@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+
+from .sparse_pairs import SparsePairs
 
 
 def _varying(items, where):
@@ -45,6 +48,8 @@ class Standardizer:
     def fit(cls, X, sample_weight=None):
         """Fit on pairs (n, 2, p); ``sample_weight`` (n,) weighs both items of a
         pair (weights as repetitions: an integer weight k equals k copies)."""
+        if isinstance(X, SparsePairs):
+            return cls._fit_sparse(X, sample_weight)
         items = X.reshape(-1, X.shape[2])
         if sample_weight is None:
             return cls.fit_items(items)
@@ -97,6 +102,31 @@ class Standardizer:
         scale[scale <= 0] = 1.0
         return cls(mean=mean * magnitude, scale=scale, keep=keep)
 
+    @classmethod
+    def _fit_sparse(cls, X, sample_weight=None):
+        """Fit on sparse pairs: the same moments (ddof = 1 in units of the
+        weights) from the non-zeros, without a dense copy of the items."""
+        items = X.items()
+        weight = np.ones(items.shape[0]) if sample_weight is None else \
+            np.concatenate([sample_weight, sample_weight])
+        positive = weight > 0
+        items, weight = items[positive], weight[positive]
+        high = items.max(axis=0).toarray().ravel()
+        low = items.min(axis=0).toarray().ravel()
+        keep = high > low
+        if not keep.any():
+            raise ValueError("Every feature is constant over the training items (zero "
+                             "variance); no ranking function can be learned.")
+        magnitude = np.maximum(np.abs(high), np.abs(low))[keep]
+        unit = items[:, np.flatnonzero(keep)] @ sp.diags(1.0 / magnitude)
+        total = weight.sum()
+        mean = unit.T @ weight / total
+        variance = np.maximum(unit.multiply(unit).T @ weight / total - mean * mean, 0.0)
+        variance *= total / max(total - 1.0, 1e-12) if total > 1 else 1.0
+        scale = np.sqrt(variance) * magnitude
+        scale[scale <= 0] = 1.0
+        return cls(mean=mean * magnitude, scale=scale, keep=keep)
+
     def transform_items(self, Z):
         """Standardize items of shape (n_items, n_features)."""
         out = (Z[:, self.keep] if not self.keep.all() else Z) - self.mean
@@ -104,7 +134,15 @@ class Standardizer:
         return out
 
     def transform_pairs(self, X):
-        """Standardize a pair array, returning shape (n_pairs, 2, n_kept)."""
+        """Standardize a pair array, returning shape (n_pairs, 2, n_kept).
+
+        Sparse pairs are scaled but not centered: every use of standardized
+        pairs (eq. 8's differences, r(x') - r(x)) is a difference of two
+        items, from which the mean cancels, and centering would densify them."""
+        if isinstance(X, SparsePairs):
+            columns = np.flatnonzero(self.keep)
+            unit = sp.diags(1.0 / self.scale)
+            return SparsePairs(X.first[:, columns] @ unit, X.second[:, columns] @ unit)
         out = (X[:, :, self.keep] if not self.keep.all() else X) - self.mean
         out /= self.scale
         return out
@@ -118,7 +156,7 @@ class BinaryProblem:
     label ``y[t]`` in {-1, 1} and box constraint ``0 <= alpha_t <= C[t]``.
     """
 
-    items: np.ndarray  # (n_items, p), C-contiguous float64
+    items: np.ndarray  # (n_items, p), C-contiguous float64 (or CSR: sparse pairs)
     a: np.ndarray  # (m,) int64, index of x~
     b: np.ndarray  # (m,) int64, index of x~'
     y: np.ndarray  # (m,) float64 in {-1, 1}
@@ -142,7 +180,10 @@ def stack_items(Xs):
     Pair ``i`` has x at item ``i`` and x' at item ``n + i``.
     """
     n = Xs.shape[0]
-    items = np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
+    if isinstance(Xs, SparsePairs):
+        items = Xs.items()
+    else:
+        items = np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
     first = np.arange(n, dtype=np.int64)
     return items, first, first + n
 

@@ -82,15 +82,25 @@ def check_finite(A, name):
         )
 
 
+def _is_sparse(X):
+    import scipy.sparse as sp
+
+    from .sparse_pairs import SparsePairs
+
+    return sp.issparse(X) or isinstance(X, SparsePairs)
+
+
 def check_pairs(X, n_features=None):
     """Validate a pair array and return it as a float64 ndarray.
 
     Parameters
     ----------
-    X : array-like of shape (n_pairs, 2, n_features), or a DataFrame
+    X : array-like of shape (n_pairs, 2, n_features), a DataFrame, or sparse
         A DataFrame holds one pair per row in the wide layout: ``a_<name>``
         columns for x and ``b_<name>`` for x', the same names in the same
-        order (other columns are not features and are left out).
+        order (other columns are not features and are left out).  A scipy
+        sparse matrix of shape (n_pairs, 2 * n_features) holds x's features
+        then x''s (returned as :class:`svmcompare.sparse_pairs.SparsePairs`).
     n_features : int, optional
         Expected number of features (the one seen in ``fit``).
 
@@ -100,6 +110,10 @@ def check_pairs(X, n_features=None):
     """
     if hasattr(X, "columns"):
         X = _wide_pairs(X)
+    if _is_sparse(X):
+        from .sparse_pairs import check_sparse_pairs
+
+        return check_sparse_pairs(X, n_features)
     try:
         arr = np.asarray(X)
     except Exception as exc:  # ragged nested lists and the like

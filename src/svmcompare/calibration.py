@@ -367,6 +367,9 @@ def tie_features_for(Xs, tie_band):
     """The tie features of standardized pairs under ``tie_band``: none for
     "constant", :func:`pair_tie_features` for "pair"."""
     if tie_band == "pair":
+        if not isinstance(Xs, np.ndarray):
+            raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
+                             "tie_band='constant'.")
         return pair_tie_features(Xs)
     return np.zeros((Xs.shape[0], 0))
 

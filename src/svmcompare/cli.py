@@ -85,7 +85,7 @@ MODEL_TYPES = ("compare", "rank", "rank2", "lp")
 def _make_model(args):
     from . import SVMCompare, SVMCompareLP, SVMRank, SVMRank2
 
-    params = {"C": args.C, "kernel": args.kernel, "gamma": args.gamma, "degree": args.degree}
+    params = {"C": args.C, "kernel": _kernel(args), "gamma": args.gamma, "degree": args.degree}
     class_weight = None if args.class_weight == "none" else args.class_weight
     calibration = getattr(args, "calibration", "cv")
     if args.model_type == "lp":
@@ -137,7 +137,7 @@ def _fits_every_pair(args):
     ties kept); other settings form the pairs."""
     from .io import is_letor
 
-    return (is_letor(args.pairs) and args.model_type == "compare" and args.kernel == "linear"
+    return (is_letor(args.pairs) and args.model_type == "compare" and _kernel(args) == "linear"
             and not (args.grid or args.auto or args.probability))
 
 
@@ -570,7 +570,36 @@ def _pair_columns(args, model=None):
         outcome_map=None if outcome_map is None else parse_outcome_map(outcome_map),
         context=tuple(c.strip() for c in args.context.split(",") if c.strip()),
         identities=None if names is None or args.items else identities_of(names),
-        allow_self=bool(getattr(args, "allow_self_pairs", False)))
+        allow_self=bool(getattr(args, "allow_self_pairs", False)),
+        sparse_identities=_linear(args, model))
+
+
+def _linear(args, model=None):
+    """Whether the model (fitted, or to fit from ``args``) is linear in the
+    features, so that identities can stay sparse."""
+    if model is not None:
+        ranking = getattr(model, "ranking_", None)
+        return ranking is not None and ranking.kernel.name == "linear" \
+            and ranking.feature_map is None
+    return _kernel(args) == "linear" and getattr(args, "model_type", "compare") != "lp"
+
+
+def _kernel(args):
+    """--kernel, else linear for an identities-only table (sparse one-hot ids;
+    a kernel on one-hot ids sees only whether two items are the same) and rbf
+    for features."""
+    if args.kernel is not None:
+        return args.kernel
+    return "linear" if args.items is None and not _wide_file(args.pairs) else "rbf"
+
+
+def _wide_file(path):
+    """Whether a pairs file has a_<feature> columns (else ids or LETOR)."""
+    from .io import _header, _separator, is_letor
+
+    if is_letor(path) or not Path(path).is_file():
+        return True
+    return any(str(c).startswith("a_") for c in _header(path, _separator(path)))
 
 
 def _add_product_commands(sub):
@@ -583,7 +612,9 @@ def _add_product_commands(sub):
     fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
                      help="compare (SVMCompare), rank, rank2 (RankSVM baselines), lp "
                           "(SVMCompareLP); default %(default)s")
-    fit.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"], default="rbf")
+    fit.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"], default=None,
+                     help="default: linear for a table of ids without --items (identities, "
+                          "kept sparse), else rbf")
     fit.add_argument("--C", type=float, default=1.0)
     fit.add_argument("--gamma", type=float, default=1.0)
     fit.add_argument("--degree", type=int, default=3)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ._validation import LABELS, check_outcome_map
 
@@ -123,6 +124,11 @@ class PairColumns:
     allow_self : bool, default=False
         Accept rows whose two ids are the same (refused by default: an item
         compared with itself is usually a data error).
+    sparse_identities : bool, default=False
+        Read an identities-only table (ids without an items table) as sparse
+        pairs, a (n_pairs, 2 p) scipy matrix with two non-zeros a pair (for
+        linear models; the command line's choice for them); False: dense
+        one-hot pairs (n_pairs, 2, p).
     """
 
     a: str = "item_a"
@@ -132,6 +138,7 @@ class PairColumns:
     context: tuple = ()
     identities: list | None = None
     allow_self: bool = False
+    sparse_identities: bool = False
 
     def context_columns(self, frame):
         return [c for c in frame.columns if c.startswith("ctx_")] + \
@@ -348,7 +355,7 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         _check_ids(frame, [columns.a, columns.b], name)
         _check_not_self(frame, columns, name)
         if items is None:
-            ids, Z, features = _identities(frame, columns)
+            ids, Z, features = _identities(frame, columns, columns.sparse_identities)
         else:
             ids, Z, features = read_items(items)
             items = Path(items).name
@@ -363,6 +370,8 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
                 raise ValueError(f"{name}, line {row + 2}, column {column}: item "
                                  f"{frame[column].iloc[row]!r} is not in {where}.")
             pairs.append(Z[position.loc[keys].to_numpy()])
+        if sp.issparse(Z):  # the wide layout: x's identities, then x''s
+            return sp.hstack(pairs, format="csr"), y, features
         return np.stack(pairs, axis=1), y, features
     a_cols = [c for c in frame.columns if c.startswith("a_")]
     b_cols = [c for c in frame.columns if c.startswith("b_")]
@@ -382,15 +391,17 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
 IDENTITY_PREFIX = "is_"
 
 
-def _identities(frame, columns):
+def _identities(frame, columns, sparse=False):
     """One-hot identities of the ids in ``frame`` (or ``columns.identities``):
-    (ids as strings, the identity matrix, feature names ``is_<id>``)."""
+    (ids as strings, the identity matrix (sparse or dense), feature names
+    ``is_<id>``)."""
     if columns.identities is not None:
         ids = np.asarray([str(i) for i in columns.identities], dtype=object)
     else:
         seen = pd.concat([frame[columns.a], frame[columns.b]]).astype(str)
         ids = np.asarray(sorted(seen.unique()), dtype=object)
-    return ids, np.eye(ids.size), [f"{IDENTITY_PREFIX}{i}" for i in ids]
+    identity = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
+    return ids, identity, [f"{IDENTITY_PREFIX}{i}" for i in ids]
 
 
 def identities_of(feature_names):

@@ -38,6 +38,7 @@ from .compare import SVMCompare
 from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
+from .sparse_pairs import SparsePairs
 
 SCORINGS = ("error", "auc", "log_loss")
 SELECTIONS = ("one_se", "best")
@@ -374,11 +375,13 @@ def _link_scores(held_out, y, splits, features, link, context=None, sample_weigh
     return np.array(log_losses), float(np.mean(briers))
 
 
-def _link_options(estimator):
+def _link_options(estimator, sparse=False):
     """The probability-link settings SVMCompareCV chooses among (tie band x
-    link family), for the ones ``estimator`` has."""
+    link family), for the ones ``estimator`` has (the pair band reads dense
+    pair features: not for sparse pairs)."""
     names = estimator.get_params()
-    bands = ("constant", "pair") if "tie_band" in names else (None,)
+    bands = ("constant", "pair") if "tie_band" in names and not sparse else \
+        ("constant",) if "tie_band" in names else (None,)
     links = ("ordered", "davidson") if "link" in names else (None,)
     return [{name: value for name, value in (("tie_band", band), ("link", link))
              if value is not None} for band in bands for link in links]
@@ -473,11 +476,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             raise ValueError("scoring='log_loss' needs probability=True.")
         return scoring
 
-    def _grid(self, base, n_features):
+    def _grid(self, base, n_features, sparse=False):
         if self.param_grid is not None:
             return self.param_grid
         if isinstance(base, SVMCompare) and self.estimator is None:
-            return default_grid(n_features)
+            # Sparse pairs (identities) are fitted by the linear kernel only.
+            return default_grid(n_features)[:1] if sparse else default_grid(n_features)
+        if sparse:
+            base.set_params(kernel="linear")
         grid = {"C": list(np.logspace(-3, 2, 6))}
         if getattr(base, "kernel", "linear") != "linear":
             grid["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
@@ -531,12 +537,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
         splits = self._splits(y, groups)
-        points, scores, _ = search_grid(base, self._grid(base, X.shape[2]), X, y, splits,
+        sparse = isinstance(X, SparsePairs)
+        points, scores, _ = search_grid(base, self._grid(base, X.shape[2], sparse), X, y, splits,
                                         context=context, sample_weight=sample_weight,
                                         held_out=self.probability, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV")
         rows, row_params, held_out = [], [], []
-        links = _link_options(base) if self.probability else [{}]
+        links = _link_options(base, sparse) if self.probability else [{}]
         tie_features = {}  # per tie band, once for every grid point
         if self.probability:
             Xs = Standardizer.fit(X).transform_pairs(X)

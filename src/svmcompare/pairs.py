@@ -17,6 +17,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ._validation import as_float_matrix, check_finite, check_outcome_map, check_vector
@@ -177,7 +178,7 @@ def _id_period(ids, periods):
 
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
                      context=None, features=None, id_column="id", period=None,
-                     as_frame=False, allow_self=False):
+                     as_frame=False, allow_self=False, sparse=False):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -189,8 +190,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         One row per item: an ``id_column`` (or the index, when there is no
         such column) and its features.  None: identities only, one-hot
         columns over the ids of ``matches`` (a Bradley-Terry-style ranking
-        from who beat whom; dense, so for tens of thousands of items use an
-        items table instead).
+        from who beat whom; with many ids pass ``sparse=True``: dense
+        identities cost 16 bytes x comparisons x ids).
     a, b : str
         Columns of the ids of x and x'.
     outcome : str, optional
@@ -219,11 +220,16 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     allow_self : bool, default=False
         Accept rows whose two ids are the same item (refused by default: an
         item compared with itself is usually a data error).
+    sparse : bool, default=False
+        Return ``X`` as a scipy sparse matrix of shape (n, 2 p), x's features
+        then x''s (:mod:`svmcompare.sparse_pairs`): identities cost two
+        non-zeros a comparison instead of 2 p floats.  Linear models fit it
+        (``SVMCompare(kernel="linear")``, ``SVMCompareCV``).
 
     Returns
     -------
     sklearn.utils.Bunch
-        ``X`` (n, 2, p), ``y`` (n,) or None, ``context`` (n, q) or None,
+        ``X`` (n, 2, p) (sparse: (n, 2 p)), ``y`` (n,) or None, ``context`` (n, q) or None,
         ``a_ids`` and ``b_ids`` (the ids of each pair, for joining results
         back) and ``feature_names``.
     """
@@ -239,10 +245,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         raise ValueError(f"matches has no column(s) {missing}; it has {list(matches.columns)}.")
     a_ids, b_ids = matches[a].to_numpy(), matches[b].to_numpy()
     _check_ids(matches, a, b, allow_self)
+    if as_frame and sparse:
+        raise ValueError("as_frame=True gives a dense DataFrame; choose it or sparse=True.")
     if items is None:
         # Identities are keyed by the ids as text (1 and "1" are one team).
         ids = np.unique(np.concatenate([a_ids, b_ids]).astype(str))
-        table = np.eye(ids.size)
+        table = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
         feature_names = [f"is_{item}" for item in ids]
         key = pd.Series(np.arange(ids.size), index=ids)
         a_key, b_key = a_ids.astype(str), b_ids.astype(str)
@@ -269,6 +277,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
             raise ValueError(f"items has no feature column(s) {bad}.")
         table = as_float_matrix(items[list(features)], "items features")
         check_finite(table, "items features")
+        if sparse:
+            table = sp.csr_matrix(table)
         feature_names = list(features)
         key = pd.Series(np.arange(len(items)), index=pd.Index(list(item_ids), tupleize_cols=False))
         a_key, b_key = a_ids, b_ids
@@ -301,7 +311,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     if context is not None:
         ctx = as_float_matrix(matches[_as_list(context)], "context")
         check_finite(ctx, "context")
-    X = np.stack(rows, axis=1)
+    X = sp.hstack(rows, format="csr") if sparse else np.stack(rows, axis=1)
     if as_frame:
         X = pd.DataFrame(np.hstack([X[:, 0], X[:, 1]]), index=matches.index,
                          columns=[f"a_{n}" for n in feature_names]

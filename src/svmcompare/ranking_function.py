@@ -18,6 +18,7 @@ c_tau(x, x') = t_tau(d) (eqs. 4 and 5) with the estimator's ``threshold_``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._threshold import threshold_compare
 from ._validation import (
@@ -30,6 +31,7 @@ from ._validation import (
     pair_feature_names,
 )
 from .kernels import LINEAR
+from .sparse_pairs import SparsePairs
 
 
 def _check_fitted(estimator):
@@ -97,6 +99,8 @@ class RankingFunction:
         # One memory layout: BLAS sums a Fortran-ordered block (pairs from a
         # DataFrame) in another order, and the same pairs would score
         # differently in the last bits.
+        if sp.issparse(Zs):  # sparse items: a linear model (weights, no feature map)
+            return np.asarray(Zs @ self.weights).ravel()
         Zs = np.ascontiguousarray(Zs)
         if self.weights is None:
             return self.kernel.block_dot(Zs, self.items, self.coef)
@@ -115,7 +119,10 @@ class RankingFunction:
     def difference(self, Xs, context=None):
         """d = r(x') - r(x) (+ v^T context) of standardized pairs."""
         n = Xs.shape[0]
-        r = self.rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
+        if isinstance(Xs, SparsePairs):
+            r = self.rank_standardized(Xs.items())
+        else:
+            r = self.rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
         d = r[n:] - r[:n]
         if context is not None:
             d = d + context @ self.context_coef
@@ -189,6 +196,8 @@ class ComparisonMixin:
         r : ndarray of shape (n_items,)
         """
         _check_fitted(self)
+        if sp.issparse(Z):
+            return self._rank_sparse(Z)
         check_feature_names(getattr(self, "feature_names_in_", None),
                             [str(c) for c in Z.columns] if hasattr(Z, "columns") else None, "Z")
         Z = np.asarray(Z)
@@ -204,6 +213,20 @@ class ComparisonMixin:
         if not np.all(np.isfinite(Z)):
             raise ValueError("Z contains NaN or infinity.")
         return self.ranking_.rank_standardized(self.scaler_.transform_items(Z))
+
+    def _rank_sparse(self, Z):
+        """r(z) of sparse items (a linear model): the weights on the scaled
+        features, less the mean's share, without centering Z."""
+        if self.ranking_.weights is None or self.ranking_.feature_map is not None:
+            raise ValueError("Sparse items are ranked by linear models only (kernel='linear').")
+        if Z.ndim != 2 or Z.shape[1] != self.n_features_in_:
+            raise ValueError(f"Z must have shape (n_items, {self.n_features_in_}); got {Z.shape}.")
+        Z = sp.csr_matrix(Z, dtype=np.float64)
+        if not np.all(np.isfinite(Z.data)):
+            raise ValueError("Z contains NaN or infinity.")
+        scaler, weights = self.scaler_, self.ranking_.weights
+        w = weights / scaler.scale
+        return np.asarray(Z[:, np.flatnonzero(scaler.keep)] @ w).ravel() - scaler.mean @ w
 
     def decision_function(self, X, context=None):
         """Rank differences r(x') - r(x) (+ v^T context) of each pair.

@@ -1,0 +1,183 @@
+"""Sparse pairs (identities without a dense one-hot, issue 31): the same model
+as the dense pairs, memory in proportion to the comparisons, refusals named."""
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from svmcompare import (
+    SVMCompare,
+    SVMCompareCV,
+    SVMRank,
+    SVMRank2,
+    load_model,
+    pairs_from_frame,
+    save_model,
+)
+from svmcompare.cli import main
+from svmcompare.solvers import linear, solve_linear
+
+
+def _identity_pairs(n_players, n_games, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    strength = rng.normal(size=n_players)
+    d = strength[b] - strength[a] + 0.3 + rng.logistic(size=n_games) * 0.7
+    y = np.where(d > 0.6, 1, np.where(d < -0.6, -1, 0))
+    rows = np.arange(n_games)
+    wide = sp.csr_matrix((np.ones(2 * n_games), (np.r_[rows, rows], np.r_[a, n_players + b])),
+                         shape=(n_games, 2 * n_players))
+    dense = np.stack([wide[:, :n_players].toarray(), wide[:, n_players:].toarray()], axis=1)
+    return wide, dense, y, a, b
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("factorize", [True, False])
+def test_the_linear_solver_gives_the_dense_solution_on_sparse_rows(bias, factorize,
+                                                                   monkeypatch):
+    wide, _, y, a, b = _identity_pairs(40, 1500)
+    D = wide[:, 40:] - wide[:, :40]
+    labels = np.where(y >= 0, 1.0, -1.0)
+    C = np.random.default_rng(1).uniform(0.5, 2.0, size=y.size)
+    if not factorize:  # the conjugate-gradient path of large problems
+        monkeypatch.setattr(linear, "_LU_MAX_FEATURES", 0)
+    dense = solve_linear(D.toarray(), labels, C, bias=bias)
+    sparse = solve_linear(D, labels, C, bias=bias)
+    np.testing.assert_allclose(sparse.u, dense.u, atol=1e-8)
+    assert sparse.bias == pytest.approx(dense.bias, abs=1e-8)
+    assert sparse.objective == pytest.approx(dense.objective, rel=1e-10)
+    np.testing.assert_allclose(sparse.alpha, dense.alpha, atol=1e-6)
+
+
+@pytest.mark.parametrize("estimator", [
+    SVMCompare(kernel="linear"),
+    SVMCompare(kernel="linear", probability=True, link="davidson", random_state=0),
+    SVMRank(kernel="linear", probability=True, random_state=0),
+    SVMRank2(kernel="linear"),
+], ids=lambda e: type(e).__name__ + ("-p" if getattr(e, "probability", False) else ""))
+def test_estimators_fit_sparse_pairs_as_the_dense_ones(estimator):
+    wide, dense, y, _, _ = _identity_pairs(30, 900)
+    rng = np.random.default_rng(2)
+    context = rng.choice([-1.0, 0.0, 1.0], size=(y.size, 1))
+    weight = rng.uniform(0.5, 1.5, size=y.size)
+    from sklearn.base import clone
+
+    on_dense = clone(estimator).fit(dense, y, context=context, sample_weight=weight)
+    on_sparse = clone(estimator).fit(wide, y, context=context, sample_weight=weight)
+    np.testing.assert_allclose(on_sparse.decision_function(wide, context),
+                               on_dense.decision_function(dense, context), atol=1e-9)
+    np.testing.assert_array_equal(on_sparse.predict(wide, context),
+                                  on_dense.predict(dense, context))
+    # Either model scores either layout.
+    np.testing.assert_allclose(on_dense.decision_function(wide, context),
+                               on_dense.decision_function(dense, context), atol=1e-12)
+    np.testing.assert_allclose(on_sparse.rank(sp.identity(30, format="csr")),
+                               on_dense.rank(np.eye(30)), atol=1e-9)
+    if getattr(estimator, "probability", False):
+        np.testing.assert_allclose(on_sparse.predict_proba(wide, context),
+                                   on_dense.predict_proba(dense, context), atol=1e-9)
+
+
+def test_pairs_from_frame_builds_sparse_identities():
+    matches = pd.DataFrame({"home": ["A", "B", "C", "A"], "away": ["B", "C", "A", "C"],
+                            "result": ["H", "D", "A", "H"]})
+    kwargs = dict(a="home", b="away", outcome="result", outcome_map={"H": -1, "D": 0, "A": 1})
+    dense = pairs_from_frame(matches, **kwargs)
+    sparse = pairs_from_frame(matches, sparse=True, **kwargs)
+    assert sp.issparse(sparse.X) and sparse.X.shape == (4, 6) and sparse.X.nnz == 8
+    np.testing.assert_array_equal(sparse.X.toarray(), np.hstack([dense.X[:, 0], dense.X[:, 1]]))
+    assert sparse.feature_names == dense.feature_names
+    with pytest.raises(ValueError, match="as_frame=True gives a dense DataFrame"):
+        pairs_from_frame(matches, sparse=True, as_frame=True, **kwargs)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"kernel": "rbf"}, "Sparse pairs .* need kernel='linear'"),
+    ({"kernel": "linear", "solver": "exact"}, "need kernel='linear' \\(solver 'auto' or"),
+    ({"kernel": "linear", "tie_band": "pair", "probability": True}, "tie_band='pair' reads"),
+    ({"kernel": "linear", "calibration": "loo", "probability": True},
+     "calibration='loo' needs the exact solver"),
+])
+def test_what_sparse_pairs_cannot_do_is_refused_by_name(params, message):
+    wide, _, y, _, _ = _identity_pairs(10, 200)
+    with pytest.raises(ValueError, match=message):
+        SVMCompare(**params).fit(wide, y)
+
+
+def test_malformed_sparse_pairs_are_refused():
+    wide, _, y, _, _ = _identity_pairs(10, 200)
+    with pytest.raises(ValueError, match=r"shape \(n_pairs, 2 \* n_features\)"):
+        SVMCompare(kernel="linear").fit(wide[:, :-1], y)
+    bad = wide.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        SVMCompare(kernel="linear").fit(bad, y)
+    model = SVMCompare(kernel="linear").fit(wide, y)
+    with pytest.raises(ValueError, match="fitted with 10"):
+        model.predict(sp.csr_matrix((5, 18)))
+
+
+def test_the_search_chooses_as_on_dense_pairs():
+    wide, dense, y, _, _ = _identity_pairs(20, 600)
+    grid = {"kernel": ["linear"], "C": [0.01, 0.1, 1.0]}
+    on_dense = SVMCompareCV(param_grid=grid, probability=True, cv=3, random_state=0).fit(dense, y)
+    on_sparse = SVMCompareCV(param_grid=grid, probability=True, cv=3, random_state=0).fit(wide, y)
+    assert on_sparse.best_params_ == on_dense.best_params_
+    assert on_sparse.best_score_ == pytest.approx(on_dense.best_score_, abs=1e-9)
+    # Its own grid: linear points only, constant tie band (no dense pair features).
+    default = SVMCompareCV(probability=True, cv=3, random_state=0).fit(wide, y)
+    assert set(default.cv_results_["kernel"]) == {"linear"}
+    assert set(default.cv_results_["tie_band"]) == {"constant"}
+
+
+def test_identities_cost_memory_in_proportion_to_the_comparisons():
+    # 20,000 games of 1,000 players: dense one-hot pairs alone would be 320 MB.
+    wide, _, y, _, _ = _identity_pairs_sparse_only(1_000, 20_000)
+    tracemalloc.start()
+    model = SVMCompare(kernel="linear").fit(wide, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 60 * 2**20, f"peak {peak / 2**20:.0f} MB"
+    assert model.weights_.size == 1_000
+
+
+def _identity_pairs_sparse_only(n_players, n_games, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    strength = rng.normal(size=n_players)
+    d = strength[b] - strength[a] + rng.logistic(size=n_games) * 0.7
+    y = np.where(d > 0.6, 1, np.where(d < -0.6, -1, 0))
+    rows = np.arange(n_games)
+    wide = sp.csr_matrix((np.ones(2 * n_games), (np.r_[rows, rows], np.r_[a, n_players + b])),
+                         shape=(n_games, 2 * n_players))
+    return wide, None, y, a, b
+
+
+def test_the_command_line_keeps_identities_sparse(tmp_path):
+    wide, dense, y, a, b = _identity_pairs(25, 800)
+    names = np.array([f"p{k:02d}" for k in range(25)])
+    pd.DataFrame({"item_a": names[a], "item_b": names[b], "y": y}).to_csv(
+        tmp_path / "m.csv", index=False)
+    model_path = tmp_path / "m.skops"
+    assert main(["fit", str(tmp_path / "m.csv"), "--model", str(model_path),
+                 "--probability"]) == 0
+    model = load_model(model_path)
+    assert model.kernel == "linear"  # the default for an identities-only table
+    reference = SVMCompare(kernel="linear", probability=True, random_state=0,
+                           verbose=False).fit(dense, y)
+    assert main(["predict", str(model_path), str(tmp_path / "m.csv"), "--proba",
+                 "-o", str(tmp_path / "p.csv")]) == 0
+    out = pd.read_csv(tmp_path / "p.csv")
+    np.testing.assert_allclose(out["rank_difference"], reference.decision_function(dense),
+                               atol=1e-8)
+    np.testing.assert_allclose(out[["p_x_better", "p_tie", "p_xprime_better"]],
+                               reference.predict_proba(dense), atol=1e-8)
+    save_model(reference, tmp_path / "dense.skops")  # a dense fit reads the same table
+    assert main(["predict", str(tmp_path / "dense.skops"), str(tmp_path / "m.csv"),
+                 "-o", str(tmp_path / "q.csv")]) == 0
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "q.csv")["y_pred"], out["y_pred"])
