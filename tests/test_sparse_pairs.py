@@ -181,3 +181,35 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     assert main(["predict", str(tmp_path / "dense.skops"), str(tmp_path / "m.csv"),
                  "-o", str(tmp_path / "q.csv")]) == 0
     np.testing.assert_array_equal(pd.read_csv(tmp_path / "q.csv")["y_pred"], out["y_pred"])
+
+
+def test_dense_identities_that_cannot_fit_are_refused_before_allocating(tmp_path, monkeypatch,
+                                                                        capsys):
+    from svmcompare import _validation
+
+    monkeypatch.setattr(_validation, "available_memory", lambda: 10_000)
+    matches = pd.DataFrame({"home": [f"t{k}" for k in range(100)],
+                            "away": [f"t{k + 1}" for k in range(100)]})
+    with pytest.raises(ValueError, match="dense one-hot pairs of 101 ids would take .* GB, "
+                                         "but only .* available; pass sparse=True"):
+        pairs_from_frame(matches, a="home", b="away")
+    assert pairs_from_frame(matches, a="home", b="away", sparse=True).X.nnz == 200
+    matches.assign(y=[1, 0] * 50).to_csv(tmp_path / "m.csv", index=False)
+    args = ["fit", str(tmp_path / "m.csv"), "--a", "home", "--b", "away",
+            "--model", str(tmp_path / "m.skops")]
+    assert main([*args, "--kernel", "rbf"]) == 2
+    assert "fit a linear model (--kernel linear)" in capsys.readouterr().err
+    assert main(args) == 0  # the default for identities: linear, sparse
+
+
+def test_a_memory_error_is_one_line(tmp_path, monkeypatch, capsys):
+    from svmcompare import io
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(io, "read_pairs", exhausted)
+    (tmp_path / "p.csv").write_text("a_u,b_u,y\n1,2,1\n")
+    assert main(["fit", str(tmp_path / "p.csv"), "--model", str(tmp_path / "m.skops")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmcompare fit: error: not enough memory") and err.count("\n") == 1

@@ -34,6 +34,29 @@ def check_outcome_map(mapping):
     return mapping
 
 
+def available_memory():
+    """Bytes of memory available to a new allocation (Linux /proc/meminfo's
+    MemAvailable), or None where that is unknown."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_allocation(nbytes, what, advice):
+    """Refuse, before allocating, an array of ``nbytes`` that cannot fit in
+    the memory available now (a clear error instead of a MemoryError or an
+    exhausted machine)."""
+    available = available_memory()
+    if available is not None and nbytes > available:
+        raise ValueError(f"{what} would take {nbytes / 2**30:.1f} GB, but only "
+                         f"{available / 2**30:.1f} GB of memory are available; {advice}")
+
+
 def frame_values(frame):
     """A DataFrame's values as floats when every column holds numbers or
     booleans, pandas' nullable types included (a missing value becomes NaN,

@@ -767,6 +767,11 @@ def main(argv=None):
     except (ValueError, TypeError, OSError) as exc:
         print(f"svmcompare {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print(f"svmcompare {args.command}: error: not enough memory for this input; a "
+              "linear model (--kernel linear) keeps an identities-only table sparse, and "
+              "'svmcompare fit --help' lists the lighter solvers.", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         # Output files are written whole or not at all (save_model renames a
         # finished temporary file), so nothing half-written is left behind.

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import LABELS, check_outcome_map
+from ._validation import LABELS, check_allocation, check_outcome_map
 
 # The exact doubles written: pandas before 3.0 parsed some 1 ulp off by
 # default (3.0 parses exactly and deprecates the option).
@@ -356,6 +356,11 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         _check_not_self(frame, columns, name)
         if items is None:
             ids, Z, features = _identities(frame, columns, columns.sparse_identities)
+            if not sp.issparse(Z):
+                check_allocation(16 * len(frame) * ids.size,
+                                 f"{name}: dense one-hot pairs of {ids.size} ids",
+                                 "fit a linear model (--kernel linear), which keeps "
+                                 "identities sparse, or give an --items table of features.")
         else:
             ids, Z, features = read_items(items)
             items = Path(items).name

@@ -20,7 +20,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._validation import as_float_matrix, check_finite, check_outcome_map, check_vector
+from ._validation import (
+    as_float_matrix,
+    check_allocation,
+    check_finite,
+    check_outcome_map,
+    check_vector,
+)
 
 
 def make_pairs(Xi, Xip):
@@ -250,6 +256,9 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     if items is None:
         # Identities are keyed by the ids as text (1 and "1" are one team).
         ids = np.unique(np.concatenate([a_ids, b_ids]).astype(str))
+        if not sparse:
+            check_allocation(16 * len(matches) * ids.size,
+                             f"dense one-hot pairs of {ids.size} ids", "pass sparse=True.")
         table = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
         feature_names = [f"is_{item}" for item in ids]
         key = pd.Series(np.arange(ids.size), index=ids)
