@@ -314,11 +314,7 @@ def _run_case(seed, folder, base, main):
 
 
 def _worker(connection):
-    import contextlib
-    import io
-
     import svmcompare._lazy
-    import svmcompare.cli
 
     calls = []
     real_import = svmcompare._lazy.import_module
@@ -334,7 +330,17 @@ def _worker(connection):
 
     from svmcompare import SVMCompare, load_model  # noqa: F401  (lazy exports resolved first)
 
-    folder = Path(tempfile.mkdtemp(prefix="svmcompare-fuzz-"))
+    with tempfile.TemporaryDirectory(prefix="svmcompare-fuzz-") as name:
+        _serve(connection, Path(name), recorder, import_recorder, calls)
+
+
+def _serve(connection, folder, recorder, import_recorder, calls):
+    import contextlib
+    import io
+
+    import svmcompare._lazy
+    import svmcompare.cli
+
     os.chdir(folder)
     base = _base_files(folder)
     cli_main = svmcompare.cli.main
