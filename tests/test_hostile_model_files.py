@@ -447,3 +447,23 @@ def test_a_file_without_a_scoring_part_is_still_checked_when_predict_loads_it(
     X, _ = make_norm_pairs(20, "l1", random_state=3)
     np.testing.assert_array_equal(load_model(path).predict_proba(X),
                                   probability_model.predict_proba(X))
+
+
+def test_nested_and_approximate_models_are_checked_too(tmp_path):
+    from svmcompare import GroupRankSVM, OrdinalSVM
+    from svmcompare.datasets import make_graded_blocks
+
+    X, y, groups, _ = make_graded_blocks(random_state=0)
+    graded = GroupRankSVM().fit(X, y, groups)
+    graded.pair_model_.ranking_.weights[0] = np.nan
+    ordinal = OrdinalSVM().fit(X, y)
+    ordinal.thresholds_[0] = np.inf
+    Xp, yp = make_norm_pairs(100, "l1", random_state=0)
+    nystroem = SVMCompare(solver="nystroem", n_components=10, random_state=0).fit(Xp, yp)
+    nystroem.ranking_.feature_map.projection_[0, 0] = np.nan
+    for name, model, message in (("graded", graded, "'weights' holds NaN"),
+                                 ("ordinal", ordinal, "thresholds_ holds NaN or infinity"),
+                                 ("nystroem", nystroem, "projection holds NaN")):
+        save_model(model, tmp_path / f"{name}.skops")
+        with pytest.raises(ValueError, match=message):
+            load_model(tmp_path / f"{name}.skops")

@@ -176,17 +176,48 @@ def _construct(data, trusted, path):
 
 
 def _check_loaded(model, path):
-    """The estimator's scoring state passes the scoring part's checks."""
+    """The estimator's scoring state (and that of every estimator it holds:
+    a search's refit, a graded model's pair model) passes the scoring part's
+    checks; parts the scoring part cannot describe (a Nystroem map, an
+    ordinal model's thresholds) must at least be finite."""
     if not _is_own_estimator(model):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
                          "estimator; write model files with 'svmcompare fit' or save_model.")
     try:
-        state = predictor_state(model, _library_version())
+        for estimator in _estimators(model):
+            state = predictor_state(estimator, _library_version())
+            if state is not None:
+                check_state(*state, f"{path}: the model")
+            _check_finite_parts(estimator, path)
+    except BadPredictorError:
+        raise
     except Exception as exc:  # attributes of the wrong type or missing
         raise ValueError(f"{path} is damaged: its model's scoring state is incomplete "
                          f"({type(exc).__name__}: {str(exc)[:160]}).") from None
-    if state is not None:
-        check_state(*state, f"{path}: the model")
+
+
+def _estimators(model):
+    """``model`` and the svmcompare estimators among its fitted attributes."""
+    yield model
+    for name, value in vars(model).items():
+        if name.endswith("_") and _is_own_estimator(value):
+            yield from _estimators(value)
+
+
+def _check_finite_parts(estimator, path):
+    ranking = getattr(estimator, "ranking_", None)
+    arrays = {"thresholds_": getattr(estimator, "thresholds_", None)}
+    if ranking is not None:
+        arrays.update(mean=ranking.scaler.mean, scale=ranking.scaler.scale,
+                      weights=ranking.weights, items=ranking.items, coef=ranking.coef,
+                      context_coef=ranking.context_coef)
+        if ranking.feature_map is not None:
+            arrays.update(landmarks=ranking.feature_map.landmarks_,
+                          projection=ranking.feature_map.projection_)
+        arrays["threshold"] = np.asarray(estimator.threshold_, dtype=float)
+    for name, value in arrays.items():
+        if value is not None and not np.all(np.isfinite(np.asarray(value, dtype=float))):
+            raise BadPredictorError(f"{path}: the model's {name} holds NaN or infinity.")
 
 
 def load_predictor(path):
