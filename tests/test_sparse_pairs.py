@@ -213,3 +213,16 @@ def test_a_memory_error_is_one_line(tmp_path, monkeypatch, capsys):
     assert main(["fit", str(tmp_path / "p.csv"), "--model", str(tmp_path / "m.skops")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("svmcompare fit: error: not enough memory") and err.count("\n") == 1
+
+
+def test_letor_pairs_that_cannot_fit_are_refused_before_forming_them(tmp_path, monkeypatch):
+    from svmcompare import _validation
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor, read_pairs
+
+    X, y, groups, _ = make_graded_blocks(random_state=0)
+    dump_letor(X, y, groups, tmp_path / "g.letor")
+    monkeypatch.setattr(_validation, "available_memory", lambda: 1_000)
+    with pytest.raises(ValueError, match="g.letor: its .* pairs would take .* trains on every "
+                                         "pair without forming them"):
+        read_pairs(tmp_path / "g.letor")

@@ -243,6 +243,11 @@ def _letor_pairs(path):
     from .pairs import pairwise_transform
 
     Z, grades, qid = load_letor(path)
+    _, sizes = np.unique(qid, return_counts=True)
+    n_pairs = int((sizes * (sizes - 1) // 2).sum())
+    check_allocation(16 * n_pairs * Z.shape[1], f"{Path(path).name}: its {n_pairs:,} pairs",
+                     "fit --kernel linear without --grid, --auto and --probability trains on "
+                     "every pair without forming them.")
     X, y = pairwise_transform(Z, grades, qid, ties="keep")
     if X.shape[0] == 0:
         raise ValueError(f"{Path(path).name}: no query has two items, so there are no pairs.")
