@@ -232,7 +232,7 @@ def test_a_node_id_cannot_stand_in_for_a_key_type(files):
         plant(schema, _dict({"x": _json(1)}, _list([{**_STR, "__id__": kernel["__id__"]}])))
 
     edit_schema(files / "model.skops", edit)
-    with pytest.raises(ValueError, match="node id .* names a TypeNode"):
+    with pytest.raises(ValueError, match="node id .* names two different nodes"):
         load_model(files / "model.skops")
 
 
@@ -422,7 +422,7 @@ def test_a_malformed_scoring_part_is_refused_not_skipped(probability_model, tmp_
 
 @pytest.mark.parametrize("attribute,value,message", [
     ("threshold_", "NaN", "threshold is nan"),
-    ("threshold_", '"wide"', "scoring state is incomplete .*'wide'"),
+    ("threshold_", '"wide"', "fitted state is incomplete .*'wide'"),
     ("score_scale_", "-1.0", "score_scale -1.0 is not positive"),
 ])
 def test_load_model_checks_the_estimator_s_scoring_state(probability_model, tmp_path,
@@ -462,8 +462,149 @@ def test_nested_and_approximate_models_are_checked_too(tmp_path):
     nystroem = SVMCompare(solver="nystroem", n_components=10, random_state=0).fit(Xp, yp)
     nystroem.ranking_.feature_map.projection_[0, 0] = np.nan
     for name, model, message in (("graded", graded, "'weights' holds NaN"),
-                                 ("ordinal", ordinal, "thresholds_ holds NaN or infinity"),
-                                 ("nystroem", nystroem, "projection holds NaN")):
+                                 ("ordinal", ordinal, "thresholds_ holds NaN, infinity"),
+                                 ("nystroem", nystroem, "Nystroem projection holds NaN")):
         save_model(model, tmp_path / f"{name}.skops")
         with pytest.raises(ValueError, match=message):
             load_model(tmp_path / f"{name}.skops")
+
+
+# -- an independent attack's findings (each ran or corrupted memory before) ----
+
+def _array_node(member, cls="ndarray", node_id=None):
+    node = {"__class__": cls, "__module__": "numpy", "__loader__": "NdArrayNode",
+            "type": "numpy", "file": member}
+    if node_id is not None:
+        node["__id__"] = node_id
+    return node
+
+
+def _npy_bytes(array):
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def test_no_object_can_carry_a_numpy_protocol_attribute(files):
+    """An allowed object with an ``__array_interface__`` attribute is, for
+    NumPy, an array over raw memory at an address the file picks (a crash,
+    or a leak of process memory through predictions)."""
+    interface = _dict({"shape": _list([_json(2)], "TupleNode", "tuple"),
+                       "typestr": _json("<f8"),
+                       "data": _list([_json(16), _json(True)], "TupleNode", "tuple")})
+    splitter = {"__class__": "KFold", "__module__": "sklearn.model_selection._split",
+                "__loader__": "ObjectNode", "content": _dict({"__array_interface__": interface})}
+    edit_schema(files / "model.skops", lambda s: plant(s, splitter))
+    with pytest.raises(ValueError, match="attribute name '__array_interface__' is not one"):
+        load_model(files / "model.skops")
+
+
+def test_a_recurring_id_must_repeat_its_node(files):
+    """skops builds the first node with an id wherever the id recurs: a
+    stub standing for an earlier dict with an integer key, or a chain of
+    lists each naming the last twice (2^k nodes built from k)."""
+    def chain(schema):
+        levels = [_list([_json(0), _json(0)])]
+        levels[0]["__id__"] = 5000
+        for k in range(1, 20):
+            stub = _list([])
+            stub["__id__"] = 5000 + k - 1
+            level = _list([stub, dict(stub)])
+            level["__id__"] = 5000 + k
+            levels.append(level)
+        plant(schema, _list(levels))
+
+    edit_schema(files / "model.skops", chain)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="node id 5000 names two different nodes"):
+        load_model(files / "model.skops")
+    assert time.perf_counter() - start < 5
+
+
+def test_an_array_member_is_read_once_and_scalars_are_scalars(files):
+    path = files / "model.skops"
+    members = _members(path)
+    members["77.npy"] = _npy_bytes(np.zeros(100_000, dtype=np.int8))
+    _write(path, members)
+    edit_schema(path, lambda s: plant(s, _list([_array_node("77.npy"), _array_node("77.npy")])))
+    with pytest.raises(ValueError, match="array member '77.npy' is read by two nodes"):
+        load_model(path)
+    edit_schema(path, lambda s: s["content"]["model"]["content"]["content"].update(
+        evil=_array_node("77.npy", "float64")), keep_predictor=True)
+    with pytest.raises(ValueError, match=r"a numpy.float64 scalar whose data is an array of "
+                                         r"shape \(100000,\)"):
+        load_model(path)
+
+
+@pytest.mark.parametrize("flag", [0x20, 0x40])
+def test_zip_features_no_model_file_uses_are_refused(files, flag):
+    path = files / "model.skops"
+    data = bytearray(path.read_bytes())
+    # Set the flag in every central-directory record (signature PK\1\2, flags at +8).
+    start = 0
+    while (start := data.find(b"PK\x01\x02", start)) >= 0:
+        data[start + 8] |= flag
+        start += 4
+    path.write_bytes(bytes(data))
+    for reader in (load_model, load_predictor):
+        with pytest.raises(ValueError, match="uses zip features"):
+            reader(path)
+
+
+def _edit_model(files, edit):
+    """The fitted probability model's file with ``edit(model)`` applied before saving."""
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    model = SVMCompare(C=1.0, gamma=0.5, probability=True, random_state=0).fit(X, y)
+    edit(model)
+    save_model(model, files / "edited.skops")
+    return files / "edited.skops"
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda m: setattr(m, "scaler_", __import__("copy").deepcopy(m.scaler_)),
+     "scaler_ or kernel_ is not its ranking function's own"),
+    (lambda m: setattr(m, "n_features_in_", 3_000_000), "n_features_in_ \\(3000000\\) differs"),
+    (lambda m: setattr(m.calibrator_, "symmetric", False) or m.calibrator_.link_.coef_.fill(
+        np.nan), "link coefficients holds NaN"),
+    (lambda m: setattr(m, "score_scale_", 0.0), "score_scale 0.0 is not positive"),
+    (lambda m: setattr(m.calibrator_, "symmetric", False) or setattr(m, "score_scale_", 0.0),
+     "score_scale_ is 0.0"),
+    (lambda m: setattr(m.calibrator_.link_, "classes_", np.array([5, 6, 7])),
+     "outcomes or cut points are inconsistent"),
+    (lambda m: setattr(m, "class_prior_", np.array([np.nan, -5.0, np.inf])), "class_prior"),
+    (lambda m: setattr(m, "best_estimator_", None) or m.calibrator_.link_.coef_.fill(np.nan),
+     "holds NaN"),
+])
+def test_a_loaded_model_is_a_consistent_fitted_model(files, edit, message):
+    """What load_model builds is what scoring uses, and it is consistent."""
+    path = _edit_model(files, edit)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+
+
+def test_scores_that_overflow_are_an_error_not_nan(files):
+    def extreme(model):
+        model.ranking_.coef[:] = 1e308
+    path = _edit_model(files, extreme)
+    model = load_model(path)  # every number is finite ...
+    X, _ = make_norm_pairs(20, "l1", random_state=3)
+    with pytest.raises(ValueError, match="overflow to NaN or infinity"):
+        model.predict(X)  # ... but their sums are not
+    assert main(["predict", str(path), str(files / "pairs.csv"), "-o",
+                 str(files / "out.csv")]) == 2
+
+
+def test_an_ordinal_model_ranks_items_on_the_command_line(tmp_path):
+    from svmcompare import OrdinalSVM
+    from svmcompare.datasets import make_graded_blocks
+
+    X, y, _, _ = make_graded_blocks(random_state=0)
+    model = OrdinalSVM().fit(X, y)
+    save_model(model, tmp_path / "o.skops")
+    pd.DataFrame({"id": np.arange(X.shape[0]), **{f"f{k + 1}": X[:, k] for k in
+                                                  range(X.shape[1])}}).to_csv(
+        tmp_path / "items.csv", index=False)
+    assert main(["rank", str(tmp_path / "o.skops"), str(tmp_path / "items.csv"),
+                 "-o", str(tmp_path / "r.csv")]) == 0
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["rank"],
+                               model.pair_model_.rank(X))

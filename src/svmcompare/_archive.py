@@ -33,6 +33,7 @@ _MEMBER = re.compile(r"schema\.json|[0-9]{1,24}\.npy|svmcompare-predictor\.json"
                      r"|svmcompare-predictor/[A-Za-z_][A-Za-z0-9_]{0,63}\.npy")
 _MAX_MEMBERS = 100_000
 _NPY_HEADER_MAX = 10_000  # bytes; numpy's own limit for a trusted header
+_PLAIN_FLAGS = 0x8 | 0x800  # a data descriptor, UTF-8 names
 
 
 def read_regular_file(path):
@@ -78,9 +79,9 @@ class Archive:
         self.names = set()
         for info in infos:
             self._check_member(info)
-        for name in self.names:
-            if name.endswith(".npy"):
-                check_npy(self.read(name), f"{source}: {name}")
+        # (shape, dtype) of every array member, checked against its bytes.
+        self.arrays = {name: check_npy(self.read(name), f"{source}: {name}")
+                       for name in self.names if name.endswith(".npy")}
 
     def _check_member(self, info):
         name = info.filename
@@ -94,21 +95,25 @@ class Archive:
                 f"{self.source}: member {name!r} is compressed ({info.compress_size:,} bytes "
                 f"that expand to {info.file_size:,}); svmcompare model files store members "
                 "uncompressed, so this file was not written by save_model.")
-        if info.flag_bits & 0x1:
-            raise ValueError(f"{self.source}: member {name!r} is encrypted.")
+        if info.flag_bits & ~_PLAIN_FLAGS:
+            raise ValueError(f"{self.source}: member {name!r} uses zip features (flags "
+                             f"{info.flag_bits:#x}: encryption, patches, strong encryption) "
+                             "that no model file uses.")
         self.names.add(name)
 
     def read(self, name):
         """A member's bytes (its CRC checked)."""
         try:
             return self._zip.read(name)
-        except (zipfile.BadZipFile, ValueError, EOFError, OSError, KeyError) as exc:
-            raise ValueError(f"{self.source}: member {name!r} is damaged ({exc}).") from None
+        except Exception as exc:  # zipfile raises many types on damaged data
+            raise ValueError(f"{self.source}: member {name!r} is damaged "
+                             f"({type(exc).__name__}: {str(exc)[:160]}).") from None
 
 
 def check_npy(data, where):
     """Refuse a ``.npy`` member whose header is malformed, whose dtype is not a
-    plain number or boolean type, or whose shape does not fill its bytes."""
+    plain number or boolean type, or whose shape does not fill its bytes;
+    return its (shape, dtype)."""
     stream = io.BytesIO(data)
     try:
         version = np.lib.format.read_magic(stream)
@@ -129,6 +134,7 @@ def check_npy(data, where):
     if expected != len(data) - stream.tell():
         raise ValueError(f"{where}: the array header claims shape {shape} ({expected:,} bytes) "
                          f"but the member holds {len(data) - stream.tell():,}.")
+    return shape, dtype
 
 
 def read_npy(data, where):

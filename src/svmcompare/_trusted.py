@@ -19,8 +19,11 @@ here with a strict grammar:
   :data:`ESTIMATOR_TYPES`, and the version is checked here, before any
   object exists;
 - a node that repeats an earlier node's id (skops then reuses the earlier
-  node) must be of the same kind and class, so no node can stand in for
-  one of another kind (a dict's key type, say).
+  node) must repeat it exactly, so no node can stand in for another and the
+  built tree is no larger than the file's text;
+- attribute names are plain identifiers, never dunder protocol names
+  (NumPy reads ``__array_interface__`` off an instance), and each array
+  member is read by one node (a NumPy scalar node by a 0-d array of its type).
 
 Anything else is refused with one line naming the node's path in the file.
 """
@@ -87,7 +90,7 @@ class UntrustedFileError(ValueError):
     """A model file holding something svmcompare does not load."""
 
 
-def check_schema(schema, array_members, source, expected_version):
+def check_schema(schema, arrays, source, expected_version):
     """Check a parsed ``schema.json`` against the allow-list; return the class
     names it uses (to pass to skops as the trusted types).
 
@@ -95,15 +98,16 @@ def check_schema(schema, array_members, source, expected_version):
     ----------
     schema : object
         The parsed JSON.
-    array_members : set of str
-        The archive's ``.npy`` members (checked already); arrays must name one.
+    arrays : dict
+        The archive's ``.npy`` members (checked already) to their (shape,
+        dtype); array nodes must name one, each its own.
     source : str or Path
         For messages.
     expected_version : callable
         Called with the file's svmcompare version string before any object is
         built; raises when the file cannot be used with this version.
     """
-    walker = _Walker(array_members, source)
+    walker = _Walker(arrays, source)
     if not isinstance(schema, dict):
         walker.refuse("schema", "the schema is not a JSON object")
     from skops.io._protocol import PROTOCOL
@@ -139,6 +143,20 @@ def _name(node):
     return f"{node.get('__module__')}.{node.get('__class__')}"
 
 
+def _without_ids(value):
+    if isinstance(value, dict):
+        return {k: _without_ids(v) for k, v in value.items() if k != "__id__"}
+    if isinstance(value, list):
+        return [_without_ids(v) for v in value]
+    return value
+
+
+def _scalar_dtype(name):
+    import numpy as np
+
+    return np.dtype(getattr(np, name.split(".", 1)[1]))
+
+
 def _json_value(node):
     try:
         return json.loads(node["content"])
@@ -147,11 +165,12 @@ def _json_value(node):
 
 
 class _Walker:
-    def __init__(self, array_members, source):
-        self.arrays = array_members
+    def __init__(self, arrays, source):
+        self.arrays = arrays
         self.source = source
         self.used = set()
-        self.seen = {}  # __id__ -> (node kind, class name)
+        self.seen = {}  # __id__ -> the node's JSON without ids
+        self.files = {}  # array member -> the id of the node that reads it
 
     def refuse(self, path, why):
         raise UntrustedFileError(f"{self.source}: refusing to load it: at {path}: {why}.")
@@ -174,19 +193,21 @@ class _Walker:
         getattr(self, "_" + loader)(node, path, depth)
 
     def _register(self, node, path):
-        """Remember the node's id; skops reuses the first node built under an id
-        for every later node with that id, so a repeated id must name a node
-        of the same kind and class (checked where it stands) as the first."""
+        """Remember the node under its id.  skops builds the first node with
+        an id and reuses it wherever the id recurs, ignoring what the later
+        node says; so a recurring id must repeat its node exactly (up to the
+        ids inside, which a save draws afresh for temporary objects): then
+        what was checked here is what is built here, and a file cannot make
+        the built tree larger than its text."""
         key = node.get("__id__")
         if key is None:
             return
         if not isinstance(key, int) or isinstance(key, bool):
             self.refuse(path, "a node id is not an integer")
-        signature = (node.get("__loader__"), _name(node))
-        if self.seen.setdefault(key, signature) != signature:
-            self.refuse(path, f"node id {key} names a {signature[0]} of {signature[1][:80]} "
-                              f"here and a {self.seen[key][0]} of {self.seen[key][1][:80]} "
-                              "elsewhere")
+        text = json.dumps(_without_ids(node), sort_keys=True)
+        if self.seen.setdefault(key, text) != text:
+            self.refuse(path, f"node id {key} names two different nodes (a {node['__loader__']}"
+                              f" of {_name(node)[:80]} here)")
 
     def _class(self, node, path, allowed):
         name = _name(node)
@@ -237,13 +258,30 @@ class _Walker:
             self.node(node["content"], path, depth + 1, kind="DictNode")
             if any(_name(t) != "builtins.str" for t in node["content"]["key_types"]["content"]):
                 self.refuse(path, "an object's attribute names are not strings")
+            for name in node["content"]["content"]:
+                # Dunder names are protocols (NumPy reads __array_interface__
+                # off an instance: raw memory at an address a file would pick).
+                if not name.isidentifier() or name.startswith("__"):
+                    self.refuse(path, f"attribute name {name[:60]!r} is not one an object "
+                                      "of a model file has")
 
     def _NdArrayNode(self, node, path, depth):
         kind = node.get("type")
         if kind == "numpy":
-            self.used.add(self._class(node, path, ARRAY_TYPES))
-            if node.get("file") not in self.arrays or set(node) & {"content", "shape"}:
+            name = self._class(node, path, ARRAY_TYPES)
+            self.used.add(name)
+            member = node.get("file")
+            if member not in self.arrays or set(node) & {"content", "shape"}:
                 self.refuse(path, "an array whose data is not one of the file's arrays")
+            # One node reads each array member (skops loads a member once per
+            # node: shared members would multiply the memory a file costs).
+            reader = node.get("__id__", path)
+            if self.files.setdefault(member, reader) != reader:
+                self.refuse(path, f"array member {member!r} is read by two nodes")
+            shape, dtype = self.arrays[member]
+            if name != "numpy.ndarray" and (shape != () or dtype != _scalar_dtype(name)):
+                self.refuse(path, f"a {name} scalar whose data is an array of shape {shape} "
+                                  f"and dtype {dtype}")
         elif kind == "json":  # object arrays: feature names
             self._class(node, path, {"numpy.ndarray"})
             items, shape = node.get("content"), node.get("shape")

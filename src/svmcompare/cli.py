@@ -381,7 +381,9 @@ def _rank(args):
     out = pd.DataFrame({"id": ids})
     if is_letor(args.items_file):
         out["qid"] = load_letor(args.items_file)[2]  # which query each item answers
-    out.assign(rank=model.rank(Z)).to_csv(args.output, index=False)
+    # An ordinal model scores items by its pair model's r(x) (its grades cut it).
+    scorer = model if hasattr(model, "rank") else model.pair_model_
+    out.assign(rank=scorer.rank(Z)).to_csv(args.output, index=False)
     print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
     return 0
 
@@ -399,7 +401,7 @@ def _report_graded(args):
 
     model = load_model(args.model)
     Z, grades, qid = load_letor(args.pairs, getattr(model, "n_features_in_", None))
-    score = model.rank(Z)
+    score = (model if hasattr(model, "rank") else model.pair_model_).rank(Z)
     tau, per_group = kendall_tau_per_group(grades, score, qid)
     print(f"items {Z.shape[0]} in {np.unique(qid).size} queries: Kendall tau per query "
           f"{tau:.4f} (mean over the {int(np.isfinite(per_group).sum())} queries with two grades)")

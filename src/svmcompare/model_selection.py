@@ -507,6 +507,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     def __setstate__(self, state):
         results = state.get("cv_results_")
         if isinstance(results, dict):
+            lengths = {len(column) if isinstance(column, list) or getattr(column, "ndim", 0) == 1
+                       else -1 for column in results.values()}
+            if len(lengths) > 1 or -1 in lengths:
+                raise ValueError("cv_results_ must be columns of one length (lists or 1-D "
+                                 "arrays).")
             state = {**state, "cv_results_": pd.DataFrame(results)}
         super().__setstate__(state)
 

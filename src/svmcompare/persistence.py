@@ -17,8 +17,9 @@ Loading a file never trusts it:
    classes and node kinds, and the file's svmcompare version is checked,
    before skops builds any object (:mod:`svmcompare._trusted`): no function,
    method or module attribute a file names is ever called;
-3. the loaded estimator's scoring state is checked (finite numbers, known
-   names, consistent shapes) as the scoring part is.
+3. the loaded estimator is checked to be a consistent fitted model: the
+   parts scoring uses, finite numbers, known names and consistent shapes
+   (:mod:`svmcompare._fitted_state`), as the scoring part is.
 
 Every refusal is a ``ValueError`` (``FileNotFoundError`` for a missing file)
 whose one-line message names the file and the part at fault.
@@ -37,6 +38,7 @@ import numpy as np
 
 from . import predictor as _predictor
 from ._archive import Archive, read_npy, read_regular_file
+from ._fitted_state import check_fitted_model
 from .predictor import BadPredictorError, Predictor, check_state, predictor_state
 
 __all__ = ["FORMAT", "save_model", "load_model", "load_predictor", "Predictor",
@@ -155,7 +157,7 @@ def load_model(path):
     if "schema.json" not in archive.names:
         raise ValueError(f"{path} is not an svmcompare model file (no schema.json).")
     schema = _parse_json(archive.read("schema.json"), path, "schema.json")
-    arrays = {name for name in archive.names if name.endswith(".npy") and "/" not in name}
+    arrays = {name: header for name, header in archive.arrays.items() if "/" not in name}
     trusted = check_schema(schema, arrays, path, _version_check(path))
     model = _construct(archive.data, trusted, path)
     _check_loaded(model, path)
@@ -176,48 +178,10 @@ def _construct(data, trusted, path):
 
 
 def _check_loaded(model, path):
-    """The estimator's scoring state (and that of every estimator it holds:
-    a search's refit, a graded model's pair model) passes the scoring part's
-    checks; parts the scoring part cannot describe (a Nystroem map, an
-    ordinal model's thresholds) must at least be finite."""
     if not _is_own_estimator(model):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
                          "estimator; write model files with 'svmcompare fit' or save_model.")
-    try:
-        for estimator in _estimators(model):
-            state = predictor_state(estimator, _library_version())
-            if state is not None:
-                check_state(*state, f"{path}: the model")
-            _check_finite_parts(estimator, path)
-    except BadPredictorError:
-        raise
-    except Exception as exc:  # attributes of the wrong type or missing
-        raise ValueError(f"{path} is damaged: its model's scoring state is incomplete "
-                         f"({type(exc).__name__}: {str(exc)[:160]}).") from None
-
-
-def _estimators(model):
-    """``model`` and the svmcompare estimators among its fitted attributes."""
-    yield model
-    for name, value in vars(model).items():
-        if name.endswith("_") and _is_own_estimator(value):
-            yield from _estimators(value)
-
-
-def _check_finite_parts(estimator, path):
-    ranking = getattr(estimator, "ranking_", None)
-    arrays = {"thresholds_": getattr(estimator, "thresholds_", None)}
-    if ranking is not None:
-        arrays.update(mean=ranking.scaler.mean, scale=ranking.scaler.scale,
-                      weights=ranking.weights, items=ranking.items, coef=ranking.coef,
-                      context_coef=ranking.context_coef)
-        if ranking.feature_map is not None:
-            arrays.update(landmarks=ranking.feature_map.landmarks_,
-                          projection=ranking.feature_map.projection_)
-        arrays["threshold"] = np.asarray(estimator.threshold_, dtype=float)
-    for name, value in arrays.items():
-        if value is not None and not np.all(np.isfinite(np.asarray(value, dtype=float))):
-            raise BadPredictorError(f"{path}: the model's {name} holds NaN or infinity.")
+    check_fitted_model(model, path, _library_version())
 
 
 def load_predictor(path):

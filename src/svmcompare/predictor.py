@@ -75,7 +75,8 @@ def predictor_state(model, version):
     it cannot be written so (a graded-items model, a callable kernel, a
     Nystroem feature map); such files are scored through ``load_model``.
     An ``SVMCompareCV`` scores with its refitted ``best_estimator_``."""
-    model = getattr(model, "best_estimator_", model)
+    if type(model).__name__ == "SVMCompareCV":
+        model = model.best_estimator_
     ranking = getattr(model, "ranking_", None)
     if ranking is None or ranking.kernel.func is not None or ranking.feature_map is not None:
         return None

@@ -139,6 +139,16 @@ class RankingFunction:
         return coef
 
 
+def _finite_output(values, what):
+    """``values``, or a ValueError when some are NaN or infinite: inputs or a
+    model so extreme that double precision overflows (never silent NaN)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"The model's {what} overflow to NaN or infinity on these inputs: "
+                         "the inputs or the model hold values beyond double precision's range "
+                         "(check for extreme features or a damaged model file).")
+    return values
+
+
 class ComparisonMixin:
     """``rank``, ``decision_function``, ``predict``, ``score`` and ``coef_`` of an
     estimator whose fit set ``ranking_`` (a :class:`RankingFunction`) and
@@ -212,7 +222,8 @@ class ComparisonMixin:
         Z = Z.astype(np.float64)
         if not np.all(np.isfinite(Z)):
             raise ValueError("Z contains NaN or infinity.")
-        return self.ranking_.rank_standardized(self.scaler_.transform_items(Z))
+        return _finite_output(self.ranking_.rank_standardized(self.scaler_.transform_items(Z)),
+                              "scores r(x)")
 
     def _rank_sparse(self, Z):
         """r(z) of sparse items (a linear model): the weights on the scaled
@@ -226,7 +237,9 @@ class ComparisonMixin:
             raise ValueError("Z contains NaN or infinity.")
         scaler, weights = self.scaler_, self.ranking_.weights
         w = weights / scaler.scale
-        return np.asarray(Z[:, np.flatnonzero(scaler.keep)] @ w).ravel() - scaler.mean @ w
+        return _finite_output(
+            np.asarray(Z[:, np.flatnonzero(scaler.keep)] @ w).ravel() - scaler.mean @ w,
+            "scores r(x)")
 
     def decision_function(self, X, context=None):
         """Rank differences r(x') - r(x) (+ v^T context) of each pair.
@@ -242,7 +255,9 @@ class ComparisonMixin:
         diff : ndarray of shape (n_pairs,)
         """
         Xs = self._standardized_pairs(X)
-        return self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0]))
+        return _finite_output(
+            self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0])),
+            "rank differences")
 
     def _standardized_pairs(self, X):
         """Validated pairs, standardized as at fit time."""
@@ -274,7 +289,9 @@ class ComparisonMixin:
         context = self._checked_context(context, Xs.shape[0])
         gap = self._decision_standardized(Xs) / self.score_scale_
         tie_band = getattr(self, "tie_band", "constant")
-        return self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band))
+        return _finite_output(
+            self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
+            "probabilities")
 
     def _rank_gap(self, X):
         """r(x') - r(x) without the context term (the input of the probability link)."""
