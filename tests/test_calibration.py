@@ -78,11 +78,14 @@ def test_predict_proba_is_calibrated_on_held_out_pairs(model):
     d = fitted.decision_function(X_test)
     order = np.argsort(d)
     assert np.all(np.diff(proba[order, 2]) >= -1e-12)
-    # Deterministic given random_state; the plain model's predictions are unchanged.
+    # Deterministic given random_state; the comparison rule is the plain model's,
+    # and predict's labels are the most probable outcomes (issue 36).
     again = clone(fitted).fit(X, y).predict_proba(X_test)
     np.testing.assert_allclose(again, proba)
     plain = clone(model).fit(X, y)
-    np.testing.assert_array_equal(plain.predict(X_test), fitted.predict(X_test))
+    np.testing.assert_array_equal(plain.predict(X_test), fitted.compare(X_test))
+    np.testing.assert_array_equal(fitted.predict(X_test), np.array([-1, 0, 1])[proba.argmax(1)])
+    assert plain.decision_rule_ == "comparison" and fitted.decision_rule_ == "probability"
     assert not hasattr(plain, "predict_proba")
 
 

@@ -39,7 +39,7 @@ from .calibration import (
 )
 from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
-from .ranking_function import ComparisonMixin
+from .ranking_function import ComparisonMixin, check_cost
 from .solvers import solve_dual, solve_linear, solver_threads
 from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
@@ -182,6 +182,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
             raise ValueError(
                 f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
+        check_cost(getattr(self, "cost", None))
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
         if self.solver == "linear" and kernel.code != LINEAR:
             raise ValueError(

@@ -32,7 +32,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, calibration="cv", n_jobs=None, random_state=None,
+                 probability=False, calibration="cv", cost=None, n_jobs=None, random_state=None,
                  verbose=False):
         self.C = C
         self.kernel = kernel
@@ -47,6 +47,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.n_components = n_components
         self.probability = probability
         self.calibration = calibration
+        self.cost = cost
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -81,7 +82,7 @@ class SVMRank(_RankSVMBase):
         :class:`svmcompare.SVMCompare` for its share with ``probability=True``.
     shrinking : bool, default=True
         LIBSVM's shrinking in the exact solver; see :class:`svmcompare.SVMCompare`.
-    solver, n_components, probability, calibration, n_jobs, random_state, verbose : see
+    solver, n_components, probability, calibration, cost, n_jobs, random_state, verbose : see
         :class:`svmcompare.SVMCompare`.
 
     Attributes

@@ -474,10 +474,11 @@ def _evaluate(args):
         _check_feature_names(model, features, args.pairs)
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
-    report = comparison_report(y, score, model.threshold_)
+    labels, rule = _labels_and_rule(model, score, proba)
+    report = comparison_report(y, score, model.threshold_, y_pred=labels)
     n = report["count"]
     print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")
-    print(f"zero-one error {100 * report['error_rate']:.2f}%: false positives "
+    print(f"zero-one error {100 * report['error_rate']:.2f}% ({rule}): false positives "
           f"{report['false_positive']} (tie predicted different), false negatives "
           f"{report['false_negative']} (difference predicted tie), inversions "
           f"{report['inversion']} (wrong direction)")
@@ -499,6 +500,21 @@ def _evaluate(args):
     else:
         print("comparison AUC: needs both ties and non-ties in y")
     return 0
+
+
+def _labels_and_rule(model, score, proba):
+    """The labels ``predict`` gives (from the scores and probabilities at
+    hand) and the rule that made them, in words."""
+    from ._threshold import threshold_compare
+    from .ranking_function import least_cost_labels
+
+    if proba is not None:
+        cost = getattr(model, "cost", None)
+        rule = ("labels: the most probable outcome" if cost is None
+                else "labels: the outcome of least expected cost")
+        return least_cost_labels(proba, cost), rule
+    return threshold_compare(score, model.threshold_), \
+        f"labels: the comparison rule, a tie when |r(x') - r(x)| <= {model.threshold_:.4g}"
 
 
 def _plot_evaluation(path, y, score, auc, chance, proba):

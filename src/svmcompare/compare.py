@@ -148,6 +148,13 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     random_state : int, RandomState or None
         Seed of the Nystroem landmarks and of the calibration folds (the
         solvers are otherwise deterministic).
+    cost : array-like of shape (3, 3), default=None
+        With ``probability=True``, :meth:`predict` gives the label of least
+        expected cost, cost[i, j] being the cost of predicting labels[j] when
+        the truth is labels[i] (labels -1, 0, 1; e.g. a missed draw that
+        costs less than a wrong winner); None: zero-one cost, the most
+        probable outcome.  Without probabilities :meth:`predict` is the
+        comparison rule :meth:`compare`.
     verbose : bool, default=False
         Show a progress line on stderr (SMO steps so far and their rate)
         while an exact fit runs longer than 2 s, and with ``probability=True``
@@ -219,7 +226,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
                  class_weight="balanced", on_degenerate="fallback", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, calibration="cv", tie_band="constant", link="ordered",
-                 n_jobs=None, random_state=None, verbose=False):
+                 cost=None, n_jobs=None, random_state=None, verbose=False):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -237,6 +244,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         self.calibration = calibration
         self.tie_band = tie_band
         self.link = link
+        self.cost = cost
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose

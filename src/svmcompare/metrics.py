@@ -146,8 +146,9 @@ def comparison_auc(y_true, score, inversions="false_negative"):
 
 
 
-def comparison_report(y_true, score, tau=1.0, inversions="false_negative"):
-    """Errors of the thresholded comparison t_tau (eq. 4) by kind, and the AUC.
+def comparison_report(y_true, score, tau=1.0, inversions="false_negative", y_pred=None):
+    """Errors of the thresholded comparison t_tau (eq. 4) (or of labels
+    ``y_pred``) by kind, and the AUC of the scores.
 
     Parameters
     ----------
@@ -158,11 +159,14 @@ def comparison_report(y_true, score, tau=1.0, inversions="false_negative"):
         The threshold (1 for SVMCompare, eq. 5; ``threshold_`` for the baselines).
     inversions : str
         As in :func:`comparison_roc_curve`.
+    y_pred : array-like of shape (n_pairs,), optional
+        Labels to count the errors of instead of ``t_tau(score)`` (e.g. a
+        probability model's ``predict``).
 
     Returns
     -------
     dict
-        :func:`comparison_errors` of ``t_tau(score)``, plus ``error_rate``
+        :func:`comparison_errors` of ``t_tau(score)`` (or ``y_pred``), plus ``error_rate``
         (error / count) and ``auc`` (:func:`comparison_auc`; NaN unless
         ``y_true`` has both ties and non-ties, where it is undefined).
     """
@@ -171,7 +175,8 @@ def comparison_report(y_true, score, tau=1.0, inversions="false_negative"):
     y_true = check_labels(y_true)
     score = check_vector(score, y_true.shape[0], "score",
                          lambda k: f"score has {k} entries but y_true has {y_true.shape[0]}.")
-    report = comparison_errors(y_true, threshold_compare(score, tau))
+    report = comparison_errors(y_true, threshold_compare(score, tau) if y_pred is None
+                               else y_pred)
     report["error_rate"] = report["error"] / report["count"]
     both = 0 < report["equality"] < report["count"]
     report["auc"] = comparison_auc(y_true, score, inversions) if both else np.nan

@@ -38,6 +38,7 @@ from .compare import SVMCompare
 from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
+from .ranking_function import check_cost
 from .sparse_pairs import SparsePairs
 
 SCORINGS = ("error", "auc", "log_loss")
@@ -432,6 +433,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         Parallel (fold, path) fits through joblib.
     random_state : int or None
         Passed to the estimator (Nystroem landmarks) when not None.
+    cost : array-like of shape (3, 3), default=None
+        With ``probability=True``, the cost matrix of :meth:`predict`'s
+        labels (see :class:`SVMCompare`); None: the most probable outcome.
     progress : bool, default=False
         Show a progress bar over the paths.
 
@@ -454,14 +458,15 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, param_grid=None, scoring=None, cv=5,
-                 probability=False, selection="one_se", n_jobs=None, random_state=None,
-                 progress=False):
+                 probability=False, selection="one_se", cost=None, n_jobs=None,
+                 random_state=None, progress=False):
         self.estimator = estimator
         self.selection = selection
         self.param_grid = param_grid
         self.scoring = scoring
         self.cv = cv
         self.probability = probability
+        self.cost = cost
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
@@ -532,6 +537,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             validation scores themselves are unweighted).
         """
         scoring = self._scoring()
+        check_cost(self.cost)
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
         named = X  # a wide DataFrame's feature names go to the fitted model
@@ -607,6 +613,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         model.fit(X, y, context=context, sample_weight=sample_weight)
         if self.probability:
             model.set_params(probability=True)
+            if self.cost is not None and "cost" in model.get_params():
+                model.set_params(cost=self.cost)
             model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context,
                              sample_weight)
         if hasattr(model, "_set_feature_names"):
@@ -631,8 +639,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         return self._fitted().decision_function(X, context)
 
     def predict(self, X, context=None):
-        """Comparisons in {-1, 0, 1} by the refitted best model."""
+        """Labels in {-1, 0, 1} by the refitted best model: with
+        ``probability=True`` the label of least expected cost (``cost``; the
+        most probable outcome by default), else the comparison rule."""
         return self._fitted().predict(X, context)
+
+    def compare(self, X, context=None):
+        """The comparison rule c_tau(x, x') of the refitted best model."""
+        return self._fitted().compare(X, context)
 
     @available_if(lambda self: self.probability)
     def predict_proba(self, X, context=None):

@@ -26,7 +26,7 @@ JSON_MEMBER = "svmcompare-predictor.json"
 ARRAY_PREFIX = "svmcompare-predictor/"
 
 _META_KEYS = {"version", "estimator", "kernel", "gamma", "degree", "coef0", "threshold",
-              "feature_names", "context", "calibrator"}
+              "feature_names", "context", "calibrator", "cost"}
 _LINK_KEYS = {"link", "band_intercept", "scale", "limit", "score_scale", "tie_band"}
 _LINK_ARRAYS = ("link_coef", "band_coef", "feature_min", "feature_max", "feature_mean",
                 "feature_scale", "class_prior")
@@ -86,7 +86,9 @@ def predictor_state(model, version):
             "degree": ranking.kernel.degree, "coef0": ranking.kernel.coef0,
             "threshold": float(model.threshold_),
             "feature_names": None if names is None else [str(n) for n in names],
-            "context": ranking.context_coef is not None, "calibrator": None}
+            "context": ranking.context_coef is not None, "calibrator": None,
+            "cost": None if getattr(model, "cost", None) is None
+            else np.asarray(model.cost, dtype=float).tolist()}
     arrays = {"mean": ranking.scaler.mean, "scale": ranking.scaler.scale,
               "keep": ranking.scaler.keep}
     if ranking.weights is not None:
@@ -159,6 +161,13 @@ def check_state(meta, arrays, where):
         fail(f"feature_names is not a list of {p} strings")
     if meta["calibrator"] is not None:
         _check_link(meta["calibrator"], arrays, kept, n_context, fail)
+    if meta["cost"] is not None:
+        from .ranking_function import check_cost
+
+        try:
+            check_cost(meta["cost"])
+        except (TypeError, ValueError) as exc:
+            fail(f"the cost matrix is malformed ({exc})")
 
 
 def _check_link(link, arrays, kept, n_context, fail):
@@ -226,6 +235,7 @@ class Predictor(ComparisonMixin):
                           context_coef=arrays.get("context_coef") if meta["context"] else None)
         self.estimator_name_ = meta["estimator"]
         self.threshold_ = meta["threshold"]
+        self.cost = meta["cost"]
         if meta["feature_names"] is not None:
             self.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
         link = meta["calibrator"]

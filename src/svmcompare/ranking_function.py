@@ -139,6 +139,29 @@ class RankingFunction:
         return coef
 
 
+def check_cost(cost):
+    """``cost`` as a (3, 3) float array (rows: true label -1, 0, 1; columns:
+    predicted label), or None."""
+    if cost is None:
+        return None
+    try:
+        matrix = np.asarray(cost, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cost must be a 3 x 3 matrix of numbers; got {cost!r}.") from exc
+    if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
+        raise ValueError("cost must be a finite 3 x 3 matrix: cost[i, j] is the cost of "
+                         "predicting labels[j] when the truth is labels[i] (labels -1, 0, 1); "
+                         f"got shape {matrix.shape}.")
+    return matrix
+
+
+def least_cost_labels(proba, cost=None):
+    """The labels -1, 0, 1 of least expected cost under ``proba`` (n, 3):
+    argmin_j sum_i P(i) cost[i, j]; zero-one cost (None): the most probable."""
+    expected = -proba if cost is None else proba @ check_cost(cost)
+    return np.asarray(LABELS)[np.argmin(expected, axis=1)]
+
+
 def _finite_output(values, what):
     """``values``, or a ValueError when some are NaN or infinite: inputs or a
     model so extreme that double precision overflows (never silent NaN)."""
@@ -287,7 +310,8 @@ class ComparisonMixin:
 
         Xs = self._standardized_pairs(X)
         context = self._checked_context(context, Xs.shape[0])
-        gap = self._decision_standardized(Xs) / self.score_scale_
+        gap = _finite_output(self._decision_standardized(Xs), "rank differences") \
+            / self.score_scale_
         tie_band = getattr(self, "tie_band", "constant")
         return _finite_output(
             self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
@@ -297,14 +321,46 @@ class ComparisonMixin:
         """r(x') - r(x) without the context term (the input of the probability link)."""
         return self._decision_standardized(self._standardized_pairs(X))
 
-    def predict(self, X, context=None):
-        """Compare each pair: c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5).
+    def compare(self, X, context=None):
+        """The comparison rule c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5):
+        a tie when the rank difference is within the threshold ``threshold_``.
 
         Returns
         -------
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
         return threshold_compare(self.decision_function(X, context), self.threshold_)
+
+    def predict(self, X, context=None):
+        """Labels -1, 0, 1 of each pair.
+
+        A model with probabilities (fitted with ``probability=True``) gives
+        the label of least expected cost under :meth:`predict_proba`: with
+        ``cost=None``, the most probable outcome (zero-one cost), so that the
+        labels agree with the probabilities; with a cost matrix, the label
+        that minimizes sum_i P(i) cost[i, j].  Without probabilities, the
+        comparison rule :meth:`compare` (eqs. 4, 5), which stays available.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
+        """
+        if self._has_probabilities():
+            return least_cost_labels(self._probabilities(X, context),
+                                     getattr(self, "cost", None))
+        return self.compare(X, context)
+
+    def _has_probabilities(self):
+        """Fitted with probabilities (an estimator refitted without them keeps
+        no stale link: ``probability`` says which fit made ``calibrator_``)."""
+        return "calibrator_" in vars(self) and bool(getattr(self, "probability", True))
+
+    @property
+    def decision_rule_(self):
+        """How :meth:`predict` labels pairs: "probability" (least expected
+        cost) or "comparison" (t_tau of eq. 4)."""
+        _check_fitted(self)
+        return "probability" if self._has_probabilities() else "comparison"
 
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly (1 - zero-one loss, eq. 2)."""
