@@ -183,7 +183,8 @@ def test_outcome_and_identity_errors_name_the_fix(tmp_path, capsys):
     pd.DataFrame({"home": ["ann"], "away": ["zed"]}).to_csv(tmp_path / "new.csv", index=False)
     assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "new.csv"), "-o",
                  str(tmp_path / "p.csv"), "--a", "home", "--b", "away"]) == 2
-    assert "'zed' is not in the items the model was fitted on" in capsys.readouterr().err
+    assert "1 id(s) not in the items the model was fitted on: 'zed' (first on line 2)" \
+        in capsys.readouterr().err
 
 
 def test_numeric_outcomes_map_numerically(tmp_path):

@@ -124,11 +124,32 @@ def _parallel_backend(args):
         yield
 
 
-def _check_feature_names(model, features, path):
-    """Refuse a file whose features differ from the model's in name or order."""
+def _check_feature_names(model, features, path, args=None):
+    """Refuse a file whose features differ from the model's in name or order,
+    saying what to add on the command line where that is the cause."""
     from ._validation import check_feature_names
+    from .io import identities_of
 
-    check_feature_names(getattr(model, "feature_names_in_", None), features, Path(path).name)
+    expected = getattr(model, "feature_names_in_", None)
+    try:
+        check_feature_names(expected, features, Path(path).name)
+    except ValueError as exc:
+        hint = ""
+        if args is not None and getattr(args, "items", None) is None \
+                and identities_of(features) is not None and identities_of(expected) is None:
+            hint = (" The file lists item ids and the model was fitted on item features: "
+                    "add --items ITEMS.csv (an id column plus those features).")
+        raise ValueError(f"{exc}{hint}") from None
+
+
+def _check_context_given(model, context, path):
+    """The command line's wording for a model fitted with a pair context."""
+    ranking = getattr(model, "ranking_", None)
+    needed = 0 if ranking is None else ranking.n_context
+    if needed and context is None:
+        raise ValueError(f"{path} was fitted with a pair context of {needed} column(s): give "
+                         "them with --context COLUMNS (or as ctx_<name> columns in the file); "
+                         "0 where neither position has an advantage.")
 
 
 def _fits_every_pair(args):
@@ -224,20 +245,25 @@ def _fit(args):
         raise ValueError("--backend dask distributes the --grid or --auto search; add one.")
     if args.auto:
         search = SVMCompareCV(probability=args.probability, cv=_auto_folds(groups),
+                              scoring=args.scoring,
                               n_jobs=args.n_jobs, random_state=0, progress=not args.no_progress)
         with _parallel_backend(args):
             search.fit(X, y, context=context, groups=groups, sample_weight=weight)
         chosen = ", ".join(f"{k} = {v}" for k, v in search.best_params_.items())
-        print(f"chosen by cross-validation ({'log-loss' if args.probability else 'error'}): "
+        print(f"chosen by cross-validation ({search._scoring()}): "
               f"{chosen} (score {search.best_score_:.4f})")
         model = search.best_estimator_
     elif args.grid:
-        search = SVMCompareCV(estimator=model, scoring=args.scoring, n_jobs=args.n_jobs,
-                              progress=not args.no_progress)
+        scoring = args.scoring or ("log_loss" if args.probability else "error")
+        if scoring == "log_loss" and not args.probability:
+            raise ValueError("--scoring log_loss scores probabilities: add --probability.")
+        search = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
+                              probability=args.probability, progress=not args.no_progress)
         with _parallel_backend(args):
             search.fit(X, y, context=context, sample_weight=weight)
-        chosen = ", ".join(f"{k} = {v:.4g}" for k, v in search.best_params_.items())
-        print(f"chosen by 5-fold cross-validation ({args.scoring}): {chosen} "
+        chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                           for k, v in search.best_params_.items())
+        print(f"chosen by 5-fold cross-validation ({scoring}): {chosen} "
               f"(score {search.best_score_:.4f})")
         model = search.best_estimator_
     else:
@@ -347,7 +373,8 @@ def _pair_predictions(args, model):
     columns = _pair_columns(args, model)
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
                                          return_context=True, columns=columns)
-    _check_feature_names(model, features, args.pairs)
+    _check_feature_names(model, features, args.pairs, args)
+    _check_context_given(model, context, args.model)
     _, extras = read_pair_extras(args.pairs, columns)
     # Ids and other non-feature columns first, so results join back without row order.
     return _with_predictions(extras.reset_index(drop=True), model, X, context, args.proba)
@@ -471,7 +498,8 @@ def _evaluate(args):
         model = _load_pair_model(args.model, "evaluate")
         X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                              columns=_pair_columns(args, model))
-        _check_feature_names(model, features, args.pairs)
+        _check_feature_names(model, features, args.pairs, args)
+        _check_context_given(model, context, args.model)
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     labels, rule = _labels_and_rule(model, score, proba)
@@ -654,8 +682,10 @@ def _add_product_commands(sub):
                      help="with --auto: folds keep each group (season, person) together")
     fit.add_argument("--grid", action="store_true",
                      help="choose C and gamma by 5-fold cross-validation over the paper's grid")
-    fit.add_argument("--scoring", choices=["error", "auc"], default="error",
-                     help="criterion of --grid (default %(default)s)")
+    fit.add_argument("--scoring", choices=["error", "auc", "log_loss"], default=None,
+                     help="criterion of --grid: error, auc, or log_loss of the calibrated "
+                          "probabilities (needs --probability); default log_loss with "
+                          "--probability, else error")
     fit.add_argument("--n-jobs", type=int, default=None, help="parallel fits of --grid")
     fit.add_argument("--backend", choices=["loky", "dask"], default="loky",
                      help="where --grid runs: local processes (default) or a Dask cluster")
@@ -693,9 +723,14 @@ def _add_product_commands(sub):
     rank.set_defaults(func=_rank)
 
     evaluate = sub.add_parser(
-        "evaluate", help="test error (FP / FN / inversions) and AUC of a saved model",
-        description="Zero-one error with its false positive / false negative / inversion "
-                    "split and the comparison AUC (Table 3) on labeled pairs.")
+        "evaluate", help="test error, probability scores and AUC of a saved model",
+        description="On labeled pairs: the zero-one error of the model's labels (the most "
+                    "probable outcome for a model fitted with --probability, else the "
+                    "comparison rule; the output says which) with its false positive / false "
+                    "negative / inversion split; for a model with probabilities, a table of "
+                    "the log-loss, Brier score and accuracy of its win / tie / loss "
+                    "probabilities next to the training frequencies (the baseline to beat); "
+                    "and the comparison AUC (Table 3).")
     evaluate.add_argument("model", help="model file from svmcompare fit")
     _add_pairs_arguments(evaluate, labels=True)
     evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")

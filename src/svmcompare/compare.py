@@ -294,10 +294,12 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
     if not degenerate_warnings_wanted():
         return 1.0, True
     warnings.warn(
-        f"{found}: Lemma 1's tie band has no usable scale, so the SVM's ranking "
-        "direction r = u^T Phi is kept and the tie threshold is chosen on the training "
-        "pairs (eq. 6), as SVMRank does (degenerate_ = True). on_degenerate='raise' "
-        "gives the paper's NoRankingError instead.",
+        f"{found}. The model is usable: it keeps the SVM's ranking direction and, like "
+        "SVMRank, chooses the tie threshold of its comparison rule on the training pairs "
+        "(degenerate_ = True); its probabilities (probability=True) are fitted as usual. "
+        "What happened: ties weigh little at this C, so the paper's tie band (Lemma 1) "
+        "has no scale. To avoid it, try a smaller C or class_weight='balanced'; "
+        "on_degenerate='raise' makes it an error (the paper's NoRankingError).",
         DegenerateWarning, stacklevel=6,  # the caller of fit (through _fit_solution, _store)
     )
     return 1.0, True

@@ -370,16 +370,8 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
             ids, Z, features = read_items(items)
             items = Path(items).name
         position = pd.Series(np.arange(ids.size), index=ids)
-        pairs = []
-        for column in (columns.a, columns.b):
-            keys = frame[column]  # text, as written in the file
-            unknown = ~keys.isin(position.index)
-            if unknown.any():
-                row = int(np.flatnonzero(unknown)[0])
-                where = items or "the items the model was fitted on"
-                raise ValueError(f"{name}, line {row + 2}, column {column}: item "
-                                 f"{frame[column].iloc[row]!r} is not in {where}.")
-            pairs.append(Z[position.loc[keys].to_numpy()])
+        rows = _positions(frame, columns, position, name, items)
+        pairs = [Z[rows[columns.a]], Z[rows[columns.b]]]
         if sp.issparse(Z):  # the wide layout: x's identities, then x''s
             return sp.hstack(pairs, format="csr"), y, features
         return np.stack(pairs, axis=1), y, features
@@ -396,6 +388,28 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
                          f"same order; {detail}.")
     X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
     return X, y, features
+
+
+def _positions(frame, columns, position, name, items):
+    """Rows of the items table for both id columns; every id that is not in
+    it is named at once (with the line of its first pair)."""
+    found = {column: position.reindex(frame[column]).to_numpy() for column in
+             (columns.a, columns.b)}
+    missing = {}
+    for column in (columns.a, columns.b):
+        for row in np.flatnonzero(np.isnan(found[column].astype(float))):
+            missing.setdefault(frame[column].iloc[row], row)
+    if missing:
+        shown = ", ".join(repr(i) for i in list(missing)[:10])
+        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        first = min(missing.values())
+        where = items or "the items the model was fitted on"
+        advice = ("add them to the items table" if items else
+                  "a model of identities has no rating for ids it never saw: refit with "
+                  "their games, or fit on an --items table of features that new items have too")
+        raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} (first "
+                         f"on line {first + 2}); {advice}.")
+    return {column: rows.astype(np.int64) for column, rows in found.items()}
 
 
 IDENTITY_PREFIX = "is_"

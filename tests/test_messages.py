@@ -1,0 +1,99 @@
+"""Messages a user can act on (issue 36, item 4): command-line wording on the
+command line, every unseen id named, what evaluate prints, log-loss as a
+grid's criterion, and a degenerate-fit warning that says the model is usable."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare import SVMCompare
+from svmcompare.cli import build_parser, main
+from svmcompare.datasets import make_norm_pairs
+from svmcompare.exceptions import DegenerateWarning
+
+
+def _league(tmp_path, n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    teams = [f"t{k}" for k in range(8)]
+    a = rng.integers(0, 8, n)
+    b = (a + rng.integers(1, 8, n)) % 8
+    strength = np.linspace(-1, 1, 8)
+    d = strength[b] - strength[a] - 0.3 + rng.logistic(size=n) * 0.5
+    result = np.where(d > 0.5, "A", np.where(d < -0.5, "H", "D"))
+    frame = pd.DataFrame({"home": np.array(teams)[a], "away": np.array(teams)[b],
+                          "result": result, "adv": -1.0})
+    frame.to_csv(tmp_path / "m.csv", index=False)
+    items = pd.DataFrame({"id": teams, "u": strength + rng.normal(size=8) * 0.1,
+                          "v": rng.normal(size=8)})
+    items.to_csv(tmp_path / "items.csv", index=False)
+    return ["--a", "home", "--b", "away"], ["--outcome", "result", "--outcome-map",
+                                            "H=-1,D=0,A=1"]
+
+
+def test_a_missing_context_is_asked_for_in_command_line_words(tmp_path, capsys):
+    ids, outcome = _league(tmp_path)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *ids, *outcome, "--context", "adv",
+                 "--model", model]) == 0
+    capsys.readouterr()
+    assert main(["predict", model, str(tmp_path / "m.csv"), *ids,
+                 "-o", str(tmp_path / "p.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "give them with --context COLUMNS" in err and "context=" not in err
+
+
+def test_an_ids_file_without_items_for_an_items_model_says_add_items(tmp_path, capsys):
+    ids, outcome = _league(tmp_path)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *ids, *outcome, "--items",
+                 str(tmp_path / "items.csv"), "--kernel", "linear", "--model", model]) == 0
+    capsys.readouterr()
+    assert main(["predict", model, str(tmp_path / "m.csv"), *ids,
+                 "-o", str(tmp_path / "p.csv")]) == 2
+    assert "add --items ITEMS.csv" in capsys.readouterr().err
+
+
+def test_every_unseen_id_is_named(tmp_path, capsys):
+    ids, outcome = _league(tmp_path)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *ids, *outcome, "--model", model]) == 0
+    capsys.readouterr()
+    pd.DataFrame({"home": ["t1", "Fulham", "t2", "Leeds"],
+                  "away": ["Sheffield", "t3", "Fulham", "t4"]}).to_csv(tmp_path / "new.csv",
+                                                                        index=False)
+    assert main(["predict", model, str(tmp_path / "new.csv"), *ids,
+                 "-o", str(tmp_path / "p.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "3 id(s) not in the items the model was fitted on: 'Fulham', 'Leeds', " \
+        "'Sheffield' (first on line 2)" in err
+    assert "refit with their games" in err
+
+
+def test_evaluate_help_describes_its_output():
+    parser = build_parser()
+    evaluate = parser._subparsers._group_actions[0].choices["evaluate"]
+    text = " ".join(evaluate.format_help().split()).replace("- ", "-")  # unwrapped
+    assert "log-loss" in text and "training frequencies" in text and "most probable" in text
+
+
+def test_a_grid_can_choose_by_log_loss(tmp_path, capsys):
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0], "b_v": X[:, 1, 1],
+                  "y": y}).to_csv(tmp_path / "p.csv", index=False)
+    args = ["fit", str(tmp_path / "p.csv"), "--model", str(tmp_path / "m.skops"), "--grid",
+            "--kernel", "linear", "--no-progress", "--scoring", "log_loss"]
+    assert main(args) == 2
+    assert "--scoring log_loss scores probabilities: add --probability" in \
+        capsys.readouterr().err
+    assert main([*args, "--probability"]) == 0
+    assert "chosen by 5-fold cross-validation (log_loss)" in capsys.readouterr().out
+
+
+def test_the_degenerate_warning_says_the_model_is_usable_and_what_to_change():
+    # A linear ranking of the ||x||_1^2 pattern: no tie band fits, beta ~ 0.
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    with pytest.warns(DegenerateWarning) as caught:
+        model = SVMCompare(kernel="linear").fit(X, y)
+    message = str(caught[0].message)
+    assert model.degenerate_
+    assert "The model is usable" in message and "try a smaller C" in message
