@@ -93,7 +93,8 @@ def _time_blocks(period, n_blocks=5):
 def football(quick=False):
     games = pd.read_csv(DATA / "bradleyterry2" / "football.csv")
     X, y, context, info = games_features(games, first="home", second="away", result="result",
-                                         result_map="sign", time="season", advantage=-1)
+                                         outcome_map={1: -1, 0: 0, -1: 1}, time="season",
+                                         advantage=-1)
     X = _with_identities(games, "home", "away", X)
     test = (games["season"] == games["season"].max()).to_numpy()
     train = ~test

@@ -58,7 +58,7 @@ def test_numeric_results_seasons_and_an_advantage_column():
     games["sign"] = games["result"].map({"H": 1, "D": 0, "A": -1})
     games["season"] = np.where(np.arange(80) < 40, "2008-9", "2009-10")
     X, y, context, info = games_features(games, first="home", second="away", result="sign",
-                                         result_map="sign", time="season",
+                                         outcome_map={1: -1, 0: 0, -1: 1}, time="season",
                                          advantage="neutral")
     np.testing.assert_array_equal(info["period"], np.r_[np.zeros(40), np.ones(40)])
     assert np.all(X[:40, :, GAME_FEATURES.index("games")] == 0)  # first season: no history

@@ -23,20 +23,34 @@ from .chess import PLAYER_FEATURES, history_features
 _POSITION = PLAYER_FEATURES.index("moves_first")
 GAME_FEATURES = tuple(f for f in PLAYER_FEATURES if f != "moves_first")
 
-_SCORE_OF_SIGN = {1: 1.0, 0: 0.5, -1: 0.0}
+_SCORE_OF_LABEL = {-1: 1.0, 0: 0.5, 1: 0.0}  # the pair's label -> the first player's score
 
 
-def _scores(values, result_map):
-    """The first player's score (1, 0.5, 0) from the result column and its map."""
-    if result_map is None:
+def _scores(values, outcome_map, result_map):
+    """The first player's score (1, 0.5, 0) from the result column, read by
+    ``outcome_map`` (each value to the pair's label -1, 0, 1, as everywhere
+    in svmcompare) or by ``result_map`` ("score", or each value to the first
+    player's score)."""
+    if (outcome_map is None) == (result_map is None):
         raise ValueError(
-            "result_map is required (it is never guessed): 'score' for the first player's "
-            "score 1 / 0.5 / 0, 'sign' for 1 / 0 / -1 (first wins / draw / second wins), "
-            "or a dict from each result value to the first player's score.")
-    if result_map == "score":
+            "Give one of outcome_map and result_map (how results are read is never "
+            "guessed): outcome_map maps each result value to the pair's label, -1 the first "
+            "player better, 0 a draw, 1 the second better (as pairs_from_frame and "
+            "--outcome-map), e.g. {'H': -1, 'D': 0, 'A': 1}; result_map='score' reads the "
+            "first player's score 1 / 0.5 / 0.")
+    if outcome_map is not None:
+        from .._validation import check_outcome_map
+
+        mapping = {key: _SCORE_OF_LABEL[label]
+                   for key, label in check_outcome_map(outcome_map).items()}
+    elif isinstance(result_map, str) and result_map == "score":
         mapping = {1: 1.0, 0.5: 0.5, 0: 0.0}
-    elif result_map == "sign":
-        mapping = _SCORE_OF_SIGN
+    elif isinstance(result_map, str) and result_map == "sign":
+        raise ValueError(
+            "result_map='sign' (1 = the first player won) is the opposite of svmcompare's "
+            "labels (1 = the second is better), and a column of labels read with it was "
+            "silently inverted; use outcome_map: {1: -1, 0: 0, -1: 1} where 1 means the first "
+            "player won, {-1: -1, 0: 0, 1: 1} where the column holds labels.")
     elif isinstance(result_map, dict):
         mapping = {key: float(value) for key, value in result_map.items()}
         bad = [v for v in mapping.values() if v not in (0.0, 0.5, 1.0)]
@@ -44,12 +58,12 @@ def _scores(values, result_map):
             raise ValueError(f"result_map values must be the first player's score 1, 0.5 "
                              f"or 0; got {bad[0]!r}.")
     else:
-        raise ValueError(f"result_map must be 'score', 'sign' or a dict; got {result_map!r}.")
+        raise ValueError(f"result_map must be 'score' or a dict; got {result_map!r}.")
     scores = pd.Series(values).map(mapping)
     if scores.isna().any():
         bad = int(np.flatnonzero(scores.isna().to_numpy())[0])
-        raise ValueError(f"result of game {bad} is {values.iloc[bad]!r}, which result_map "
-                         f"does not map (it maps {sorted(mapping, key=str)}).")
+        raise ValueError(f"result of game {bad} is {values.iloc[bad]!r}, which the map does "
+                         f"not map (it maps {sorted(mapping, key=str)}).")
     return scores.to_numpy(dtype=float)
 
 
@@ -113,8 +127,8 @@ def _advantage(games, advantage):
     return values.to_numpy(dtype=float)[:, None]
 
 
-def games_features(games, *, first, second, result, result_map, time=None, period="D",
-                   advantage=None, initial_elo=1200.0, glicko_c=15.0):
+def games_features(games, *, first, second, result, outcome_map=None, result_map=None,
+                   time=None, period="D", advantage=None, initial_elo=1200.0, glicko_c=15.0):
     """Pairs, labels and context from a table of two-player games.
 
     Every feature of a game comes from games of strictly earlier periods, so
@@ -129,11 +143,15 @@ def games_features(games, *, first, second, result, result_map, time=None, perio
         x' the second's.
     result : str
         Column of the result.
-    result_map : {"score", "sign"} or dict
-        How to read ``result`` (required, never guessed): "score", the first
-        player's score 1 / 0.5 / 0; "sign", 1 / 0 / -1 for first wins / draw
-        / second wins; or a dict from each value (e.g. "H", "D", "A") to the
-        first player's score.
+    outcome_map : dict, optional
+        How to read ``result``, as everywhere in svmcompare (``pairs_from_frame``,
+        ``--outcome-map``): each value to the pair's label, -1 the first player
+        better, 0 a draw, 1 the second better, e.g. ``{"H": -1, "D": 0, "A": 1}``
+        when the first player is at home.
+    result_map : "score" or dict, optional
+        Instead of ``outcome_map``: "score", the column holds the first
+        player's score 1 / 0.5 / 0; or a dict from each value to that score.
+        One of the two is required (never guessed).
     time : str or None
         Column of the game's time: datetimes, date strings, YYYYMMDD integers
         (read as dates), other integers (periods as given) or sortable labels
@@ -167,7 +185,7 @@ def games_features(games, *, first, second, result, result_map, time=None, perio
     if missing:
         raise ValueError(f"The games table has no column(s) {missing}; it has "
                          f"{list(games.columns)}.")
-    score = _scores(games[result].reset_index(drop=True), result_map)
+    score = _scores(games[result].reset_index(drop=True), outcome_map, result_map)
     if time is None:
         day = np.arange(len(games), dtype=np.int64)
     else:
