@@ -53,3 +53,20 @@ def test_the_sign_shortcut_and_an_unstated_map_are_refused():
     with pytest.raises(ValueError, match=r"outcome_map\['H'\] = True"):
         games_features(games, first="home", second="away", result="result",
                        outcome_map={"H": True, "D": 0, "A": -1})
+
+
+def test_day_first_dates_are_read_without_warnings_and_ambiguous_ones_refused():
+    import warnings
+
+    games = _table().iloc[:4].copy()
+    games["date"] = ["13/08/2016", "20/08/2016", "27/08/2016", "03/09/2016"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing leaks from pandas
+        _, _, _, info = games_features(games, first="home", second="away", result="result",
+                                       outcome_map={"H": -1, "D": 0, "A": 1}, time="date")
+    np.testing.assert_array_equal(info["period"], [0, 7, 14, 21])  # days since the first
+    games["date"] = ["01/02/2016", "02/03/2016", "03/04/2016", "04/05/2016"]
+    with pytest.raises(ValueError, match="could be day/month or month/day; write them as "
+                                         "YYYY-MM-DD"):
+        games_features(games, first="home", second="away", result="result",
+                       outcome_map={"H": -1, "D": 0, "A": 1}, time="date")

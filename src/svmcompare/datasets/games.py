@@ -102,11 +102,34 @@ def _periods(values, period):
         text = values.astype(str)
         # A date has a day: three groups of digits (a season "2009-10" has two).
         dated = text.str.count(r"\d+").ge(3).all()
-        times = pd.to_datetime(text, errors="coerce") if dated else None
+        times = _parse_dates(text) if dated else None
         if times is None or times.isna().any():  # labels such as seasons: sorted order
             return np.unique(text, return_inverse=True)[1].astype(np.int64)
     ordinals = pd.PeriodIndex(times.dt.to_period(period)).asi8
     return ordinals - ordinals.min()
+
+
+def _parse_dates(text):
+    """Datetimes from date strings, or None.  Day-first and month-first dates
+    (25/12/2018, 12/25/2018) are told apart by a first or second field above
+    12; when every date could be either, the column is refused rather than
+    guessed (pandas would guess month-first, and warn)."""
+    import warnings
+
+    fields = text.str.extract(r"^\s*(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}")
+    dayfirst = False
+    if fields.notna().all().all():
+        first, second = fields[0].astype(int), fields[1].astype(int)
+        if (first > 12).any() and (second > 12).any():
+            return None
+        if not (first > 12).any() and not (second > 12).any():
+            raise ValueError(f"the dates of the time column (e.g. {text.iloc[0]!r}) could be "
+                             "day/month or month/day; write them as YYYY-MM-DD.")
+        dayfirst = bool((first > 12).any())
+    with warnings.catch_warnings():
+        # pandas warns while it infers a format; the day order is decided above.
+        warnings.simplefilter("ignore", UserWarning)
+        return pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
 
 
 def _advantage(games, advantage):
