@@ -230,6 +230,11 @@ def _fit(args):
     if is_letor(args.pairs):
         _note_formed_pairs(X)
     weight, extras = read_pair_extras(args.pairs, columns)
+    rows = _rows(args, extras, args.pairs)
+    if rows is not None:
+        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
+        context = None if context is None else context[rows]
+        weight = None if weight is None else weight[rows]
     groups = _groups(args, extras)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
@@ -278,6 +283,46 @@ def _fit(args):
     return 0
 
 
+def _features(args):
+    """A results table to leak-free history features (``games_features``), as
+    a pairs CSV in the wide layout that fit / predict / evaluate read."""
+    import numpy as np
+    import pandas as pd
+
+    from .datasets import games_features
+    from .datasets.games import GAME_FEATURES
+    from .io import _read_csv, parse_outcome_map
+
+    games = _read_csv(args.games, numeric=lambda column: column not in (args.a, args.b))
+    for column in (args.a, args.b, args.outcome):
+        if column not in games.columns:
+            raise ValueError(f"{Path(args.games).name} has no column {column!r}; it has "
+                             f"{list(games.columns)}.")
+    advantage = args.advantage
+    if advantage is not None:
+        try:
+            advantage = float(advantage)
+        except ValueError:
+            pass  # a column name
+    X, y, context, info = games_features(
+        games, first=args.a, second=args.b, result=args.outcome,
+        outcome_map=parse_outcome_map(args.outcome_map), time=args.time, period=args.period,
+        advantage=advantage)
+    names = list(GAME_FEATURES)
+    out = games.reset_index(drop=True).copy()
+    out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
+                     pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
+    if context is not None:
+        out["ctx_advantage"] = context[:, 0]
+    out["y"] = y
+    out.to_csv(args.output, index=False)
+    new = int(np.sum((info["first_games"] == 0) | (info["second_games"] == 0)))
+    print(f"{len(out)} games: {len(names)} history features of each side (a_, b_), "
+          + ("ctx_advantage, " if context is not None else "") + f"labels y; {new} games "
+          f"involve a player without earlier games; written to {args.output}")
+    return 0
+
+
 def _league(args):
     from .datasets import make_league
 
@@ -289,6 +334,38 @@ def _league(args):
     print(f"Wrote {out / 'matches.csv'} ({len(matches)} matches, {teams.shape[0]} teams, "
           f"seasons 1-{matches['season'].max()}) and {out / 'teams.csv'}.")
     return 0
+
+
+def _rows(args, frame, path):
+    """The rows --until / --after keep (a boolean mask), or None: rows whose
+    COLUMN is at most (--until) or above (--after) VALUE, numbers compared as
+    numbers, anything else (ISO dates, seasons) as text."""
+    import numpy as np
+    import pandas as pd
+
+    mask = None
+    for option, keep_after in (("until", False), ("after", True)):
+        spec = getattr(args, option, None)
+        if spec is None:
+            continue
+        column, sep, value = spec.partition("=")
+        if not sep or column not in frame.columns:
+            raise ValueError(f"--{option} {spec!r}: write COLUMN=VALUE with a column of "
+                             f"{Path(path).name} (it has {list(frame.columns)}).")
+        values = frame[column]
+        numbers = pd.to_numeric(values, errors="coerce")
+        try:
+            bound = float(value)
+            numeric = numbers.notna().all()
+        except ValueError:
+            numeric = False
+        left = numbers.to_numpy() if numeric else values.astype(str).to_numpy()
+        right = bound if numeric else value
+        chosen = left > right if keep_after else left <= right
+        mask = chosen if mask is None else mask & chosen
+    if mask is not None and not np.any(mask):
+        raise ValueError(f"--until / --after keep no row of {Path(path).name}.")
+    return mask
 
 
 def _groups(args, extras):
@@ -376,6 +453,10 @@ def _pair_predictions(args, model):
     _check_feature_names(model, features, args.pairs, args)
     _check_context_given(model, context, args.model)
     _, extras = read_pair_extras(args.pairs, columns)
+    rows = _rows(args, extras, args.pairs)
+    if rows is not None:
+        X, extras = X[rows], extras[rows]
+        context = None if context is None else context[rows]
     # Ids and other non-feature columns first, so results join back without row order.
     return _with_predictions(extras.reset_index(drop=True), model, X, context, args.proba)
 
@@ -480,7 +561,7 @@ def _graded_pair_outputs(model, path, Z, grades, qid):
 def _evaluate(args):
     import numpy as np
 
-    from .io import is_letor, read_pairs
+    from .io import is_letor, read_pair_extras, read_pairs
     from .metrics import (
         comparison_auc_chance,
         comparison_report,
@@ -500,6 +581,11 @@ def _evaluate(args):
                                              columns=_pair_columns(args, model))
         _check_feature_names(model, features, args.pairs, args)
         _check_context_given(model, context, args.model)
+        rows = _rows(args, read_pair_extras(args.pairs, _pair_columns(args, model))[1],
+                     args.pairs)
+        if rows is not None:
+            X, y = X[rows], y[rows]
+            context = None if context is None else context[rows]
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     labels, rule = _labels_and_rule(model, score, proba)
@@ -603,6 +689,12 @@ def _add_pairs_arguments(parser, labels):
                              "(+1: x' has the advantage, -1: x has it)")
     parser.add_argument("--allow-self-pairs", action="store_true",
                         help="accept rows whose two ids are the same (refused by default)")
+    parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
+                             "train on the past)")
+    parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
+                             "on later games)")
 
 
 def _pair_columns(args, model=None):
@@ -694,6 +786,34 @@ def _add_product_commands(sub):
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     fit.set_defaults(func=_fit)
 
+    features = sub.add_parser(
+        "features", help="a results table to leak-free history features (a pairs CSV)",
+        description="Read a table of two-player results (ids of the two sides, a result, "
+                    "optionally a time and a positional advantage) and write it with each "
+                    "side's features from earlier periods only (Elo, Glicko, counts and "
+                    "shares of results: svmcompare.datasets.games_features) as a_<feature> "
+                    "and b_<feature> columns, the advantage as ctx_advantage and the labels "
+                    "as y: the pairs CSV that fit, predict and evaluate read. Nothing from a "
+                    "game or its period leaks into its own features, so later seasons can be "
+                    "predicted from these (fit --until, evaluate --after).")
+    features.add_argument("games", help="results CSV")
+    features.add_argument("--a", required=True, metavar="COLUMN", help="column of x's id")
+    features.add_argument("--b", required=True, metavar="COLUMN", help="column of x''s id")
+    features.add_argument("--outcome", required=True, metavar="COLUMN",
+                          help="column of the result")
+    features.add_argument("--outcome-map", required=True, metavar="MAP",
+                          help="result value to label, e.g. 'H=-1,D=0,A=1' (x at home: a home "
+                               "win is x better)")
+    features.add_argument("--time", default=None, metavar="COLUMN",
+                          help="column of the game's time (dates, YYYYMMDD, periods or "
+                               "seasons); default: the row order")
+    features.add_argument("--period", default="D",
+                          help="rating period for dates, a pandas offset alias (default D)")
+    features.add_argument("--advantage", default=None, metavar="COLUMN|NUMBER",
+                          help="positional advantage of x' (+1: x' at home, -1: x at home), a "
+                               "column or one number for every game")
+    features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
+    features.set_defaults(func=_features)
     league = sub.add_parser(
         "league", help="write a simulated league (matches.csv, teams.csv) to try the commands",
         description="Write a simulated football league (svmcompare.datasets.make_league): "

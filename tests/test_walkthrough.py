@@ -1,0 +1,65 @@
+"""The README's command-line walk-through: from a match table alone to a
+later season's log-loss, the numbers it quotes (issue 36, item 3)."""
+
+import re
+import shlex
+from pathlib import Path
+
+from svmcompare.cli import main
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_walkthrough_predicts_a_later_season_with_the_quoted_log_loss(tmp_path, capsys,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = README.read_text()
+    quoted = re.search(r"season-4 log-loss of (\d\.\d{4}) against (\d\.\d{4}) for the "
+                       r"training frequencies", text)
+    assert quoted, "the README no longer quotes the walk-through's log-loss"
+    commands = [line for line in re.search(r"from the match table only.*?```bash\n(.*?)```",
+                                           text, re.S).group(1).replace("\\\n", " ").splitlines()]
+    ran = 0
+    for line in commands:
+        line = shlex.split(line.split("#")[0])
+        if not line or line[0] != "svmcompare" or line[1] == "predict":
+            continue
+        if line[1] == "fit":
+            line.append("--no-progress")
+        assert main(line[1:]) == 0, line
+        ran += 1
+    assert ran == 4  # league, features, fit, evaluate
+    out = capsys.readouterr().out
+    model = re.search(r"^model\s+(\d\.\d{4})", out, re.M).group(1)
+    frequencies = re.search(r"^training frequencies\s+(\d\.\d{4})", out, re.M).group(1)
+    assert (model, frequencies) == quoted.groups()
+    assert "pairs 240" in out  # season 4 only
+
+
+def test_row_filters_and_the_features_command_say_what_is_wrong(tmp_path, capsys):
+    import pandas as pd
+
+    from svmcompare.datasets import make_league
+
+    matches, _ = make_league(n_teams=6, n_seasons=3, random_state=0)
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    features = str(tmp_path / "f.csv")
+    assert main(["features", str(tmp_path / "m.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "season",
+                 "--advantage", "-1", "-o", features]) == 0
+    written = pd.read_csv(features)
+    assert (written["ctx_advantage"] == -1).all() and set(written["y"]) <= {-1, 0, 1}
+    assert list(written["home"]) == list(matches["home"])  # the table's own columns first
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", features, "--until", "season=2", "--kernel", "linear",
+                 "--model", model]) == 0
+    assert main(["predict", model, features, "--after", "season=2",
+                 "-o", str(tmp_path / "p.csv")]) == 0
+    predicted = pd.read_csv(tmp_path / "p.csv")
+    assert (predicted["season"] == 3).all() and len(predicted) == (matches["season"] == 3).sum()
+    capsys.readouterr()
+    assert main(["evaluate", model, features, "--after", "season=9"]) == 2
+    assert "keep no row" in capsys.readouterr().err
+    assert main(["evaluate", model, features, "--until", "round=3"]) == 2
+    assert "--until 'round=3': write COLUMN=VALUE with a column of f.csv" in \
+        capsys.readouterr().err
