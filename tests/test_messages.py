@@ -97,3 +97,34 @@ def test_the_degenerate_warning_says_the_model_is_usable_and_what_to_change():
     message = str(caught[0].message)
     assert model.degenerate_
     assert "The model is usable" in message and "try a smaller C" in message
+
+
+def test_unknown_ids_can_be_scored_as_the_mean_item(tmp_path, capsys):
+    import scipy.sparse as sp
+
+    from svmcompare import load_model, pairs_from_frame
+
+    ids, outcome = _league(tmp_path)
+    model_path = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *ids, *outcome, "--model", model_path]) == 0
+    pd.DataFrame({"home": ["t1", "Fulham"], "away": ["Leeds", "t3"]}).to_csv(
+        tmp_path / "new.csv", index=False)
+    capsys.readouterr()
+    assert main(["predict", model_path, str(tmp_path / "new.csv"), *ids, "--unknown", "mean",
+                 "-o", str(tmp_path / "p.csv")]) == 0
+    assert "2 id(s) not in the items the model was fitted on scored as the mean item" in \
+        capsys.readouterr().err
+    model = load_model(model_path)
+    ratings = dict(zip([n[3:] for n in model.feature_names_in_],
+                       model.rank(sp.identity(8, format="csr")), strict=True))
+    mean = np.mean(list(ratings.values()))  # a linear model: r(mean item) = mean rating
+    out = pd.read_csv(tmp_path / "p.csv")
+    np.testing.assert_allclose(out["rank_difference"],
+                               [mean - ratings["t1"], ratings["t3"] - mean], atol=1e-9)
+    # In Python, with an items table.
+    items = pd.DataFrame({"id": ["A", "B"], "u": [1.0, 3.0]})
+    matches = pd.DataFrame({"a": ["A", "C"], "b": ["B", "A"]})
+    with pytest.raises(ValueError, match="unknown='mean' scores them as the mean item"):
+        pairs_from_frame(matches, items, a="a", b="b")
+    X = pairs_from_frame(matches, items, a="a", b="b", unknown="mean").X
+    np.testing.assert_array_equal(X[:, :, 0], [[1.0, 3.0], [2.0, 1.0]])

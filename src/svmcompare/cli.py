@@ -689,6 +689,10 @@ def _add_pairs_arguments(parser, labels):
                              "(+1: x' has the advantage, -1: x has it)")
     parser.add_argument("--allow-self-pairs", action="store_true",
                         help="accept rows whose two ids are the same (refused by default)")
+    parser.add_argument("--unknown", choices=["error", "mean"], default="error",
+                        help="ids missing from the items (or from an identities model): an "
+                             "error naming them all (default), or 'mean': scored as the mean "
+                             "item (identities: the mean rating), with a note")
     parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
                         help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
                              "train on the past)")
@@ -709,6 +713,7 @@ def _pair_columns(args, model=None):
         context=tuple(c.strip() for c in args.context.split(",") if c.strip()),
         identities=None if names is None or args.items else identities_of(names),
         allow_self=bool(getattr(args, "allow_self_pairs", False)),
+        unknown=getattr(args, "unknown", "error"),
         sparse_identities=_linear(args, model))
 
 

@@ -124,6 +124,11 @@ class PairColumns:
     allow_self : bool, default=False
         Accept rows whose two ids are the same (refused by default: an item
         compared with itself is usually a data error).
+    unknown : {"error", "mean"}, default="error"
+        What an id missing from the items table (or from an identities-only
+        model's ids) does: an error naming every such id, or "mean": the
+        mean item's features (for identities, 1/K on each of the K ids, so
+        its r(x) is the mean of the known ratings), with a note.
     sparse_identities : bool, default=False
         Read an identities-only table (ids without an items table) as sparse
         pairs, a (n_pairs, 2 p) scipy matrix with two non-zeros a pair (for
@@ -139,6 +144,7 @@ class PairColumns:
     identities: list | None = None
     allow_self: bool = False
     sparse_identities: bool = False
+    unknown: str = "error"
 
     def context_columns(self, frame):
         return [c for c in frame.columns if c.startswith("ctx_")] + \
@@ -371,6 +377,8 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
             items = Path(items).name
         position = pd.Series(np.arange(ids.size), index=ids)
         rows = _positions(frame, columns, position, name, items)
+        if max(rows[columns.a].max(), rows[columns.b].max()) >= ids.size:
+            Z = _with_mean_item(Z)
         pairs = [Z[rows[columns.a]], Z[rows[columns.b]]]
         if sp.issparse(Z):  # the wide layout: x's identities, then x''s
             return sp.hstack(pairs, format="csr"), y, features
@@ -392,8 +400,10 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
 
 def _positions(frame, columns, position, name, items):
     """Rows of the items table for both id columns; every id that is not in
-    it is named at once (with the line of its first pair)."""
-    found = {column: position.reindex(frame[column]).to_numpy() for column in
+    it is named at once (with the line of its first pair).  With
+    ``columns.unknown == "mean"`` such ids take the row ``len(position)``
+    (the caller's mean item) and are listed in a note instead."""
+    found = {column: position.reindex(frame[column]).to_numpy(dtype=float, copy=True) for column in
              (columns.a, columns.b)}
     missing = {}
     for column in (columns.a, columns.b):
@@ -402,14 +412,32 @@ def _positions(frame, columns, position, name, items):
     if missing:
         shown = ", ".join(repr(i) for i in list(missing)[:10])
         more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        first = min(missing.values())
         where = items or "the items the model was fitted on"
-        advice = ("add them to the items table" if items else
-                  "a model of identities has no rating for ids it never saw: refit with "
-                  "their games, or fit on an --items table of features that new items have too")
-        raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} (first "
-                         f"on line {first + 2}); {advice}.")
+        if columns.unknown == "mean":
+            import sys
+
+            print(f"note: {name}: {len(missing)} id(s) not in {where} scored as the mean "
+                  f"item (--unknown mean): {shown}{more}", file=sys.stderr)
+            for column in found:
+                found[column][np.isnan(found[column].astype(float))] = len(position)
+        else:
+            first = min(missing.values())
+            advice = ("add them to the items table" if items else
+                      "a model of identities has no rating for ids it never saw: refit with "
+                      "their games, or fit on an --items table of features that new items "
+                      "have too")
+            raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} "
+                             f"(first on line {first + 2}); {advice}; or --unknown mean scores "
+                             "them as the mean item.")
     return {column: rows.astype(np.int64) for column, rows in found.items()}
+
+
+def _with_mean_item(Z):
+    """The items table with one more row: the mean item (for identities, 1/K
+    on every id: its r(x) is the mean rating of the known ids)."""
+    if sp.issparse(Z):
+        return sp.vstack([Z, sp.csr_matrix(np.asarray(Z.mean(axis=0)))], format="csr")
+    return np.vstack([Z, Z.mean(axis=0, keepdims=True)])
 
 
 IDENTITY_PREFIX = "is_"

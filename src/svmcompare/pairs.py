@@ -184,7 +184,7 @@ def _id_period(ids, periods):
 
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
                      context=None, features=None, id_column="id", period=None,
-                     as_frame=False, allow_self=False, sparse=False):
+                     as_frame=False, allow_self=False, sparse=False, unknown="error"):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -226,6 +226,10 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     allow_self : bool, default=False
         Accept rows whose two ids are the same item (refused by default: an
         item compared with itself is usually a data error).
+    unknown : {"error", "mean"}, default="error"
+        An id of ``matches`` missing from ``items``: an error, or "mean": the
+        mean item's features (so that prediction can go on for newcomers,
+        e.g. promoted teams).
     sparse : bool, default=False
         Return ``X`` as a scipy sparse matrix of shape (n, 2 p), x's features
         then x''s (:mod:`svmcompare.sparse_pairs`): identities cost two
@@ -294,16 +298,27 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         if period is not None:
             when = matches[period].to_numpy()
             a_key, b_key = _id_period(a_ids, when), _id_period(b_ids, when)
-    rows = []
+    if unknown not in ("error", "mean"):
+        raise ValueError(f"unknown must be 'error' or 'mean'; got {unknown!r}.")
+    positions = {}
     for column, values in ((a, a_key), (b, b_key)):
         known = pd.Index(key.index).get_indexer(values)
-        if np.any(known < 0):
+        if np.any(known < 0) and unknown == "error":
             first = int(np.flatnonzero(known < 0)[0])
             item = values[first] if period is None else values[first][0]
             where = "" if period is None else f" for its {period} {values[first][1]}"
+            missing = len({values[k] for k in np.flatnonzero(known < 0)})
             raise ValueError(f"matches row {first}, column {column}: item {item!r} "
-                             f"is not in the items table{where}.")
-        rows.append(table[known])
+                             f"is not in the items table{where} ({missing} such id(s) in "
+                             f"{column}); unknown='mean' scores them as the mean item.")
+        positions[column] = known
+    if any(np.any(known < 0) for known in positions.values()):  # unknown="mean"
+        mean = table.mean(axis=0)
+        table = sp.vstack([table, sp.csr_matrix(np.asarray(mean))], format="csr") \
+            if sp.issparse(table) else np.vstack([table, mean[None, :]])
+        for known in positions.values():
+            known[known < 0] = table.shape[0] - 1
+    rows = [table[positions[a]], table[positions[b]]]
     y = None
     if outcome is not None:
         if outcome_map is None:
