@@ -40,7 +40,8 @@ def check_fitted_model(model, path, version):
                          f"({type(exc).__name__}: {str(exc)[:160]}).") from None
 
 
-def _is_own(value):
+def is_own_estimator(value):
+    """Whether ``value`` is an estimator svmcompare defines."""
     from sklearn.base import BaseEstimator
 
     return isinstance(value, BaseEstimator) and type(value).__module__.startswith("svmcompare.")
@@ -50,18 +51,18 @@ def _estimators(model):
     """``model`` and the svmcompare estimators among its fitted attributes."""
     yield model
     for name, value in vars(model).items():
-        if name.endswith("_") and _is_own(value):
+        if name.endswith("_") and is_own_estimator(value):
             yield from _estimators(value)
 
 
 def _check_one(estimator, version, path, fail):
     kind = type(estimator).__name__
     if kind == "SVMCompareCV":
-        if not _is_own(getattr(estimator, "best_estimator_", None)):
+        if not is_own_estimator(getattr(estimator, "best_estimator_", None)):
             fail("search has no refitted best_estimator_ (not fitted)")
         return
     if kind in ("GroupRankSVM", "OrdinalSVM"):
-        if not _is_own(getattr(estimator, "pair_model_", None)):
+        if not is_own_estimator(getattr(estimator, "pair_model_", None)):
             fail(f"{kind} has no pair_model_ (not fitted)")
         if estimator.n_features_in_ != estimator.pair_model_.n_features_in_:
             fail("n_features_in_ differs from its pair model's")
@@ -79,17 +80,18 @@ def _check_one(estimator, version, path, fail):
     if not np.array_equal(np.asarray(estimator.classes_), LABELS):
         fail("classes_ are not -1, 0, 1")
     state = predictor_state(estimator, version)
-    if state is not None:
+    if state is not None:  # the ranking function, threshold and a symmetric link
         check_state(*state, f"{path}: the model")
-    _finite(ranking.scaler.mean, "scaler mean", fail)
-    _finite(ranking.scaler.scale, "scaler scale", fail)
-    for name in ("weights", "items", "coef", "context_coef"):
-        _finite(getattr(ranking, name), name, fail)
-    if ranking.feature_map is not None:
-        _finite(ranking.feature_map.landmarks_, "Nystroem landmarks", fail)
-        _finite(ranking.feature_map.projection_, "Nystroem projection", fail)
-    _finite(np.float64(estimator.threshold_), "threshold", fail)
-    if hasattr(estimator, "calibrator_"):
+    else:  # what the scoring part cannot describe: only finite numbers here
+        _finite(ranking.scaler.mean, "scaler mean", fail)
+        _finite(ranking.scaler.scale, "scaler scale", fail)
+        for name in ("weights", "items", "coef", "context_coef"):
+            _finite(getattr(ranking, name), name, fail)
+        if ranking.feature_map is not None:
+            _finite(ranking.feature_map.landmarks_, "Nystroem landmarks", fail)
+            _finite(ranking.feature_map.projection_, "Nystroem projection", fail)
+        _finite(np.float64(estimator.threshold_), "threshold", fail)
+    if hasattr(estimator, "calibrator_"):  # its outcomes, which check_state does not read
         _check_link(estimator, fail)
 
 

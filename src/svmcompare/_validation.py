@@ -57,6 +57,14 @@ def check_allocation(nbytes, what, advice):
                          f"{available / 2**30:.1f} GB of memory are available; {advice}")
 
 
+def check_unique_columns(frame, what):
+    """Refuse a DataFrame with a repeated column name (selecting it would give
+    a DataFrame where a column is expected)."""
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise ValueError(f"{what} repeats the column name {repeated[0]!r}; rename one of them.")
+
+
 def frame_values(frame):
     """A DataFrame's values as floats when every column holds numbers or
     booleans, pandas' nullable types included (a missing value becomes NaN,
@@ -217,9 +225,7 @@ def pair_feature_names(X):
 def _wide_pairs(X):
     """(n, 2, p) from a wide-layout DataFrame of pairs."""
     names = pair_feature_names(X)
-    if X.columns.duplicated().any():
-        raise ValueError("X repeats the column name "
-                         f"{X.columns[X.columns.duplicated()][0]!r}; rename one of them.")
+    check_unique_columns(X, "X")
     a = frame_values(X[[f"a_{n}" for n in names]])
     b = frame_values(X[[f"b_{n}" for n in names]])
     return np.stack([a, b], axis=1)

@@ -255,7 +255,7 @@ def _fit(args):
         with _parallel_backend(args):
             search.fit(X, y, context=context, groups=groups, sample_weight=weight)
         chosen = ", ".join(f"{k} = {v}" for k, v in search.best_params_.items())
-        print(f"chosen by cross-validation ({search._scoring()}): "
+        print(f"chosen by cross-validation ({search.scoring_}): "
               f"{chosen} (score {search.best_score_:.4f})")
         model = search.best_estimator_
     elif args.grid:
@@ -291,9 +291,9 @@ def _features(args):
 
     from .datasets import games_features
     from .datasets.games import GAME_FEATURES
-    from .io import _read_csv, parse_outcome_map
+    from .io import parse_outcome_map, read_table
 
-    games = _read_csv(args.games, numeric=lambda column: column not in (args.a, args.b))
+    games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
     for column in (args.a, args.b, args.outcome):
         if column not in games.columns:
             raise ValueError(f"{Path(args.games).name} has no column {column!r}; it has "
@@ -577,12 +577,14 @@ def _evaluate(args):
         y, score, proba = _graded_pair_outputs(model, args.pairs, *items)
     else:
         model = _load_pair_model(args.model, "evaluate")
+        columns = _pair_columns(args, model)
         X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                             columns=_pair_columns(args, model))
+                                             columns=columns)
         _check_feature_names(model, features, args.pairs, args)
         _check_context_given(model, context, args.model)
-        rows = _rows(args, read_pair_extras(args.pairs, _pair_columns(args, model))[1],
-                     args.pairs)
+        # The other columns (a second read of the file) only for a row filter.
+        rows = None if args.until is None and args.after is None else \
+            _rows(args, read_pair_extras(args.pairs, columns)[1], args.pairs)
         if rows is not None:
             X, y = X[rows], y[rows]
             context = None if context is None else context[rows]
@@ -733,16 +735,9 @@ def _kernel(args):
     for features."""
     if args.kernel is not None:
         return args.kernel
-    return "linear" if args.items is None and not _wide_file(args.pairs) else "rbf"
+    from .io import is_ids_table
 
-
-def _wide_file(path):
-    """Whether a pairs file has a_<feature> columns (else ids or LETOR)."""
-    from .io import _header, _separator, is_letor
-
-    if is_letor(path) or not Path(path).is_file():
-        return True
-    return any(str(c).startswith("a_") for c in _header(path, _separator(path)))
+    return "linear" if args.items is None and is_ids_table(args.pairs) else "rbf"
 
 
 def _add_product_commands(sub):

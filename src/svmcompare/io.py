@@ -67,7 +67,7 @@ def _header(path, sep):
     return names
 
 
-def _read_csv(path, numeric=None):
+def read_table(path, numeric=None):
     """A CSV file as a DataFrame; ``numeric(column)`` says which columns may be
     parsed as numbers (default: all).  The others are read as text exactly as
     written: ids such as "01" and "1" stay two ids and are written back unchanged."""
@@ -82,6 +82,14 @@ def _read_csv(path, numeric=None):
         return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=dtype, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+
+
+def is_ids_table(path):
+    """Whether a pairs CSV lists item ids (no ``a_<feature>`` columns); False
+    for the wide layout, an SVMlight file or a missing file."""
+    if is_letor(path) or not Path(path).is_file():
+        return False
+    return not any(str(c).startswith("a_") for c in _header(path, _separator(path)))
 
 
 def _shown(names, limit=5):
@@ -223,7 +231,7 @@ def read_items(path):
     if is_letor(path):
         Z = load_letor(path)[0]
         return np.arange(Z.shape[0]), Z, [f"f{k + 1}" for k in range(Z.shape[1])]
-    frame = _read_csv(path, numeric=lambda column: column != "id")
+    frame = read_table(path, numeric=lambda column: column != "id")
     name = Path(path).name
     if "id" not in frame.columns:
         raise ValueError(f"{name} has no 'id' column (an items table needs id plus features).")
@@ -283,7 +291,7 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     if is_letor(path):
         pairs = _letor_pairs(path)
         return (*pairs, None) if return_context else pairs
-    frame = _read_csv(path, numeric=_numeric_pair_column(columns))
+    frame = read_table(path, numeric=_numeric_pair_column(columns))
     name = Path(path).name
     pairs = _csv_pairs(frame, name, items, require_labels, columns)
     if not return_context:
@@ -310,7 +318,7 @@ def read_pair_extras(path, columns=PairColumns()):
         first, second, _ = pair_indices(grades, qid, "keep")
         # Items are numbered by their line among the file's items, from 0.
         return None, pd.DataFrame({"qid": qid[first], "item_a": first, "item_b": second})
-    frame = _read_csv(path, numeric=_numeric_pair_column(columns))
+    frame = read_table(path, numeric=_numeric_pair_column(columns))
     weight = None
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
@@ -378,7 +386,9 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         position = pd.Series(np.arange(ids.size), index=ids)
         rows = _positions(frame, columns, position, name, items)
         if max(rows[columns.a].max(), rows[columns.b].max()) >= ids.size:
-            Z = _with_mean_item(Z)
+            from .pairs import with_mean_item
+
+            Z = with_mean_item(Z)
         pairs = [Z[rows[columns.a]], Z[rows[columns.b]]]
         if sp.issparse(Z):  # the wide layout: x's identities, then x''s
             return sp.hstack(pairs, format="csr"), y, features
@@ -403,11 +413,11 @@ def _positions(frame, columns, position, name, items):
     it is named at once (with the line of its first pair).  With
     ``columns.unknown == "mean"`` such ids take the row ``len(position)``
     (the caller's mean item) and are listed in a note instead."""
-    found = {column: position.reindex(frame[column]).to_numpy(dtype=float, copy=True) for column in
-             (columns.a, columns.b)}
+    found = {column: position.reindex(frame[column]).to_numpy(dtype=float, copy=True)
+             for column in (columns.a, columns.b)}
     missing = {}
     for column in (columns.a, columns.b):
-        for row in np.flatnonzero(np.isnan(found[column].astype(float))):
+        for row in np.flatnonzero(np.isnan(found[column])):
             missing.setdefault(frame[column].iloc[row], row)
     if missing:
         shown = ", ".join(repr(i) for i in list(missing)[:10])
@@ -418,8 +428,8 @@ def _positions(frame, columns, position, name, items):
 
             print(f"note: {name}: {len(missing)} id(s) not in {where} scored as the mean "
                   f"item (--unknown mean): {shown}{more}", file=sys.stderr)
-            for column in found:
-                found[column][np.isnan(found[column].astype(float))] = len(position)
+            for rows in found.values():
+                rows[np.isnan(rows)] = len(position)
         else:
             first = min(missing.values())
             advice = ("add them to the items table" if items else
@@ -430,14 +440,6 @@ def _positions(frame, columns, position, name, items):
                              f"(first on line {first + 2}); {advice}; or --unknown mean scores "
                              "them as the mean item.")
     return {column: rows.astype(np.int64) for column, rows in found.items()}
-
-
-def _with_mean_item(Z):
-    """The items table with one more row: the mean item (for identities, 1/K
-    on every id: its r(x) is the mean rating of the known ids)."""
-    if sp.issparse(Z):
-        return sp.vstack([Z, sp.csr_matrix(np.asarray(Z.mean(axis=0)))], format="csr")
-    return np.vstack([Z, Z.mean(axis=0, keepdims=True)])
 
 
 IDENTITY_PREFIX = "is_"

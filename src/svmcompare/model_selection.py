@@ -446,6 +446,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         ``probability=True``).
     best_score_ : float
         Its mean validation score.
+    scoring_ : str
+        The criterion that chose it ("error", "auc" or "log_loss").
     best_estimator_ : estimator
         Refitted on all pairs with ``best_params_``.
     cv_results_ : pandas.DataFrame
@@ -606,6 +608,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             best = _simplest_within_one_se(summary, row_params, scoring, best)
         summary["selected"] = np.arange(len(summary)) == best
         self.best_params_ = row_params[best]
+        self.scoring_ = scoring
         self.cv_results_ = summary
         self.best_score_ = float(summary.loc[best, column])
         model = clone(base).set_params(**self.best_params_, probability=False) \

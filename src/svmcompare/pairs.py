@@ -25,6 +25,7 @@ from ._validation import (
     check_allocation,
     check_finite,
     check_outcome_map,
+    check_unique_columns,
     check_vector,
 )
 
@@ -248,7 +249,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
 
     if not isinstance(matches, pd.DataFrame):
         raise TypeError(f"matches must be a pandas DataFrame; got {type(matches).__name__}.")
-    _check_unique_columns(matches, "matches")
+    check_unique_columns(matches, "matches")
     names = [a, b] + ([outcome] if outcome is not None else []) + _as_list(context)
     missing = [c for c in names if c not in matches.columns]
     if missing:
@@ -270,7 +271,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     else:
         if not isinstance(items, pd.DataFrame):
             raise TypeError(f"items must be a pandas DataFrame; got {type(items).__name__}.")
-        _check_unique_columns(items, "items")
+        check_unique_columns(items, "items")
         item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
         if period is not None:
             for table, what in ((matches, "matches"), (items, "items")):
@@ -313,9 +314,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                              f"{column}); unknown='mean' scores them as the mean item.")
         positions[column] = known
     if any(np.any(known < 0) for known in positions.values()):  # unknown="mean"
-        mean = table.mean(axis=0)
-        table = sp.vstack([table, sp.csr_matrix(np.asarray(mean))], format="csr") \
-            if sp.issparse(table) else np.vstack([table, mean[None, :]])
+        table = with_mean_item(table)
         for known in positions.values():
             known[known < 0] = table.shape[0] - 1
     rows = [table[positions[a]], table[positions[b]]]
@@ -343,10 +342,13 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     return Bunch(X=X, y=y, context=ctx, a_ids=a_ids, b_ids=b_ids, feature_names=feature_names)
 
 
-def _check_unique_columns(frame, what):
-    repeated = frame.columns[frame.columns.duplicated()]
-    if len(repeated):
-        raise ValueError(f"{what} repeats the column name {repeated[0]!r}; rename one of them.")
+def with_mean_item(table):
+    """An items table (dense or sparse) with one more row: the mean item, the
+    stand-in for ids it lacks (for identities, 1/K on each of the K ids, so
+    that a linear model's r(x) of it is the mean of the known ratings)."""
+    if sp.issparse(table):
+        return sp.vstack([table, sp.csr_matrix(np.asarray(table.mean(axis=0)))], format="csr")
+    return np.vstack([table, table.mean(axis=0, keepdims=True)])
 
 
 def _check_ids(matches, a, b, allow_self):

@@ -38,14 +38,13 @@ import numpy as np
 
 from . import predictor as _predictor
 from ._archive import Archive, read_npy, read_regular_file
-from ._fitted_state import check_fitted_model
+from ._fitted_state import check_fitted_model, is_own_estimator
 from .predictor import BadPredictorError, Predictor, check_state, predictor_state
 
 __all__ = ["FORMAT", "save_model", "load_model", "load_predictor", "Predictor",
            "BadPredictorError"]
 
 FORMAT = "svmcompare-model"
-_OWN_MODULE = "svmcompare."
 
 
 def _minor(version):
@@ -58,12 +57,6 @@ def _library_version():
     return __version__
 
 
-def _is_own_estimator(model):
-    from sklearn.base import BaseEstimator
-
-    return isinstance(model, BaseEstimator) and type(model).__module__.startswith(_OWN_MODULE)
-
-
 def save_model(model, path):
     """Write a fitted estimator (and the library version) to ``path``.
 
@@ -73,7 +66,7 @@ def save_model(model, path):
     """
     import skops.io as sio
 
-    if not _is_own_estimator(model):
+    if not is_own_estimator(model):
         raise TypeError(f"save_model writes svmcompare estimators; got {type(model).__name__}.")
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
@@ -93,21 +86,15 @@ def save_model(model, path):
         raise
 
 
-# Per-training-pair arrays of a fit: not needed to score or to refit, and they
-# made a linear model on 10.5 M pairs a 213 MB file for three weights.
-_PER_PAIR = ("support_", "dual_coef_", "_expansion_index")
-
-
 def _for_file(model):
-    """A shallow copy of ``model`` (and of the estimators it holds) without
-    the per-pair arrays of its fit; ``model`` itself is unchanged."""
+    """A shallow copy of ``model`` (and of the estimators it holds) as a file
+    keeps it: each estimator's ``compact_copy`` where it has one (no arrays
+    of the training pairs); ``model`` itself is unchanged."""
     import copy
 
-    copied = copy.copy(model)
+    copied = model.compact_copy() if hasattr(model, "compact_copy") else copy.copy(model)
     for name, value in list(vars(copied).items()):
-        if name in _PER_PAIR:
-            delattr(copied, name)
-        elif name.endswith("_") and _is_own_estimator(value):
+        if name.endswith("_") and is_own_estimator(value):
             setattr(copied, name, _for_file(value))
     return copied
 
@@ -178,7 +165,7 @@ def _construct(data, trusted, path):
 
 
 def _check_loaded(model, path):
-    if not _is_own_estimator(model):
+    if not is_own_estimator(model):
         raise ValueError(f"{path} holds a {type(model).__name__}, not a fitted svmcompare "
                          "estimator; write model files with 'svmcompare fit' or save_model.")
     check_fitted_model(model, path, _library_version())

@@ -40,18 +40,10 @@ class SparsePairs:
         p = X.shape[1] // 2
         return cls(X[:, :p], X[:, p:])
 
-    def to_wide(self):
-        return sp.hstack([self.first, self.second], format="csr")
-
     @property
     def shape(self):
         n, p = self.first.shape
         return (n, 2, p)
-
-    @property
-    def nbytes(self):
-        return sum(m.data.nbytes + m.indices.nbytes + m.indptr.nbytes
-                   for m in (self.first, self.second))
 
     def __len__(self):
         return self.first.shape[0]
@@ -74,10 +66,6 @@ class SparsePairs:
 
     def is_finite(self):
         return bool(np.all(np.isfinite(self.first.data)) and np.all(np.isfinite(self.second.data)))
-
-
-def is_sparse_pairs(X):
-    return isinstance(X, SparsePairs)
 
 
 def check_sparse_pairs(X, n_features=None):
