@@ -70,3 +70,11 @@ def test_day_first_dates_are_read_without_warnings_and_ambiguous_ones_refused():
                                          "YYYY-MM-DD"):
         games_features(games, first="home", second="away", result="result",
                        outcome_map={"H": -1, "D": 0, "A": 1}, time="date")
+
+
+def test_a_game_with_a_missing_player_is_refused_not_played_by_nan():
+    games = _table()
+    games.loc[5, "away"] = None
+    with pytest.raises(ValueError, match="game 5, column away: the player's id is missing"):
+        games_features(games, first="home", second="away", result="result",
+                       outcome_map={"H": -1, "D": 0, "A": 1}, time="day")

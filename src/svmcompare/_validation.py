@@ -57,6 +57,18 @@ def check_allocation(nbytes, what, advice):
                          f"{available / 2**30:.1f} GB of memory are available; {advice}")
 
 
+def first_missing(frame, columns):
+    """(row position, column) of the first missing value (None, NaN, NA,
+    an empty CSV cell) among ``columns`` of ``frame``, or None."""
+    import pandas as pd
+
+    for column in columns:
+        empty = pd.isna(frame[column]).to_numpy()
+        if empty.any():
+            return int(np.flatnonzero(empty)[0]), column
+    return None
+
+
 def check_unique_columns(frame, what):
     """Refuse a DataFrame with a repeated column name (selecting it would give
     a DataFrame where a column is expected)."""

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import LABELS, check_allocation, check_outcome_map
+from ._validation import LABELS, check_allocation, check_outcome_map, first_missing
 
 # The exact doubles written: pandas before 3.0 parsed some 1 ulp off by
 # default (3.0 parses exactly and deprecates the option).
@@ -342,11 +342,10 @@ def _numeric_pair_column(columns):
 
 def _check_ids(frame, id_columns, name):
     """Refuse an empty id cell, naming its line."""
-    for column in id_columns:
-        empty = frame[column].isna().to_numpy()
-        if empty.any():
-            row = int(np.flatnonzero(empty)[0])
-            raise ValueError(f"{name}, line {row + 2}, column {column}: empty id.")
+    missing = first_missing(frame, id_columns)
+    if missing is not None:
+        row, column = missing
+        raise ValueError(f"{name}, line {row + 2}, column {column}: empty id.")
 
 
 def _check_not_self(frame, columns, name):

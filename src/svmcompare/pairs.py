@@ -27,6 +27,7 @@ from ._validation import (
     check_outcome_map,
     check_unique_columns,
     check_vector,
+    first_missing,
 )
 
 
@@ -353,13 +354,10 @@ def with_mean_item(table):
 
 def _check_ids(matches, a, b, allow_self):
     """Refuse a missing id and, unless allowed, an item compared with itself."""
-    import pandas as pd
-
-    for column in (a, b):
-        empty = pd.isna(matches[column]).to_numpy()
-        if empty.any():
-            row = int(np.flatnonzero(empty)[0])
-            raise ValueError(f"matches row {row}, column {column}: the id is missing.")
+    missing = first_missing(matches, (a, b))
+    if missing is not None:
+        row, column = missing
+        raise ValueError(f"matches row {row}, column {column}: the id is missing.")
     same = (matches[a].astype(str) == matches[b].astype(str)).to_numpy()
     if same.any() and not allow_self:
         row = int(np.flatnonzero(same)[0])

@@ -17,6 +17,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._validation import check_outcome_map, first_missing
 from .chess import PLAYER_FEATURES, history_features
 
 # The chess features without "moves_first": a position goes to the context.
@@ -39,8 +40,6 @@ def _scores(values, outcome_map, result_map):
             "--outcome-map), e.g. {'H': -1, 'D': 0, 'A': 1}; result_map='score' reads the "
             "first player's score 1 / 0.5 / 0.")
     if outcome_map is not None:
-        from .._validation import check_outcome_map
-
         mapping = {key: _SCORE_OF_LABEL[label]
                    for key, label in check_outcome_map(outcome_map).items()}
     elif isinstance(result_map, str) and result_map == "score":
@@ -208,6 +207,9 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     if missing:
         raise ValueError(f"The games table has no column(s) {missing}; it has "
                          f"{list(games.columns)}.")
+    missing = first_missing(games, (first, second))
+    if missing is not None:  # else a phantom player "nan" would play the game
+        raise ValueError(f"game {missing[0]}, column {missing[1]}: the player's id is missing.")
     score = _scores(games[result].reset_index(drop=True), outcome_map, result_map)
     if time is None:
         day = np.arange(len(games), dtype=np.int64)
