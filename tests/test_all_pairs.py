@@ -49,7 +49,7 @@ def formed_rows(X, y, groups, C, ties, class_weight, weight):
 
 
 CASES = [("keep", None, False), ("keep", "balanced", True), ("drop", None, True),
-         ("keep", {1: 3.0, -1: 0.5}, False), ("keep", "balanced", False)]
+         ("keep", {1: 3.0, -1: 0.5}, False), ("keep", "balanced", False), ("keep", "auto", True)]
 
 
 @pytest.mark.parametrize("C", [0.03, 3.0])

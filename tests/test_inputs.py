@@ -97,7 +97,7 @@ def test_bad_hyper_parameters(cls, data, param, value, error):
 def test_bad_class_weight(data):
     X, y = data
     with pytest.raises(ValueError, match="class_weight"):
-        SVMCompare(class_weight="auto").fit(X, y)
+        SVMCompare(class_weight="heavy").fit(X, y)
     with pytest.raises(ValueError, match="keys are the flipped labels"):
         SVMCompare(class_weight={0: 1.0}).fit(X, y)
     with pytest.raises(ValueError, match=r"class_weight\[1\] must be a positive number"):

@@ -90,10 +90,11 @@ def test_a_grid_can_choose_by_log_loss(tmp_path, capsys):
 
 
 def test_the_degenerate_warning_says_the_model_is_usable_and_what_to_change():
-    # A linear ranking of the ||x||_1^2 pattern: no tie band fits, beta ~ 0.
+    # A linear ranking of the ||x||_1^2 pattern with ties weighted down: no tie
+    # band fits, beta ~ 0.
     X, y = make_norm_pairs(120, "l1", random_state=0)
     with pytest.warns(DegenerateWarning) as caught:
-        model = SVMCompare(kernel="linear").fit(X, y)
+        model = SVMCompare(kernel="linear", class_weight="balanced").fit(X, y)
     message = str(caught[0].message)
     assert model.degenerate_
     assert "The model is usable" in message and "try a smaller C" in message

@@ -19,7 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._parallel import map_in_threads
-from ._problem import Standardizer, restricted_start
+from ._problem import Standardizer, label_weights, restricted_start
 from ._validation import (
     check_C,
     check_context,
@@ -183,6 +183,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
         check_cost(getattr(self, "cost", None))
+        label_weights(getattr(self, "class_weight", None), 1.0, 1.0)  # before any work
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
         if self.solver == "linear" and kernel.code != LINEAR:
             raise ValueError(

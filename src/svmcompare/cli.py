@@ -756,9 +756,10 @@ def _add_product_commands(sub):
     fit.add_argument("--C", type=float, default=1.0)
     fit.add_argument("--gamma", type=float, default=1.0)
     fit.add_argument("--degree", type=int, default=3)
-    fit.add_argument("--class-weight", choices=["balanced", "none"], default="balanced",
-                     help="compare and lp: 'balanced' (default) weighs ties and non-ties "
-                          "equally; 'none' is the paper's problem")
+    fit.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
+                     help="compare and lp: 'balanced' weighs ties and non-ties equally; "
+                          "'none' is the paper's problem; 'auto' (default) is 'balanced' when "
+                          "ties are under a third of the pairs, else 'none'")
     fit.add_argument("--probability", action="store_true",
                      help="also fit win/tie/loss probabilities (five calibration folds "
                           "started from the fit: about 1.5-4x its time)")

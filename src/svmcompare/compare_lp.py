@@ -47,7 +47,7 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         Cost of the slack variables in (LP-1).
     kernel : {"rbf", "linear", "poly", "laplacian"} or callable, default="rbf"
     gamma, degree, coef0 : kernel parameters, as :class:`SVMCompare`.
-    class_weight : None, "balanced" or dict, default=None
+    class_weight : None, "auto", "balanced" or dict, default="auto"
         As :class:`SVMCompare`.
 
     Attributes
@@ -72,7 +72,7 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
     """
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-                 class_weight="balanced", on_degenerate="fallback"):
+                 class_weight="auto", on_degenerate="fallback"):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma

@@ -141,7 +141,7 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         kernel is linear, as in the tutorial.  ``n_jobs`` also sets the
         threads of the all-pairs solver (None: every core).
     ties : {"drop", "keep"}, default="drop"
-    class_weight : None, "balanced" or dict, default=None
+    class_weight : None, "auto", "balanced" or dict, default=None
         For ``ties="keep"`` (SVMCompare's class weights).
     pairs : {"auto", "all", "materialize"}, default="auto"
         "all": train on every within-group pair without forming pairs

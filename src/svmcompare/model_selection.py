@@ -239,8 +239,7 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     """
     points = _grid_points(param_grid)
     groups = _grouped_by_C(points, estimator)
-    tasks = [(k, others, entries) for k in range(len(splits))
-             for others, entries in groups.items()]
+    tasks = [(k, others, entries) for k in range(len(splits)) for others, entries in groups]
     jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=not progress,
                 leave=False)
     if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
@@ -267,13 +266,15 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
 def _grouped_by_C(points, estimator):
     """Grid points grouped by everything but C: one warm-started path per group.
 
-    Returns {other parameters: [(point index, C), ...]}.
+    Returns [(other parameters as (name, value) pairs, [(point index, C), ...]), ...].
     """
     groups = {}
     for index, point in enumerate(points):
         others = tuple((k, v) for k, v in point.items() if k != "C")
-        groups.setdefault(others, []).append((index, point.get("C", estimator.C)))
-    return groups
+        # Values may be unhashable (a class_weight dict): group by their repr.
+        key = repr(others)
+        groups.setdefault(key, (others, []))[1].append((index, point.get("C", estimator.C)))
+    return list(groups.values())
 
 
 def _best_index(values, scoring):
@@ -328,7 +329,8 @@ def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
     if results["failed"].all():
         raise NoRankingError(
             f"Every grid point failed for {type(estimator).__name__}: beta >= 0 everywhere. "
-            "Try class_weight='balanced'."
+            "Try more weight on ties: class_weight='balanced' when ties are under a third "
+            "of the pairs, else {1: 1, -1: w} with w > 1."
         )
     best_index = _best_index(results[scoring], scoring)
     results["selected"] = np.arange(len(results)) == best_index
@@ -601,7 +603,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if summary[column].isna().all():
             raise NoRankingError(
                 "Every grid point failed on some fold: beta >= 0. Use "
-                "class_weight='balanced' or on_degenerate='fallback'."
+                "on_degenerate='fallback', or more weight on ties: class_weight='balanced' "
+                "when ties are under a third of the pairs, else {1: 1, -1: w} with w > 1."
             )
         best = _best_index(summary[column], scoring)
         if self.selection == "one_se":

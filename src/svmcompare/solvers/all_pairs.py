@@ -118,12 +118,11 @@ def _pair_sums(block_w, block_w2, group_start):
 def graded_problem(X, grades, groups, C, *, ties="keep", class_weight=None, weight=None):
     """Arrange items for the all-pairs solver and set the pair weights.
 
-    ``class_weight`` is that of the flipped labels (None, "balanced" or
-    ``{1: w, -1: w}``), with "balanced" counting rows as the materialized
-    problem does: m / (2 * weighted rows of the label), m = strict pairs +
-    ordered tie pairs.
+    ``class_weight`` is that of the flipped labels (None, "auto", "balanced"
+    or ``{1: w, -1: w}``), counting rows as the materialized problem does:
+    strict pairs and ordered tie pairs.
     """
-    from .._problem import flipped_class_weights
+    from .._problem import label_weights
 
     n = X.shape[0]
     weight = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
@@ -144,12 +143,8 @@ def graded_problem(X, grades, groups, C, *, ties="keep", class_weight=None, weig
     n_strict, n_tie_rows = _pair_sums(block_w, block_w2, group_start)
     if ties == "drop" or n_tie_rows == 0:
         kappa = {1: 1.0, -1: 0.0}
-    elif class_weight == "balanced":
-        # m / (2 * weighted rows of the label), m = all rows: flipped_class_weights.
-        m = n_strict + n_tie_rows
-        kappa = {1: m / (2.0 * n_strict), -1: m / (2.0 * n_tie_rows)}
     else:
-        kappa = flipped_class_weights(np.array([1.0, -1.0]), class_weight)
+        kappa = label_weights(class_weight, n_strict, n_tie_rows)
     return GradedProblem(
         X=np.ascontiguousarray(X[order], dtype=np.float64), weight=np.ascontiguousarray(w),
         block_start=block_start, group_start=group_start, order=order,
