@@ -224,3 +224,20 @@ def test_cv_results_have_per_fold_scores():
         np.testing.assert_allclose(folds.mean(axis=1), results[f"mean_{metric}"])
     assert set(results["link"]) == {"ordered", "davidson"}
     assert set(results["tie_band"]) == {"constant", "pair"}
+
+
+def test_a_grid_of_class_weight_dicts_is_searched_like_any_other_value():
+    # Dicts are unhashable: the C paths are grouped by their repr.
+    X, y = make_norm_pairs(150, "l2", random_state=5)
+    heavy, light = {1: 1.0, -1: 4.0}, {1: 1.0, -1: 0.25}
+    grid = {"kernel": ["linear"], "class_weight": [heavy, light], "C": [0.1, 1.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)  # a linear fit of a quadratic pattern
+        search = SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    weights = list(search.cv_results_["class_weight"])
+    assert weights.count(heavy) == 2 and weights.count(light) == 2
+    best = search.best_estimator_
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateWarning)
+        reference = SVMCompare(**search.best_params_).fit(X, y)
+    np.testing.assert_allclose(best.decision_function(X), reference.decision_function(X))
