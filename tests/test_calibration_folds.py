@@ -17,7 +17,7 @@ from svmcompare._problem import Standardizer, flip_compare, flip_rank2, restrict
 from svmcompare._threshold import fit_threshold
 from svmcompare.calibration import cross_validated_scores, score_spread
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.solvers import smo
+from svmcompare.solvers import interrupt
 
 
 def _data(n=300, seed=0):
@@ -150,7 +150,7 @@ def test_ctrl_c_stops_the_solves_running_in_fold_threads():
         map_in_threads(lambda seed: clone(long).fit(X, y), [0, 1], 2)
     timer.join()
     assert time.perf_counter() - started < 30.0  # uninterrupted: many minutes
-    assert not smo._RUNNING  # no loop left behind
+    assert interrupt.running_solves() == 0  # no loop left behind
 
 
 @pytest.mark.parametrize("stopped", ["another group", "its group"])
@@ -167,10 +167,11 @@ def test_stopping_a_group_stops_only_its_solves(stopped):
     with pytest.warns(ConvergenceWarning):  # (raised in the thread, recorded here)
         thread.start()
         deadline = time.perf_counter() + 30.0
-        while not smo._RUNNING and thread.is_alive() and time.perf_counter() < deadline:
+        while (not interrupt.running_solves() and thread.is_alive()
+               and time.perf_counter() < deadline):
             time.sleep(0.001)
-        assert smo._RUNNING, "the fit never reached its worker thread"
-        smo.stop_running_solves(object() if stopped == "another group" else None)
+        assert interrupt.running_solves(), "the fit never reached its worker thread"
+        interrupt.stop_running_solves(object() if stopped == "another group" else None)
         thread.join()
     if stopped == "another group":
         assert model.n_iter_ == steps
@@ -205,7 +206,7 @@ def test_verbose_shows_the_calibration_folds_and_changes_nothing(capsys, monkeyp
     quiet = SVMCompare(probability=True, calibration="cv", n_jobs=n_jobs,
                        random_state=0).fit(X, y)
     assert "calibration folds" not in capsys.readouterr().err
-    monkeypatch.setattr(smo, "PROGRESS_AFTER", 0.0)  # draw at once
+    monkeypatch.setattr(interrupt, "PROGRESS_AFTER", 0.0)  # draw at once
     loud = SVMCompare(probability=True, calibration="cv", n_jobs=n_jobs, random_state=0,
                       verbose=True).fit(X, y)
     err = capsys.readouterr().err

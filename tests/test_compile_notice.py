@@ -3,7 +3,7 @@
 import time
 from types import SimpleNamespace
 
-from svmcompare.solvers import _compile, linear, smo
+from svmcompare.solvers import _compile, linear, smo_loop
 
 
 def _fake(index_path, signatures=()):
@@ -15,7 +15,7 @@ def _fake(index_path, signatures=()):
 def test_numba_cache_layout_is_readable_for_the_real_solvers():
     # If numba moves its cache index, the notice falls back to a timer; this
     # says so in CI for every numba version pyproject allows.
-    for dispatcher in (smo._smo_steps, linear._loss_sum):
+    for dispatcher in (smo_loop.smo_steps, linear._loss_sum):
         assert _compile._cached(dispatcher) in (True, False)
 
 

@@ -9,6 +9,7 @@ from svmcompare import SVMCompare, SVMRank, SVMRank2
 from svmcompare._problem import flip_compare
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual, solve_linear
+from svmcompare.solvers._kernel_rows import kernel_pack
 from svmcompare.solvers.folds import (
     fold_start,
     refit_primal_without,
@@ -17,7 +18,8 @@ from svmcompare.solvers.folds import (
     subproblem,
 )
 from svmcompare.solvers.loo import kernel_rows
-from svmcompare.solvers.smo import RowCache, kernel_pack, q_product
+from svmcompare.solvers.smo import RowCache
+from svmcompare.solvers.smo_loop import q_product
 
 from .test_loo import _pairs
 from .test_loo import _problems as problems_of

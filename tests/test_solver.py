@@ -5,7 +5,7 @@ import pytest
 
 from svmcompare._problem import BinaryProblem, flip_compare, flip_rank
 from svmcompare.kernels import resolve_kernel
-from svmcompare.solvers import solve_dual
+from svmcompare.solvers import solve_dual, solver_threads
 
 from .reference.dense import (
     dual_objective,
@@ -428,7 +428,6 @@ def test_solver_threads_runs_blas_on_one_thread_and_restores_it():
     import numba
     from threadpoolctl import threadpool_info
 
-    from svmcompare.solvers import solver_threads
 
     def blas_threads():
         return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
@@ -443,14 +442,14 @@ def test_solver_threads_runs_blas_on_one_thread_and_restores_it():
 def test_verbose_shows_the_steps_of_a_long_exact_fit_and_changes_nothing(capsys, monkeypatch):
     from svmcompare import SVMCompare
     from svmcompare.datasets import make_norm_pairs
-    from svmcompare.solvers import smo
+    from svmcompare.solvers import interrupt
 
     X, y = make_norm_pairs(1500, "l1", random_state=3)
     params = dict(C=300.0, gamma=4.0, solver="exact")
     quiet = SVMCompare(**params).fit(X, y)
     assert capsys.readouterr().err == ""
     # Past the first slice, the progress line appears at once with this delay.
-    monkeypatch.setattr(smo, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(interrupt, "PROGRESS_AFTER", 0.0)
     loud = SVMCompare(**params, verbose=True).fit(X, y)
     err = capsys.readouterr().err
     assert "SMO" in err and "steps" in err
@@ -490,7 +489,7 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     # on all threads; ties must still go to the last row, as in one loop, or
     # one thread and two would take different steps.  Few distinct values
     # make ties in G and in the gain across chunk boundaries.
-    from svmcompare.solvers import smo
+    from svmcompare.solvers import smo_loop as smo
 
     rng = np.random.default_rng(7)
     m = 2 * smo._SELECT_CHUNK + 5_000
@@ -502,7 +501,7 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     qi = rng.integers(-2, 3, size=m).astype(float) / 2.0
     rows = rng.permutation(m) if subset else np.arange(m)
     n = m - 1_000 if subset else m
-    with smo.solver_threads(n_threads):
+    with solver_threads(n_threads):
         gmax, _, i = smo._chunk_winners(np.int64(smo._UP), rows, n, np.int64(-1), 0.0, y, G,
                                         alpha, C, QD, qi)
         _, gmax2, j = smo._chunk_winners(np.int64(smo._LOW), rows, n, i, gmax, y, G, alpha, C,
@@ -512,7 +511,7 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     # The ties are real: other rows share the chosen values.
     assert np.sum(-y[rows[:n]] * G[rows[:n]] == gmax) > 100
     # Without a bias: the first row of the largest gain pg^2 / Q_tt.
-    with smo.solver_threads(n_threads):
+    with solver_threads(n_threads):
         _, violation, k = smo._chunk_winners(np.int64(smo._COORDINATE), rows, n, np.int64(-1),
                                              0.0, y, G, alpha, C, QD, qi)
     pg = np.where(alpha <= 0, np.minimum(G, 0), np.where(alpha >= C, np.maximum(G, 0), G))
@@ -529,7 +528,7 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
     # with a bias (SVMCompare) and without (SVMRank).
     import numba
 
-    from svmcompare.solvers import smo
+    from svmcompare.solvers import smo_loop as smo
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has one thread here: nothing runs in chunks")

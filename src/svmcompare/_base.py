@@ -44,7 +44,7 @@ from .solvers import solve_dual, solve_linear, solver_threads
 from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
-from .solvers.smo import thread_count
+from .solvers.threads import thread_count
 from .sparse_pairs import SparsePairs
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-from .solvers.smo import solve_group, stop_running_solves
+from .solvers.interrupt import solve_group, stop_running_solves
 
 _POLL = 0.05  # seconds between checks for Ctrl-C while the threads work
 

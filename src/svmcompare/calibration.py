@@ -352,7 +352,7 @@ def fit_link(score, y, tie_features, *, link="ordered", context=None, sample_wei
     Returns a calibrator whose ``predict_proba(score, context, tie_features)``
     takes the tie features of the pairs it scores.
     """
-    from .solvers.smo import one_blas_thread
+    from .solvers.threads import one_blas_thread
 
     # Its products are n x (a few) columns: BLAS threads gain nothing, and once
     # numba's OpenMP threads exist they make each L-BFGS step ~10x slower
@@ -481,7 +481,7 @@ def fold_workers(params, folds):
     thread each when folds run side by side, the kernel row cache shared out
     so that the fit keeps to ``cache_size`` in all, no progress lines of its
     own (they would interleave)."""
-    from .solvers.smo import thread_count
+    from .solvers.threads import thread_count
 
     workers = min(thread_count(params.get("n_jobs")), folds)
     fold_params = {}
@@ -503,7 +503,7 @@ def _fold_progress(folds, show):
         return
     from tqdm.auto import tqdm
 
-    from .solvers.smo import PROGRESS_AFTER
+    from .solvers.interrupt import PROGRESS_AFTER
 
     with tqdm(total=folds, desc="calibration folds", file=sys.stderr, leave=False,
               delay=PROGRESS_AFTER) as bar:

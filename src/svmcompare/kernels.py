@@ -28,7 +28,7 @@ from math import comb
 
 import numpy as np
 
-# Codes shared with the numba solver (see solvers/smo.py).
+# Codes shared with the numba solver (see solvers/_kernel_rows.py, solvers/smo_loop.py).
 PRECOMPUTED = 0
 LINEAR = 1
 POLY = 2

@@ -2,7 +2,8 @@
 
 from .all_pairs import AllPairsResult, GradedProblem, graded_problem, solve_all_pairs
 from .linear import LinearResult, solve_linear
-from .smo import DualResult, solve_dual, solver_threads
+from .smo import DualResult, solve_dual
+from .threads import solver_threads
 
 __all__ = ["AllPairsResult", "DualResult", "GradedProblem", "LinearResult", "graded_problem",
            "solve_all_pairs", "solve_dual", "solve_linear", "solver_threads"]

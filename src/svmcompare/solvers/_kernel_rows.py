@@ -327,3 +327,26 @@ def q_diagonal(kp, pairs):
         kbb = kernel_value(code, sqnorm[ib], sqnorm[ib], sqnorm[ib], gamma, coef0, degree)
         out[t] = kbb - 2.0 * kab + kaa + context_dot(ctx, t, t)
     return out
+
+
+def kernel_pack(items, kernel, gram=None):
+    """The kernel as the compiled loops take it: (code, items, squared norms,
+    gamma, coef0, degree, item Gram matrix or a 1 x 1 placeholder).
+
+    ``gram`` (k(items, items), when the caller has it) makes the code
+    PRECOMPUTED; a Python callable, which cannot run inside the compiled
+    loops, is evaluated once on all items (n_items^2 memory, documented on
+    the estimators); built-in kernels compute the values they need, and
+    only those.
+    """
+    code = kernel.code
+    if gram is not None:
+        gram = np.ascontiguousarray(gram, dtype=np.float64)
+        code = PRECOMPUTED
+    elif code == PRECOMPUTED:
+        gram = np.ascontiguousarray(kernel.block(items, items), dtype=np.float64)
+    else:
+        gram = np.zeros((1, 1))
+    sqnorm = np.einsum("ij,ij->i", items, items)
+    return (code, items, sqnorm, float(kernel.gamma), float(kernel.coef0), int(kernel.degree),
+            gram)

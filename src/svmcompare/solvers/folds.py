@@ -34,8 +34,11 @@ import numpy as np
 
 from .._problem import BinaryProblem
 from ..kernels import PRECOMPUTED
+from ._kernel_rows import kernel_pack
 from .linear import solve_linear
-from .smo import RowCache, kernel_pack, q_product, solve_dual, solver_threads
+from .smo import RowCache, solve_dual
+from .smo_loop import q_product
+from .threads import solver_threads
 
 # The first smoothing level of a primal refit from the full solution.  The
 # coarsest level (1) pulls the start away from the optimum for the later ones
@@ -204,7 +207,7 @@ def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=Non
     bias : bool
     tol : float
     n_threads : int, optional
-        The solver's threads (:func:`solvers.smo.solver_threads`).
+        The solver's threads (:func:`solvers.threads.solver_threads`).
 
     Returns
     -------
