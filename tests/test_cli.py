@@ -235,7 +235,8 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
 
 def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path, capsys,
                                                                        monkeypatch):
-    from svmcompare import GroupRankSVM, SVMCompare, cli
+    from svmcompare import GroupRankSVM, SVMCompare
+    from svmcompare.cli import letor
     from svmcompare.datasets import make_graded_blocks
     from svmcompare.io import dump_letor, load_letor
     from svmcompare.pairs import pairwise_transform
@@ -260,14 +261,14 @@ def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path,
     assert f"training error {100 * error:.1f}% (on all {labels.size} pairs)" in out
     # Settings the all-pairs solver does not cover still form the pairs, and say
     # what that costs when the pairs are many.
-    monkeypatch.setattr(cli, "_MANY_PAIRS", labels.size - 1)
+    monkeypatch.setattr(letor, "MANY_PAIRS", labels.size - 1)
     assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
                  str(path)]) == 0
     captured = capsys.readouterr()
     assert "without forming" not in captured.out
     assert f"note: {labels.size} pairs within queries, formed here" in captured.err
     assert load_model(path).solver_ == "exact"
-    monkeypatch.setattr(cli, "_MANY_PAIRS", labels.size)
+    monkeypatch.setattr(letor, "MANY_PAIRS", labels.size)
     assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "rbf", "--model",
                  str(path)]) == 0
     assert capsys.readouterr().err == ""  # (qid is used: it forms the pairs)
@@ -280,7 +281,7 @@ def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path,
 
 def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, capsys,
                                                                      monkeypatch):
-    from svmcompare import cli
+    from svmcompare.cli import letor
     from svmcompare.datasets import make_graded_blocks
     from svmcompare.io import dump_letor, load_letor
     from svmcompare.metrics import comparison_report, outcome_log_loss
@@ -294,7 +295,7 @@ def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, ca
     assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--probability",
                  "--model", path]) == 0
     capsys.readouterr()
-    monkeypatch.setattr(cli, "_PAIR_CHUNK", 37)  # pairs formed 37 at a time
+    monkeypatch.setattr(letor, "PAIR_CHUNK", 37)  # pairs formed 37 at a time
     assert main(["evaluate", path, str(tmp_path / "items.letor")]) == 0
     out = capsys.readouterr().out
     model = load_model(path)
@@ -306,7 +307,7 @@ def test_evaluate_on_a_letor_file_forms_the_pairs_a_chunk_at_a_time(tmp_path, ca
     assert f"{outcome_log_loss(labels, model.predict_proba(P)):>9.4f}" in out
     # predict writes the same file chunk by chunk as at once.
     for chunk, name in ((37, "chunked.csv"), (10**9, "whole.csv")):
-        monkeypatch.setattr(cli, "_PAIR_CHUNK", chunk)
+        monkeypatch.setattr(letor, "PAIR_CHUNK", chunk)
         assert main(["predict", path, str(tmp_path / "items.letor"), "--proba", "-o",
                      str(tmp_path / name)]) == 0
     chunked = (tmp_path / "chunked.csv").read_text()

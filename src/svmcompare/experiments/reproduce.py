@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -25,8 +26,6 @@ from .plotting import plot_figure_panels, plot_level_curves
 from .protocol import PANELS, SIMULATED
 from .tutorial import plot_tutorial, run_tutorial
 
-FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "figure6", "tutorial",
-           "ordinal")
 SUSHI_ENV = "SVMCOMPARE_SUSHI_PATH"
 CHESS_ENV = "SVMCOMPARE_CHESS_PATH"
 
@@ -187,6 +186,37 @@ def _ordinal(out, config, sushi, n_jobs, progress, log):
     return result
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What every figure's step reads."""
+
+    out: Path
+    config: dict
+    panels: tuple
+    sushi: Path | None
+    chess_path: object
+    n_jobs: int | None
+    progress: bool
+    log: object
+
+
+# Each figure 'svmcompare reproduce' knows, by name (the command line lists them
+# in its own order, cli/research.py).
+STEPS = {
+    "figure1": lambda r: _figure1(r.out, r.log),
+    "figure2": lambda r: _figure2(r.out, r.log),
+    "figure3": lambda r: _figure3(r.out, r.config, r.n_jobs, r.progress, r.log),
+    "figure4": lambda r: _figure4(r.out, r.config, r.panels, r.sushi, r.n_jobs, r.progress,
+                                  r.log),
+    "figure5": lambda r: _figure5(r.out, r.config, r.panels, r.sushi, r.n_jobs, r.progress,
+                                  r.log),
+    "figure6": lambda r: _figure6(r.out, r.config, chess_file(r.chess_path), r.n_jobs,
+                                  r.progress, r.log),
+    "tutorial": lambda r: _tutorial(r.out, r.config, r.log),
+    "ordinal": lambda r: _ordinal(r.out, r.config, r.sushi, r.n_jobs, r.progress, r.log),
+}
+
+
 def reproduce(figures, out, *, quick=False, sushi_path=None, chess_path=None, n_jobs=None,
               progress=False, log=print):
     """Run the chosen figures and write their tables and plots into ``out``.
@@ -215,38 +245,23 @@ def reproduce(figures, out, *, quick=False, sushi_path=None, chess_path=None, n_
     dict
         Figure name -> result (Figures 4 to 6, tutorial, ordinal).
     """
-    unknown = set(figures) - set(FIGURES)
+    unknown = set(figures) - set(STEPS)
     if unknown:
-        raise ValueError(f"Unknown figure(s) {sorted(unknown)}; choose from {FIGURES}.")
+        raise ValueError(f"Unknown figure(s) {sorted(unknown)}; choose from {tuple(STEPS)}.")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    config = QUICK if quick else FULL
     sushi = sushi_folder(sushi_path)
-    panels = PANELS if sushi is not None else SIMULATED
     if sushi is None and {"figure4", "figure5"} & set(figures):
         log(f"No sushi data given (--sushi-path or ${SUSHI_ENV}): the sushi panel is skipped.")
+    run = _Run(out=out, config=QUICK if quick else FULL,
+               panels=PANELS if sushi is not None else SIMULATED, sushi=sushi,
+               chess_path=chess_path, n_jobs=n_jobs, progress=progress, log=log)
     results, timings = {}, []
-    for figure in FIGURES:
-        if figure not in figures:
-            continue
+    for figure in dict.fromkeys(figures):  # in the order given, once each
         start = time.perf_counter()
-        if figure == "figure1":
-            _figure1(out, log)
-        elif figure == "figure2":
-            _figure2(out, log)
-        elif figure == "figure3":
-            _figure3(out, config, n_jobs, progress, log)
-        elif figure == "figure4":
-            results[figure] = _figure4(out, config, panels, sushi, n_jobs, progress, log)
-        elif figure == "figure5":
-            results[figure] = _figure5(out, config, panels, sushi, n_jobs, progress, log)
-        elif figure == "figure6":
-            results[figure] = _figure6(out, config, chess_file(chess_path), n_jobs, progress,
-                                       log)
-        elif figure == "tutorial":
-            results[figure] = _tutorial(out, config, log)
-        else:
-            results[figure] = _ordinal(out, config, sushi, n_jobs, progress, log)
+        result = STEPS[figure](run)
+        if figure not in ("figure1", "figure2", "figure3"):  # their outputs are files only
+            results[figure] = result
         timings.append({"figure": figure, "quick": quick, "n_jobs": n_jobs,
                         "seconds": time.perf_counter() - start})
     pd.DataFrame(timings).to_csv(out / "timings.csv", index=False)

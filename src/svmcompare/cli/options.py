@@ -1,0 +1,195 @@
+"""What the command line's options mean for the library: the model to fit,
+the pair columns, row filters, folds, the model file to read, and checks
+worded for the command line."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+MODEL_TYPES = ("compare", "rank", "rank2", "lp")
+
+
+def make_model(args):
+    from .. import SVMCompare, SVMCompareLP, SVMRank, SVMRank2
+
+    params = {"C": args.C, "kernel": kernel_of(args), "gamma": args.gamma, "degree": args.degree}
+    class_weight = None if args.class_weight == "none" else args.class_weight
+    calibration = getattr(args, "calibration", "cv")
+    if args.model_type == "lp":
+        if args.probability:
+            raise ValueError("--probability is not available for --model-type lp.")
+        return SVMCompareLP(class_weight=class_weight, **params)
+    if calibration != "cv" and not args.probability:
+        raise ValueError(f"--calibration {calibration} sets how --probability calibrates; "
+                         "add --probability.")
+    # A progress line for a long exact fit, unless --no-progress (a --grid has its own).
+    verbose = not (getattr(args, "no_progress", False) or getattr(args, "grid", False))
+    if args.model_type == "compare":
+        return SVMCompare(class_weight=class_weight, probability=args.probability,
+                          calibration=calibration, random_state=0, verbose=verbose, **params)
+    model = SVMRank if args.model_type == "rank" else SVMRank2
+    return model(probability=args.probability, calibration=calibration, random_state=0,
+                 verbose=verbose, **params)
+
+
+@contextlib.contextmanager
+def parallel_backend(args):
+    """joblib's default backend, or a Dask cluster at ``--scheduler``."""
+    if args.backend != "dask":
+        yield
+        return
+    if not args.scheduler:
+        raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786).")
+    try:
+        import joblib
+        from distributed import Client
+    except ImportError as exc:
+        raise ValueError("--backend dask needs dask.distributed: pip install "
+                         "'svmcompare[dask]'.") from exc
+    with Client(args.scheduler, timeout="30s") as client, joblib.parallel_backend("dask"):
+        print(f"grid search on the Dask cluster at {client.scheduler.address}", flush=True)
+        yield
+
+
+def check_file_features(model, features, path, args=None):
+    """Refuse a file whose features differ from the model's in name or order,
+    saying what to add on the command line where that is the cause."""
+    from .._validation import check_feature_names
+    from ..io import identities_of
+
+    expected = getattr(model, "feature_names_in_", None)
+    try:
+        check_feature_names(expected, features, Path(path).name)
+    except ValueError as exc:
+        hint = ""
+        if args is not None and getattr(args, "items", None) is None \
+                and identities_of(features) is not None and identities_of(expected) is None:
+            hint = (" The file lists item ids and the model was fitted on item features: "
+                    "add --items ITEMS.csv (an id column plus those features).")
+        raise ValueError(f"{exc}{hint}") from None
+
+
+def check_context_given(model, context, path):
+    """The command line's wording for a model fitted with a pair context."""
+    ranking = getattr(model, "ranking_", None)
+    needed = 0 if ranking is None else ranking.n_context
+    if needed and context is None:
+        raise ValueError(f"{path} was fitted with a pair context of {needed} column(s): give "
+                         "them with --context COLUMNS (or as ctx_<name> columns in the file); "
+                         "0 where neither position has an advantage.")
+
+
+def rows_of(args, frame, path):
+    """The rows --until / --after keep (a boolean mask), or None: rows whose
+    COLUMN is at most (--until) or above (--after) VALUE, numbers compared as
+    numbers, anything else (ISO dates, seasons) as text."""
+    import numpy as np
+    import pandas as pd
+
+    mask = None
+    for option, keep_after in (("until", False), ("after", True)):
+        spec = getattr(args, option, None)
+        if spec is None:
+            continue
+        column, sep, value = spec.partition("=")
+        if not sep or column not in frame.columns:
+            raise ValueError(f"--{option} {spec!r}: write COLUMN=VALUE with a column of "
+                             f"{Path(path).name} (it has {list(frame.columns)}).")
+        values = frame[column]
+        numbers = pd.to_numeric(values, errors="coerce")
+        try:
+            bound = float(value)
+            numeric = numbers.notna().all()
+        except ValueError:
+            numeric = False
+        left = numbers.to_numpy() if numeric else values.astype(str).to_numpy()
+        right = bound if numeric else value
+        chosen = left > right if keep_after else left <= right
+        mask = chosen if mask is None else mask & chosen
+    if mask is not None and not np.any(mask):
+        raise ValueError(f"--until / --after keep no row of {Path(path).name}.")
+    return mask
+
+
+def groups_of(args, extras):
+    """The --groups column of the pairs file (None without the flag)."""
+    if args.groups is None:
+        return None
+    if not args.auto:
+        raise ValueError("--groups sets the folds of --auto; add --auto.")
+    if args.groups not in extras.columns:
+        raise ValueError(f"{Path(args.pairs).name} has no column {args.groups!r} for --groups.")
+    return extras[args.groups].to_numpy()
+
+
+def auto_folds(groups):
+    """5 stratified folds, or one fold per group (at most 5) with --groups."""
+    if groups is None:
+        return 5
+    from sklearn.model_selection import GroupKFold
+
+    n_groups = len(set(groups.tolist()))
+    if n_groups < 2:
+        raise ValueError("--groups needs at least 2 groups (e.g. seasons) to make folds.")
+    return GroupKFold(min(5, n_groups))
+
+
+def load_pair_model(path, command):
+    """A model file whose estimator compares pairs (not graded items)."""
+    from .._base import PairwiseKernelModel
+    from ..persistence import load_model
+
+    model = load_model(path)
+    if not isinstance(model, PairwiseKernelModel):
+        raise ValueError(f"{path} holds a {type(model).__name__}, which scores graded items, "
+                         f"not pairs: 'svmcompare {command}' needs a pair model (svmcompare "
+                         "fit on a pairs file); 'svmcompare rank' takes this one.")
+    return model
+
+
+def with_predictions(out, model, X, context, proba):
+    """``out`` (ids and other columns) with the comparisons of pairs ``X``."""
+    out = out.assign(y_pred=model.predict(X, context),
+                     rank_difference=model.decision_function(X, context))
+    if proba:
+        out["p_x_better"], out["p_tie"], out["p_xprime_better"] = \
+            model.predict_proba(X, context).T
+    return out
+
+
+def pair_columns(args, model=None):
+    """The PairColumns of the command line (and of an identities-only model)."""
+    from ..io import PairColumns, identities_of, parse_outcome_map
+
+    names = getattr(model, "feature_names_in_", None)
+    outcome_map = getattr(args, "outcome_map", None)
+    return PairColumns(
+        a=args.a, b=args.b, outcome=getattr(args, "outcome", "y"),
+        outcome_map=None if outcome_map is None else parse_outcome_map(outcome_map),
+        context=tuple(c.strip() for c in args.context.split(",") if c.strip()),
+        identities=None if names is None or args.items else identities_of(names),
+        allow_self=bool(getattr(args, "allow_self_pairs", False)),
+        unknown=getattr(args, "unknown", "error"),
+        sparse_identities=is_linear(args, model))
+
+
+def is_linear(args, model=None):
+    """Whether the model (fitted, or to fit from ``args``) is linear in the
+    features, so that identities can stay sparse."""
+    if model is not None:
+        ranking = getattr(model, "ranking_", None)
+        return ranking is not None and ranking.kernel.name == "linear" \
+            and ranking.feature_map is None
+    return kernel_of(args) == "linear" and getattr(args, "model_type", "compare") != "lp"
+
+
+def kernel_of(args):
+    """--kernel, else linear for an identities-only table (sparse one-hot ids;
+    a kernel on one-hot ids sees only whether two items are the same) and rbf
+    for features."""
+    if args.kernel is not None:
+        return args.kernel
+    from ..io import is_ids_table
+
+    return "linear" if args.items is None and is_ids_table(args.pairs) else "rbf"

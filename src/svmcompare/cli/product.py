@@ -1,0 +1,434 @@
+"""The product commands: fit, features, league, predict, rank, evaluate."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .letor import (
+    fit_graded,
+    fits_every_pair,
+    graded_pair_outputs,
+    graded_predictions,
+    note_formed_pairs,
+    report_graded,
+)
+from .options import (
+    MODEL_TYPES,
+    auto_folds,
+    check_context_given,
+    check_file_features,
+    groups_of,
+    load_pair_model,
+    make_model,
+    pair_columns,
+    parallel_backend,
+    rows_of,
+    with_predictions,
+)
+from .plots import plot_evaluation
+
+
+def _add_pairs_arguments(parser, labels):
+    parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
+                        + (" and y" if labels else "") + ", or item_a, item_b"
+                        + (", y" if labels else "") + " (ids: with --items, or alone for "
+                        "one-hot identities)")
+    parser.add_argument("--items", default=None,
+                        help="items CSV (id plus feature columns) for a pairs file of ids")
+    parser.add_argument("--a", default="item_a", metavar="COLUMN",
+                        help="column of x's id in a pairs file of ids (default %(default)s)")
+    parser.add_argument("--b", default="item_b", metavar="COLUMN",
+                        help="column of x''s id (default %(default)s)")
+    if labels:
+        parser.add_argument("--outcome", default="y", metavar="COLUMN",
+                            help="column of the labels or outcomes (default %(default)s)")
+        parser.add_argument("--outcome-map", default=None, metavar="MAP",
+                            help="outcome value to label, e.g. 'H=-1,D=0,A=1' (x home: home "
+                                 "win = x better); without it the column holds -1, 0, 1")
+    parser.add_argument("--context", default="", metavar="COLUMNS",
+                        help="comma-separated pair-context columns besides ctx_<name> ones "
+                             "(+1: x' has the advantage, -1: x has it)")
+    parser.add_argument("--allow-self-pairs", action="store_true",
+                        help="accept rows whose two ids are the same (refused by default)")
+    parser.add_argument("--unknown", choices=["error", "mean"], default="error",
+                        help="ids missing from the items (or from an identities model): an "
+                             "error naming them all (default), or 'mean': scored as the mean "
+                             "item (identities: the mean rating), with a note")
+    parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
+                             "train on the past)")
+    parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
+                             "on later games)")
+
+
+def _fit(args):
+    if fits_every_pair(args):
+        return fit_graded(args)
+    import numpy as np
+
+    from ..io import is_letor, read_pair_extras, read_pairs
+    from ..model_selection import SVMCompareCV
+    from ..persistence import save_model
+
+    columns = pair_columns(args)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns)
+    if is_letor(args.pairs):
+        note_formed_pairs(X)
+    weight, extras = read_pair_extras(args.pairs, columns)
+    rows = rows_of(args, extras, args.pairs)
+    if rows is not None:
+        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
+        context = None if context is None else context[rows]
+        weight = None if weight is None else weight[rows]
+    groups = groups_of(args, extras)
+    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
+    if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
+        print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
+              f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
+    if args.auto and args.calibration != "cv":
+        raise ValueError("--auto calibrates on its own search folds; --calibration applies "
+                         "to a single fit.")
+    model = make_model(args)
+    print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
+          f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
+    if args.backend == "dask" and not (args.grid or args.auto):
+        raise ValueError("--backend dask distributes the --grid or --auto search; add one.")
+    if args.auto:
+        search = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
+                              scoring=args.scoring,
+                              n_jobs=args.n_jobs, random_state=0, progress=not args.no_progress)
+        with parallel_backend(args):
+            search.fit(X, y, context=context, groups=groups, sample_weight=weight)
+        chosen = ", ".join(f"{k} = {v}" for k, v in search.best_params_.items())
+        print(f"chosen by cross-validation ({search.scoring_}): "
+              f"{chosen} (score {search.best_score_:.4f})")
+        model = search.best_estimator_
+    elif args.grid:
+        scoring = args.scoring or ("log_loss" if args.probability else "error")
+        if scoring == "log_loss" and not args.probability:
+            raise ValueError("--scoring log_loss scores probabilities: add --probability.")
+        search = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
+                              probability=args.probability, progress=not args.no_progress)
+        with parallel_backend(args):
+            search.fit(X, y, context=context, sample_weight=weight)
+        chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                           for k, v in search.best_params_.items())
+        print(f"chosen by 5-fold cross-validation ({scoring}): {chosen} "
+              f"(score {search.best_score_:.4f})")
+        model = search.best_estimator_
+    else:
+        model.fit(X, y, context=context, sample_weight=weight)
+    if not is_letor(args.pairs):  # LETOR features have numbers, not names
+        # The names and order of the features, checked by predict / evaluate / rank.
+        model.feature_names_in_ = np.asarray(features, dtype=object)
+    save_model(model, args.model)
+    args.written = args.model
+    error = 1 - model.score(X, y, context=context)
+    print(f"training error {100 * error:.1f}%; model written to {args.model}")
+    return 0
+
+
+def _features(args):
+    """A results table to leak-free history features (``games_features``), as
+    a pairs CSV in the wide layout that fit / predict / evaluate read."""
+    import numpy as np
+    import pandas as pd
+
+    from ..datasets import games_features
+    from ..datasets.games import GAME_FEATURES
+    from ..io import parse_outcome_map, read_table
+
+    games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
+    for column in (args.a, args.b, args.outcome):
+        if column not in games.columns:
+            raise ValueError(f"{Path(args.games).name} has no column {column!r}; it has "
+                             f"{list(games.columns)}.")
+    advantage = args.advantage
+    if advantage is not None:
+        try:
+            advantage = float(advantage)
+        except ValueError:
+            pass  # a column name
+    X, y, context, info = games_features(
+        games, first=args.a, second=args.b, result=args.outcome,
+        outcome_map=parse_outcome_map(args.outcome_map), time=args.time, period=args.period,
+        advantage=advantage)
+    names = list(GAME_FEATURES)
+    out = games.reset_index(drop=True).copy()
+    out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
+                     pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
+    if context is not None:
+        out["ctx_advantage"] = context[:, 0]
+    out["y"] = y
+    out.to_csv(args.output, index=False)
+    new = int(np.sum((info["first_games"] == 0) | (info["second_games"] == 0)))
+    print(f"{len(out)} games: {len(names)} history features of each side (a_, b_), "
+          + ("ctx_advantage, " if context is not None else "") + f"labels y; {new} games "
+          f"involve a player without earlier games; written to {args.output}")
+    return 0
+
+
+def _league(args):
+    from ..datasets import make_league
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    matches, teams = make_league(random_state=args.seed)
+    matches.to_csv(out / "matches.csv", index=False)
+    teams.to_csv(out / "teams.csv", index=False)
+    print(f"Wrote {out / 'matches.csv'} ({len(matches)} matches, {teams.shape[0]} teams, "
+          f"seasons 1-{matches['season'].max()}) and {out / 'teams.csv'}.")
+    return 0
+
+
+def _predict(args):
+    from ..io import is_letor
+    from ..persistence import load_predictor
+
+    # The file's scoring part when it has one: no scikit-learn or skops to import.
+    model = load_predictor(args.model) or load_pair_model(args.model, "predict")
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise ValueError(f"{args.model} was fitted without --probability; refit with it "
+                         "to get probabilities.")
+    frames = (graded_predictions(args, model) if is_letor(args.pairs)
+              else [_pair_predictions(args, model)])
+    target = sys.stdout if args.output == "-" else args.output
+    count = 0
+    for k, out in enumerate(frames):  # one frame, or a LETOR file's pairs chunk by chunk
+        out.to_csv(target, index=False, header=k == 0, mode="w" if k == 0 else "a")
+        count += len(out)
+    if args.output != "-":
+        print(f"{count} predictions written to {args.output}")
+    return 0
+
+
+def _pair_predictions(args, model):
+    from ..io import read_pair_extras, read_pairs
+
+    columns = pair_columns(args, model)
+    X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
+                                         return_context=True, columns=columns)
+    check_file_features(model, features, args.pairs, args)
+    check_context_given(model, context, args.model)
+    _, extras = read_pair_extras(args.pairs, columns)
+    rows = rows_of(args, extras, args.pairs)
+    if rows is not None:
+        X, extras = X[rows], extras[rows]
+        context = None if context is None else context[rows]
+    # Ids and other non-feature columns first, so results join back without row order.
+    return with_predictions(extras.reset_index(drop=True), model, X, context, args.proba)
+
+
+def _rank(args):
+    import pandas as pd
+
+    from ..io import is_letor, load_letor, read_items
+    from ..persistence import load_model
+
+    model = load_model(args.model)
+    ids, Z, features = read_items(args.items_file)
+    check_file_features(model, features, args.items_file)
+    out = pd.DataFrame({"id": ids})
+    if is_letor(args.items_file):
+        out["qid"] = load_letor(args.items_file)[2]  # which query each item answers
+    # An ordinal model scores items by its pair model's r(x) (its grades cut it).
+    scorer = model if hasattr(model, "rank") else model.pair_model_
+    out.assign(rank=scorer.rank(Z)).to_csv(args.output, index=False)
+    print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
+    return 0
+
+
+def _evaluate(args):
+    import numpy as np
+
+    from ..io import is_letor, read_pair_extras, read_pairs
+    from ..metrics import (
+        comparison_auc_chance,
+        comparison_report,
+        outcome_accuracy,
+        outcome_brier,
+        outcome_log_loss,
+    )
+
+    if is_letor(args.pairs):
+        model, items = report_graded(args)
+        if model is None:
+            return 0
+        y, score, proba = graded_pair_outputs(model, args.pairs, *items)
+    else:
+        model = load_pair_model(args.model, "evaluate")
+        columns = pair_columns(args, model)
+        X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                             columns=columns)
+        check_file_features(model, features, args.pairs, args)
+        check_context_given(model, context, args.model)
+        # The other columns (a second read of the file) only for a row filter.
+        rows = None if args.until is None and args.after is None else \
+            rows_of(args, read_pair_extras(args.pairs, columns)[1], args.pairs)
+        if rows is not None:
+            X, y = X[rows], y[rows]
+            context = None if context is None else context[rows]
+        score = model.decision_function(X, context)
+        proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
+    labels, rule = _labels_and_rule(model, score, proba)
+    report = comparison_report(y, score, model.threshold_, y_pred=labels)
+    n = report["count"]
+    print(f"pairs {n} ({report['equality']} ties, {report['inequality']} non-ties)")
+    print(f"zero-one error {100 * report['error_rate']:.2f}% ({rule}): false positives "
+          f"{report['false_positive']} (tie predicted different), false negatives "
+          f"{report['false_negative']} (difference predicted tie), inversions "
+          f"{report['inversion']} (wrong direction)")
+    if proba is not None:
+        prior = np.tile(model.class_prior_, (n, 1))
+        print(f"{'':24} {'log-loss':>9} {'Brier':>7} {'accuracy':>9}")
+        for label, p in (("model", proba), ("training frequencies", prior)):
+            print(f"{label:<24} {outcome_log_loss(y, p):>9.4f} {outcome_brier(y, p):>7.4f} "
+                  f"{outcome_accuracy(y, p):>9.3f}")
+        print("(training frequencies: P(-1), P(0), P(1) = "
+              + ", ".join(f"{v:.3f}" for v in model.class_prior_)
+              + " for every pair, the baseline to beat)")
+    if not np.isnan(report["auc"]):
+        auc, chance = report["auc"], comparison_auc_chance()
+        print(f"comparison AUC (Table 3) {auc:.4f} (chance is {chance:g}, not 0.5: a "
+              "difference counts as found only with the right sign)")
+        if args.plot:
+            plot_evaluation(args.plot, y, score, auc, chance, proba)
+    else:
+        print("comparison AUC: needs both ties and non-ties in y")
+    return 0
+
+
+def _labels_and_rule(model, score, proba):
+    """The labels ``predict`` gives (from the scores and probabilities at
+    hand) and the rule that made them, in words."""
+    from .._threshold import threshold_compare
+    from ..ranking_function import least_cost_labels
+
+    if proba is not None:
+        cost = getattr(model, "cost", None)
+        rule = ("labels: the most probable outcome" if cost is None
+                else "labels: the outcome of least expected cost")
+        return least_cost_labels(proba, cost), rule
+    return threshold_compare(score, model.threshold_), \
+        f"labels: the comparison rule, a tie when |r(x') - r(x)| <= {model.threshold_:.4g}"
+
+
+def add_product_commands(sub):
+    fit = sub.add_parser(
+        "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
+        description="Fit SVMCompare (or a baseline) on labeled pairs and write a model file. "
+                    "Labels y: -1 x better, 0 tie, 1 x' better.")
+    _add_pairs_arguments(fit, labels=True)
+    fit.add_argument("--model", required=True, help="model file to write (skops format)")
+    fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
+                     help="compare (SVMCompare), rank, rank2 (RankSVM baselines), lp "
+                          "(SVMCompareLP); default %(default)s")
+    fit.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"], default=None,
+                     help="default: linear for a table of ids without --items (identities, "
+                          "kept sparse), else rbf")
+    fit.add_argument("--C", type=float, default=1.0)
+    fit.add_argument("--gamma", type=float, default=1.0)
+    fit.add_argument("--degree", type=int, default=3)
+    fit.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
+                     help="compare and lp: 'balanced' weighs ties and non-ties equally; "
+                          "'none' is the paper's problem; 'auto' (default) is 'balanced' when "
+                          "ties are under a third of the pairs, else 'none'")
+    fit.add_argument("--probability", action="store_true",
+                     help="also fit win/tie/loss probabilities (five calibration folds "
+                          "started from the fit: about 1.5-4x its time)")
+    fit.add_argument("--calibration", choices=["cv", "loo"], default="cv",
+                     help="with --probability: 'cv' five folds (default), 'loo' leave-one-out "
+                          "estimates from the exact fit, no refits (faster; up to 0.01 worse "
+                          "log-loss at some settings on real games)")
+    fit.add_argument("--auto", action="store_true",
+                     help="the auto-tuned model for real data (SVMCompareCV): kernel, C, gamma, "
+                          "class weight and, with --probability, the probability link chosen "
+                          "by cross-validated log-loss")
+    fit.add_argument("--groups", default=None, metavar="COLUMN",
+                     help="with --auto: folds keep each group (season, person) together")
+    fit.add_argument("--grid", action="store_true",
+                     help="choose C and gamma by 5-fold cross-validation over the paper's grid")
+    fit.add_argument("--scoring", choices=["error", "auc", "log_loss"], default=None,
+                     help="criterion of --grid: error, auc, or log_loss of the calibrated "
+                          "probabilities (needs --probability); default log_loss with "
+                          "--probability, else error")
+    fit.add_argument("--n-jobs", type=int, default=None, help="parallel fits of --grid")
+    fit.add_argument("--backend", choices=["loky", "dask"], default="loky",
+                     help="where --grid runs: local processes (default) or a Dask cluster")
+    fit.add_argument("--scheduler", default=None,
+                     help="address of the Dask scheduler for --backend dask")
+    fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    fit.set_defaults(func=_fit)
+
+    features = sub.add_parser(
+        "features", help="a results table to leak-free history features (a pairs CSV)",
+        description="Read a table of two-player results (ids of the two sides, a result, "
+                    "optionally a time and a positional advantage) and write it with each "
+                    "side's features from earlier periods only (Elo, Glicko, counts and "
+                    "shares of results: svmcompare.datasets.games_features) as a_<feature> "
+                    "and b_<feature> columns, the advantage as ctx_advantage and the labels "
+                    "as y: the pairs CSV that fit, predict and evaluate read. Nothing from a "
+                    "game or its period leaks into its own features, so later seasons can be "
+                    "predicted from these (fit --until, evaluate --after).")
+    features.add_argument("games", help="results CSV")
+    features.add_argument("--a", required=True, metavar="COLUMN", help="column of x's id")
+    features.add_argument("--b", required=True, metavar="COLUMN", help="column of x''s id")
+    features.add_argument("--outcome", required=True, metavar="COLUMN",
+                          help="column of the result")
+    features.add_argument("--outcome-map", required=True, metavar="MAP",
+                          help="result value to label, e.g. 'H=-1,D=0,A=1' (x at home: a home "
+                               "win is x better)")
+    features.add_argument("--time", default=None, metavar="COLUMN",
+                          help="column of the game's time (dates, YYYYMMDD, periods or "
+                               "seasons); default: the row order")
+    features.add_argument("--period", default="D",
+                          help="rating period for dates, a pandas offset alias (default D)")
+    features.add_argument("--advantage", default=None, metavar="COLUMN|NUMBER",
+                          help="positional advantage of x' (+1: x' at home, -1: x at home), a "
+                               "column or one number for every game")
+    features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
+    features.set_defaults(func=_features)
+    league = sub.add_parser(
+        "league", help="write a simulated league (matches.csv, teams.csv) to try the commands",
+        description="Write a simulated football league (svmcompare.datasets.make_league): "
+                    "matches.csv (season, home, away, goals, result H/D/A, home_adv) and "
+                    "teams.csv (id, attack, defence, style), to try fit / predict / evaluate "
+                    "on results with draws and home advantage.")
+    league.add_argument("--out", default="svmcompare-league",
+                        help="output folder (default: %(default)s)")
+    league.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    league.set_defaults(func=_league)
+
+    predict = sub.add_parser("predict", help="compare pairs with a saved model",
+                             description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")
+    predict.add_argument("model", help="model file from svmcompare fit")
+    _add_pairs_arguments(predict, labels=False)
+    predict.add_argument("--proba", action="store_true",
+                         help="add P(x better), P(tie), P(x' better) (model fitted with "
+                              "--probability)")
+    predict.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
+    predict.set_defaults(func=_predict)
+
+    rank = sub.add_parser("rank", help="score items r(x) with a saved model",
+                          description="Write the ranking function r(x) of each item.")
+    rank.add_argument("model", help="model file from svmcompare fit")
+    rank.add_argument("items_file", metavar="ITEMS.csv", help="items CSV: id plus features")
+    rank.add_argument("-o", "--output", required=True, help="output CSV")
+    rank.set_defaults(func=_rank)
+
+    evaluate = sub.add_parser(
+        "evaluate", help="test error, probability scores and AUC of a saved model",
+        description="On labeled pairs: the zero-one error of the model's labels (the most "
+                    "probable outcome for a model fitted with --probability, else the "
+                    "comparison rule; the output says which) with its false positive / false "
+                    "negative / inversion split; for a model with probabilities, a table of "
+                    "the log-loss, Brier score and accuracy of its win / tie / loss "
+                    "probabilities next to the training frequencies (the baseline to beat); "
+                    "and the comparison AUC (Table 3).")
+    evaluate.add_argument("model", help="model file from svmcompare fit")
+    _add_pairs_arguments(evaluate, labels=True)
+    evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")
+    evaluate.set_defaults(func=_evaluate)
