@@ -34,8 +34,8 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
     (12) with u^T Phi replaced by r_a, so r(x) = r_a(x) / (-beta) with the
     comparison function c_1 (eq. 5); for a linear kernel and data separable
     without slack, (mu, w) = (-1/beta, -u/beta) with u = sum_j a_j z_j is
-    feasible for the LP (7).  As for :class:`SVMCompare`, beta >= 0 means no
-    ranking function exists, and :class:`NoRankingError` is raised.
+    feasible for the LP (7).  As for :class:`SVMCompare`, beta >= 0 means
+    Lemma 1 gives no ranking function (see ``on_degenerate``).
 
     The LP has 2N + 1 + m variables and m constraints with m x N dense
     kernel entries; it suits a few thousand pairs (n = 800 pairs: about a
@@ -49,6 +49,11 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
     gamma, degree, coef0 : kernel parameters, as :class:`SVMCompare`.
     class_weight : None, "auto", "balanced" or dict, default="auto"
         As :class:`SVMCompare`.
+    on_degenerate : {"fallback", "raise"}, default="fallback"
+        As :class:`SVMCompare`: at beta >= 0, "fallback" keeps the LP's
+        direction r = r_a with a tie threshold chosen on the training pairs
+        (eq. 6) and a :class:`DegenerateWarning`; "raise" raises
+        :class:`NoRankingError`.
 
     Attributes
     ----------
