@@ -1,0 +1,218 @@
+"""The public suite (issue 35): svmcompare's auto-tuned model against the peers, same matches.
+
+Data: the sets of ``suite_data.py`` (fetch them first: ``python
+benchmarks/suite_data.py fetch``; a set not in the cache is skipped) and the
+shared sets of ``bench_real.py``.  Features as ``bench_real.py`` builds them:
+leak-free history features (``games_features``: Elo, Glicko, counts and shares
+of earlier results) with the positional advantage as context, and one-hot
+identities when the ids are few (at most 400); identities alone where there
+is no time (LLM judgments).  Splits by time or by group (suite_data.py);
+every tuned model's folds keep the same groups together.
+
+Models (``bench_real.py``'s, plus two):
+
+* ``freq``, ``elo+ologit``, ``mlogit``, ``hgb``, ``svmcompare``: as bench_real.py;
+* ``davidson``: a Davidson-Bradley-Terry model on the identities with an
+  advantage term (ties as their own outcome; L2 penalty chosen by the same
+  folds), fitted by maximum likelihood here;
+* ``market`` (football with odds): the bookmaker's probabilities, 1 / odds
+  normalized, on the same matches: the reference, not a peer.
+
+Prints test log-loss, Brier, accuracy, comparison AUC and fit seconds per
+set, and ours minus the best non-market peer.
+
+Usage: python benchmarks/bench_suite.py [--sets ...] [--csv results.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_real  # noqa: E402
+import suite_data  # noqa: E402
+from svmcompare.datasets import games_features  # noqa: E402
+from svmcompare.metrics import outcome_log_loss  # noqa: E402
+
+MAX_ONE_HOT = 400
+
+
+def _features(data):
+    """(X, y, context, has_elo) of a suite set, as bench_real.py builds them."""
+    games = data.games
+    ids = pd.unique(pd.concat([games["a"], games["b"]]))
+    one_hot = bench_real._one_hot(games["a"], games["b"]) if ids.size <= MAX_ONE_HOT else None
+    if data.history:
+        X, y, context, _ = games_features(
+            games, first="a", second="b", result="y", outcome_map={-1: -1, 0: 0, 1: 1},
+            time="time", advantage="advantage")
+        if one_hot is not None and data.identities:
+            X = np.concatenate([X, one_hot], axis=2)
+        return X, y, context, True
+    y = games["y"].to_numpy()
+    advantage = games["advantage"].to_numpy(dtype=float)
+    context = advantage[:, None] if np.any(advantage) else None
+    return one_hot, y, context, False
+
+
+# -- Davidson-Bradley-Terry on identities -----------------------------------------
+
+
+def _davidson_nll(params, a, b, adv, y, n_items, penalty):
+    """Negative log-likelihood (and gradient) of Davidson's model with an
+    advantage term: with s = theta_b - theta_a + eta adv, P(b) = e^{s/2} / Z,
+    P(a) = e^{-s/2} / Z, P(tie) = nu / Z, Z = e^{s/2} + e^{-s/2} + nu."""
+    theta, eta, tau = params[:n_items], params[n_items], params[n_items + 1]
+    s = theta[b] - theta[a] + eta * adv
+    up, down, nu = np.exp(s / 2), np.exp(-s / 2), np.exp(tau)
+    z = up + down + nu
+    loglik = np.where(y == 1, s / 2, np.where(y == -1, -s / 2, tau)) - np.log(z)
+    d_s = np.where(y == 1, 0.5, np.where(y == -1, -0.5, 0.0)) - (up - down) / (2 * z)
+    d_tau = (y == 0) - nu / z
+    grad_theta = np.bincount(b, d_s, n_items) - np.bincount(a, d_s, n_items)
+    value = -loglik.sum() + 0.5 * penalty * theta @ theta
+    grad = -np.concatenate([grad_theta, [d_s @ adv, d_tau.sum()]])
+    grad[:n_items] += penalty * theta
+    return value, grad
+
+
+def _davidson_fit(a, b, adv, y, n_items, penalty):
+    start = np.zeros(n_items + 2)
+    result = minimize(_davidson_nll, start, args=(a, b, adv, y, n_items, penalty), jac=True,
+                      method="L-BFGS-B")
+    return result.x
+
+
+def _davidson_proba(params, a, b, adv, n_items):
+    theta, eta, tau = params[:n_items], params[n_items], params[n_items + 1]
+    s = theta[b] - theta[a] + eta * adv
+    p = np.stack([np.exp(-s / 2), np.full_like(s, np.exp(tau)), np.exp(s / 2)], axis=1)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def davidson(data, train, test, folds):
+    """Davidson-BT on the identities; the penalty chosen by log-loss over ``folds``."""
+    games = data.games
+    ids, codes = np.unique(np.concatenate([games["a"], games["b"]]), return_inverse=True)
+    a, b = codes[:len(games)], codes[len(games):]
+    adv, y = games["advantage"].to_numpy(dtype=float), games["y"].to_numpy()
+    tr, te = np.flatnonzero(train), np.flatnonzero(test)
+    best, best_loss = None, np.inf
+    for penalty in (0.01, 0.1, 1.0, 10.0):
+        losses = []
+        for fit_rows, held_rows in folds:
+            f, h = tr[fit_rows], tr[held_rows]
+            params = _davidson_fit(a[f], b[f], adv[f], y[f], ids.size, penalty)
+            losses.append(outcome_log_loss(y[h], _davidson_proba(params, a[h], b[h], adv[h],
+                                                                 ids.size)))
+        if np.mean(losses) < best_loss:
+            best, best_loss = penalty, np.mean(losses)
+    params = _davidson_fit(a[tr], b[tr], adv[tr], y[tr], ids.size, best)
+    proba = _davidson_proba(params, a[te], b[te], adv[te], ids.size)
+    return proba, None
+
+
+# -- the run ----------------------------------------------------------------------
+
+
+def _sets(names):
+    for name in names:
+        if name in suite_data.LOADERS:
+            if not suite_data.available(name):
+                print(f"{name}: skipped, not in {suite_data.CACHE} (python "
+                      "benchmarks/suite_data.py fetch)", file=sys.stderr)
+                continue
+            data = suite_data.LOADERS[name]()
+            X, y, context, has_elo = _features(data)
+            groups = data.games["group"].to_numpy()
+            yield name, data.kind, data, X, y, context, data.train, data.test, has_elo, groups
+        else:
+            load, folder = bench_real.SETS[name]
+            if folder is not None and not (bench_real.DATA / folder).is_dir():
+                print(f"{name}: skipped, {bench_real.DATA / folder} not found", file=sys.stderr)
+                continue
+            X, y, context, train, test, has_elo, groups = load(False)
+            yield name, "shared", None, X, y, context, train, test, has_elo, groups
+
+
+def run(names, progress=True):
+    rows = []
+    for name, kind, data, X, y, context, train, test, has_elo, groups in _sets(names):
+        folds = bench_real._folds(groups[train])
+        ctr = None if context is None else context[train]
+        cte = None if context is None else context[test]
+        base = {"data": name, "kind": kind, "n_train": int(train.sum()),
+                "n_test": int(test.sum()), "ties": float(np.mean(y[test] == 0))}
+        models = dict(bench_real.MODELS)
+        if not has_elo:
+            models.pop("elo+ologit")
+        for model_name, fit in models.items():
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                proba, score = fit(X[train], y[train], ctr, X[test], cte, has_elo, folds)
+            row = {**base, "model": model_name, **bench_real.scores(y[test], proba, score),
+                   "fit_s": time.perf_counter() - start}
+            if model_name == "svmcompare":
+                row["chosen"] = str(bench_real._ours.last.best_params_)
+            rows.append(row)
+            if progress:
+                print(f"  {name:<16} {model_name:<11} log-loss {row['log_loss']:.4f} "
+                      f"({row['fit_s']:.1f} s)", file=sys.stderr, flush=True)
+        if data is not None:
+            start = time.perf_counter()
+            proba, _ = davidson(data, train, test, folds)
+            rows.append({**base, "model": "davidson", **bench_real.scores(y[test], proba, None),
+                         "fit_s": time.perf_counter() - start})
+            if "p_a" in data.games.columns:
+                market = data.games.loc[test, ["p_a", "p_tie", "p_b"]].to_numpy()
+                rows.append({**base, "model": "market",
+                             **bench_real.scores(y[test], market, None), "fit_s": 0.0})
+    return pd.DataFrame(rows)
+
+
+def report(table):
+    lines = []
+    for name, block in table.groupby("data", sort=False):
+        first = block.iloc[0]
+        lines.append(f"\n{name} ({first.kind}): {first.n_train} training pairs, "
+                     f"{first.n_test} test pairs, {first.ties:.1%} ties in test")
+        lines.append(f"{'model':<12} {'log-loss':>9} {'Brier':>7} {'acc':>6} {'AUC':>6} "
+                     f"{'fit s':>7}")
+        for _, row in block.iterrows():
+            lines.append(f"{row.model:<12} {row.log_loss:>9.4f} {row.brier:>7.4f} "
+                         f"{row.accuracy:>6.3f} {row.auc:>6.3f} {row.fit_s:>7.1f}")
+        peers = block[~block.model.isin(["svmcompare", "freq", "market"])]
+        ours = block[block.model == "svmcompare"].iloc[0]
+        best = peers.loc[peers.log_loss.idxmin()]
+        line = (f"svmcompare - best peer ({best.model}): log-loss "
+                f"{ours.log_loss - best.log_loss:+.4f}")
+        market = block[block.model == "market"]
+        if len(market):
+            line += f"; - market {ours.log_loss - market.iloc[0].log_loss:+.4f}"
+        lines.append(line + f"; chosen {ours.chosen}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    names = [*suite_data.LOADERS, "football", "icehockey", "chess", "sushi"]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=names, choices=names)
+    parser.add_argument("--csv", type=Path)
+    args = parser.parse_args(argv)
+    table = run(args.sets)
+    print(report(table))
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+
+
+if __name__ == "__main__":
+    main()
