@@ -314,16 +314,23 @@ def load_llm_judgments():
 
 
 def load_computer_chess():
-    """Engine games (poprank's fixture, in its order): test the last fifth."""
+    """Engine games (poprank's fixture: head-to-head series of 50-100 games,
+    not in time order), identities only: test on a quarter of the series,
+    pairings never seen in training."""
     records = json.loads(_files("computer_chess", "*computer_chess*.json")[0].read_text())
     result = {"1-0": -1, "0-1": 1, "1/2-1/2": 0}
     rows = [(w, b, result[r]) for w, b, r in records if r in result]
     games = pd.DataFrame(rows, columns=["a", "b", "y"])  # a: white, b: black
-    n = len(games)
-    games = games.assign(time=np.arange(n), advantage=-1.0,  # white (a) moves first
-                         group=np.arange(n) * 10 // n)
-    test = games["group"].to_numpy() >= 8
-    return SuiteSet("computer_chess", "engine chess (poprank fixture)", games, test, ~test)
+    pairing = [tuple(sorted(p)) for p in zip(games["a"], games["b"], strict=True)]
+    series = np.cumsum([True] + [p != q for p, q in zip(pairing[1:], pairing[:-1],
+                                                        strict=True)])
+    games = games.assign(time=np.arange(len(games)), advantage=-1.0,  # white (a) moves first
+                         group=series)
+    rng = np.random.default_rng(0)
+    held = rng.choice(np.unique(series), size=np.unique(series).size // 4, replace=False)
+    test = games["group"].isin(held).to_numpy()
+    return SuiteSet("computer_chess", "engine chess series (poprank fixture, identities)",
+                    games, test, ~test, history=False)
 
 
 def load_tcec():

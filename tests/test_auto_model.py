@@ -241,3 +241,20 @@ def test_a_grid_of_class_weight_dicts_is_searched_like_any_other_value():
         warnings.simplefilter("ignore", DegenerateWarning)
         reference = SVMCompare(**search.best_params_).fit(X, y)
     np.testing.assert_allclose(best.decision_function(X), reference.decision_function(X))
+
+
+def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
+    from svmcompare import model_selection
+
+    X, y = make_norm_pairs(80, "l2", random_state=0)
+    grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
+    assert SVMCompareCV().get_params()["progress"] == "auto"
+    SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    assert "SVMCompareCV" not in capsys.readouterr().err  # a short search: no bar
+    monkeypatch.setattr(model_selection, "PROGRESS_AFTER", 0.0)  # as if it ran long
+    SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    assert "SVMCompareCV" in capsys.readouterr().err
+    SVMCompareCV(param_grid=grid, cv=3, progress=False).fit(X, y)
+    assert "SVMCompareCV" not in capsys.readouterr().err
+    with pytest.raises(ValueError, match='progress must be True, False or "auto"'):
+        SVMCompareCV(param_grid=grid, progress="yes").fit(X, y)

@@ -39,6 +39,7 @@ from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report, outcome_brier, outcome_log_loss
 from .ranking_function import check_cost
+from .solvers.interrupt import PROGRESS_AFTER
 from .sparse_pairs import SparsePairs
 
 SCORINGS = ("error", "auc", "log_loss")
@@ -240,8 +241,10 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     points = _grid_points(param_grid)
     groups = _grouped_by_C(points, estimator)
     tasks = [(k, others, entries) for k in range(len(splits)) for others, entries in groups]
-    jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=not progress,
-                leave=False)
+    check_progress(progress)
+    # "auto": the bar appears once the search has run PROGRESS_AFTER seconds.
+    jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=progress is False,
+                leave=False, delay=PROGRESS_AFTER if progress == "auto" else 0.0)
     if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
         # The fits run side by side: one solver thread each, not every core each.
         estimator = clone(estimator).set_params(n_jobs=1)
@@ -275,6 +278,12 @@ def _grouped_by_C(points, estimator):
         key = repr(others)
         groups.setdefault(key, (others, []))[1].append((index, point.get("C", estimator.C)))
     return list(groups.values())
+
+
+def check_progress(progress):
+    """``progress`` is True, False or "auto"."""
+    if not (isinstance(progress, (bool, np.bool_)) or progress == "auto"):
+        raise ValueError(f'progress must be True, False or "auto"; got {progress!r}.')
 
 
 def _best_index(values, scoring):
@@ -438,8 +447,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     cost : array-like of shape (3, 3), default=None
         With ``probability=True``, the cost matrix of :meth:`predict`'s
         labels (see :class:`SVMCompare`); None: the most probable outcome.
-    progress : bool, default=False
-        Show a progress bar over the paths.
+    progress : bool or "auto", default="auto"
+        A progress bar over the paths (with time left) on stderr: "auto"
+        shows it once the search has run 2 seconds, True at once, False never.
 
     Attributes
     ----------
@@ -463,7 +473,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, param_grid=None, scoring=None, cv=5,
                  probability=False, selection="one_se", cost=None, n_jobs=None,
-                 random_state=None, progress=False):
+                 random_state=None, progress="auto"):
         self.estimator = estimator
         self.selection = selection
         self.param_grid = param_grid
@@ -542,6 +552,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         """
         scoring = self._scoring()
         check_cost(self.cost)
+        check_progress(self.progress)
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
         named = X  # a wide DataFrame's feature names go to the fitted model
