@@ -184,6 +184,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
         check_cost(getattr(self, "cost", None))
         label_weights(getattr(self, "class_weight", None), 1.0, 1.0)  # before any work
+        if not isinstance(getattr(self, "scale_indicators", True), (bool, np.bool_)):
+            raise TypeError("scale_indicators must be True or False; got "
+                            f"{self.scale_indicators!r}.")
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
         if self.solver == "linear" and kernel.code != LINEAR:
             raise ValueError(
@@ -452,7 +455,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         sparse = isinstance(X, SparsePairs)
         if sparse:
             self._check_sparse_settings(kernel)
-        scaler = Standardizer.fit(X, sample_weight)
+        scaler = Standardizer.fit(X, sample_weight,
+                                  scale_indicators=getattr(self, "scale_indicators", True))
         Xs = scaler.transform_pairs(X)
         if not (Xs.any_difference() if sparse else np.any(Xs[:, 0] != Xs[:, 1])):
             raise ValueError(

@@ -19,6 +19,21 @@ import scipy.sparse as sp
 from .sparse_pairs import SparsePairs
 
 
+def indicator_columns(X):
+    """Which features of pairs ``X`` (dense (n, 2, p) or :class:`SparsePairs`)
+    take the values 0 and 1 only, both of them."""
+    if isinstance(X, SparsePairs):
+        items = sp.csc_matrix(X.items())
+        other = items.copy()
+        other.data = (other.data != 1).astype(np.float64)
+        has_one = np.diff(items.indptr) > 0
+        some_zero = np.diff(items.indptr) < items.shape[0]
+        return has_one & some_zero & (np.asarray(other.sum(axis=0)).ravel() == 0)
+    items = X.reshape(-1, X.shape[2])
+    zero, one = items == 0, items == 1
+    return np.all(zero | one, axis=0) & zero.any(axis=0) & one.any(axis=0)
+
+
 def _varying(items, where):
     """Per-feature max, min and whether the feature varies; refuses all-constant items."""
     high, low = items.max(axis=0), items.min(axis=0)
@@ -45,16 +60,29 @@ class Standardizer:
     keep: np.ndarray  # boolean mask over the input features
 
     @classmethod
-    def fit(cls, X, sample_weight=None):
+    def fit(cls, X, sample_weight=None, scale_indicators=True):
         """Fit on pairs (n, 2, p); ``sample_weight`` (n,) weighs both items of a
-        pair (weights as repetitions: an integer weight k equals k copies)."""
+        pair (weights as repetitions: an integer weight k equals k copies).
+
+        ``scale_indicators=False`` centers the indicator features (values 0
+        and 1 only, e.g. one-hot identities) without scaling them: divided by
+        its standard deviation, an indicator that is rarely 1 (a team with
+        few games) grows, and so its weight costs the least penalty of all
+        exactly where the data say the least; unscaled, every identity's
+        effect is shrunk alike toward the mean (a ridge Bradley-Terry prior).
+        """
         if isinstance(X, SparsePairs):
-            return cls._fit_sparse(X, sample_weight)
-        items = X.reshape(-1, X.shape[2])
-        if sample_weight is None:
-            return cls.fit_items(items)
-        return cls.fit_items(np.concatenate([X[:, 0], X[:, 1]], axis=0),
-                             np.concatenate([sample_weight, sample_weight]))
+            fitted = cls._fit_sparse(X, sample_weight)
+        elif sample_weight is None:
+            fitted = cls.fit_items(X.reshape(-1, X.shape[2]))
+        else:
+            fitted = cls.fit_items(np.concatenate([X[:, 0], X[:, 1]], axis=0),
+                                   np.concatenate([sample_weight, sample_weight]))
+        if not scale_indicators:
+            scale = fitted.scale.copy()
+            scale[indicator_columns(X)[fitted.keep]] = 1.0
+            fitted = cls(mean=fitted.mean, scale=scale, keep=fitted.keep)
+        return fitted
 
     @classmethod
     def fit_items(cls, items, sample_weight=None):

@@ -73,6 +73,14 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         50% ties "balanced" cost up to 1 point of test error against the
         paper's problem, and on the real sets with 5-27% ties ``None``
         degenerated at every C.
+    scale_indicators : bool, default=True
+        Whether features that take the values 0 and 1 only (one-hot
+        identities, flags) are standardized like the others (True: the
+        paper's preprocessing) or only centered (False: every identity's
+        effect is shrunk alike toward the mean, however few its games;
+        standardized, a rare identity's weight is the least penalized).
+        :class:`SVMCompareCV` tries both on its linear points when the pairs
+        have such features.
     on_degenerate : {"fallback", "raise"}, default="fallback"
         What to do when the SVM's beta is >= 0 or within the solver's noise of
         0, so that Lemma 1's r = u^T Phi / (-beta) does not exist or has a
@@ -229,7 +237,8 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     _uses_bias = True
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-                 class_weight="auto", on_degenerate="fallback", tol=1e-3, max_iter=None,
+                 class_weight="auto", scale_indicators=True, on_degenerate="fallback",
+                 tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, calibration="cv", tie_band="constant", link="ordered",
                  cost=None, n_jobs=None, random_state=None, verbose=False):
@@ -239,6 +248,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         self.degree = degree
         self.coef0 = coef0
         self.class_weight = class_weight
+        self.scale_indicators = scale_indicators
         self.on_degenerate = on_degenerate
         self.tol = tol
         self.max_iter = max_iter
