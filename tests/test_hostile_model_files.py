@@ -610,3 +610,20 @@ def test_an_ordinal_model_ranks_items_on_the_command_line(tmp_path):
                  "-o", str(tmp_path / "r.csv")]) == 0
     np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["rank"],
                                model.pair_model_.rank(X))
+
+
+def test_a_file_without_a_parameter_is_refused_with_refit(probability_model, tmp_path):
+    # A file from before a parameter existed (or one that dropped it) cannot
+    # say its value: get_params() would fail long after loading.
+    path = tmp_path / "model.skops"
+    save_model(probability_model, path)
+
+    def edit(schema):
+        state = schema["content"]["model"]["content"]
+        position = list(state["content"]).index("scale_indicators")
+        del state["content"]["scale_indicators"]
+        del state["key_types"]["content"][position]  # one key type per key
+
+    edit_schema(path, edit)
+    with pytest.raises(ValueError, match=r"lacks the parameter\(s\) scale_indicators.*refit"):
+        load_model(path)

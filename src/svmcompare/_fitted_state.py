@@ -57,6 +57,12 @@ def _estimators(model):
 
 def _check_one(estimator, version, path, fail):
     kind = type(estimator).__name__
+    # A file written before a parameter existed cannot say its value.
+    missing = [name for name in type(estimator)._get_param_names()
+               if name not in vars(estimator)]
+    if missing:
+        fail(f"{kind} lacks the parameter(s) {', '.join(missing)}: the file was written by "
+             "an earlier svmcompare; refit the model")
     if kind == "SVMCompareCV":
         if not is_own_estimator(getattr(estimator, "best_estimator_", None)):
             fail("search has no refitted best_estimator_ (not fitted)")
