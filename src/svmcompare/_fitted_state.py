@@ -17,6 +17,8 @@ predicting NaN, all ties, or crashing later with an IndexError:
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .predictor import BadPredictorError, check_state, predictor_state
@@ -58,8 +60,10 @@ def _estimators(model):
 def _check_one(estimator, version, path, fail):
     kind = type(estimator).__name__
     # A file written before a parameter existed cannot say its value.
-    missing = [name for name in type(estimator)._get_param_names()
-               if name not in vars(estimator)]
+    parameters = inspect.signature(type(estimator).__init__).parameters
+    missing = [name for name, p in parameters.items()
+               if name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+               and name not in vars(estimator)]
     if missing:
         fail(f"{kind} lacks the parameter(s) {', '.join(missing)}: the file was written by "
              "an earlier svmcompare; refit the model")
