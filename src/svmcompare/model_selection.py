@@ -351,10 +351,9 @@ def default_grid(n_features, indicators=False):
 
     Linear: C = 10^-4..10^2, class_weight "balanced" and None, and with
     ``indicators`` (pairs with 0/1 features, e.g. one-hot identities)
-    ``scale_indicators`` True and False (see :class:`SVMCompare`; on the
-    public suite, unscaled identities took football with odds from 0.9953
-    to 0.9864 and the Bundesliga from 1.0149 to 1.0119, and lost 0.0024 on
-    the shared league football: the folds choose).  RBF: C =
+    ``scale_indicators`` True and False (see :class:`SVMCompare`: which one
+    serves new data depends on the data; BENCHMARKS.md, "The public suite",
+    has both on every set, and the folds choose).  RBF: C =
     10^-2..10, gamma = 1/4, 1 and 4 divided by the number of features (on
     standardized features a typical squared distance is 2 n_features, so
     gamma = 1 / n_features gives kernel values around e^-2), class_weight
