@@ -7,6 +7,7 @@ import pytest
 from svmcompare import SVMCompare, SVMCompareLP
 from svmcompare._problem import flipped_class_weights
 from svmcompare.datasets import make_norm_pairs
+from svmcompare.exceptions import DegenerateWarning
 
 
 def _labels(n_pairs, n_ties):
@@ -60,6 +61,10 @@ def test_the_default_weights_rare_ties_up_and_keeps_the_tie_band():
     default = SVMCompare(kernel="linear", C=1.0).fit(X, y)
     balanced = SVMCompare(kernel="linear", C=1.0, class_weight="balanced").fit(X, y)
     np.testing.assert_allclose(default.decision_function(Xt), balanced.decision_function(Xt))
+    # The paper's problem loses Lemma 1's tie band here; the default keeps it.
+    with pytest.warns(DegenerateWarning):
+        assert SVMCompare(kernel="linear", C=1.0, class_weight=None).fit(X, y).degenerate_
+    assert not default.degenerate_
 
 
 def test_every_comparison_machine_defaults_to_auto():
