@@ -122,6 +122,25 @@ def davidson(data, train, test, folds):
 
 # -- the run ----------------------------------------------------------------------
 
+YOUNG = 10  # a side with fewer earlier games than this is new or young (cold starts)
+
+
+def young_games(games):
+    """Whether a side of each game has fewer than YOUNG earlier games in the table
+    (rows in time order: a game's earlier games are the rows above it)."""
+    ids = np.column_stack([games["a"].to_numpy(), games["b"].to_numpy()]).ravel()
+    before = pd.Series(ids).groupby(ids).cumcount().to_numpy().reshape(-1, 2)
+    return (before < YOUNG).any(axis=1)
+
+
+def _row(base, model, y, proba, score, young):
+    row = {**base, "model": model, **bench_real.scores(y, proba, score)}
+    if young is not None and young.any():
+        row["n_young"] = int(young.sum())
+        row["log_loss_young"] = outcome_log_loss(y[young], proba[young])
+        row["log_loss_rest"] = outcome_log_loss(y[~young], proba[~young])
+    return row
+
 
 def _sets(names):
     for name in names:
@@ -151,6 +170,7 @@ def run(names, progress=True):
         cte = None if context is None else context[test]
         base = {"data": name, "kind": kind, "n_train": int(train.sum()),
                 "n_test": int(test.sum()), "ties": float(np.mean(y[test] == 0))}
+        young = None if data is None or not data.history else young_games(data.games)[test]
         models = dict(bench_real.MODELS)
         if not has_elo:
             models.pop("elo+ologit")
@@ -159,7 +179,7 @@ def run(names, progress=True):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 proba, score = fit(X[train], y[train], ctr, X[test], cte, has_elo, folds)
-            row = {**base, "model": model_name, **bench_real.scores(y[test], proba, score),
+            row = {**_row(base, model_name, y[test], proba, score, young),
                    "fit_s": time.perf_counter() - start}
             if model_name == "svmcompare":
                 row["chosen"] = str(bench_real._ours.last.best_params_)
@@ -170,12 +190,12 @@ def run(names, progress=True):
         if data is not None:
             start = time.perf_counter()
             proba, _ = davidson(data, train, test, folds)
-            rows.append({**base, "model": "davidson", **bench_real.scores(y[test], proba, None),
+            rows.append({**_row(base, "davidson", y[test], proba, None, young),
                          "fit_s": time.perf_counter() - start})
             if "p_a" in data.games.columns:
                 market = data.games.loc[test, ["p_a", "p_tie", "p_b"]].to_numpy()
-                rows.append({**base, "model": "market",
-                             **bench_real.scores(y[test], market, None), "fit_s": 0.0})
+                rows.append({**_row(base, "market", y[test], market, None, young),
+                             "fit_s": 0.0})
     return pd.DataFrame(rows)
 
 
@@ -199,6 +219,11 @@ def report(table):
         if len(market):
             line += f"; - market {ours.log_loss - market.iloc[0].log_loss:+.4f}"
         lines.append(line + f"; chosen {ours.chosen}")
+        if "n_young" in block and block["n_young"].notna().any():
+            each = ", ".join(f"{r.model} {r.log_loss_young:.4f} / {r.log_loss_rest:.4f}"
+                             for r in block.itertuples() if r.model != "freq")
+            lines.append(f"{int(ours.n_young)} test games with a side of fewer than {YOUNG} "
+                         f"earlier games, log-loss there / on the others: {each}")
     return "\n".join(lines)
 
 

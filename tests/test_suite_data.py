@@ -56,3 +56,17 @@ def test_a_suite_set_splits_without_leaks(name):
         p = games.loc[data.test, ["p_a", "p_tie", "p_b"]].to_numpy()
         np.testing.assert_allclose(p.sum(axis=1), 1.0)
         assert np.all(p > 0)
+
+
+def test_young_games_counts_each_side_s_earlier_games_by_brute_force():
+    import pandas as pd
+
+    from bench_suite import YOUNG, young_games
+
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 6, 200)
+    b = (a + 1 + rng.integers(0, 5, 200)) % 6
+    games = pd.DataFrame({"a": a.astype(str), "b": b.astype(str)})
+    earlier = [min(np.sum((a[:i] == a[i]) | (b[:i] == a[i])),
+                   np.sum((a[:i] == b[i]) | (b[:i] == b[i]))) for i in range(200)]
+    np.testing.assert_array_equal(young_games(games), np.array(earlier) < YOUNG)
