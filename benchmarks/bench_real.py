@@ -241,6 +241,37 @@ def scores(y, proba, score):
             "auc": float(comparison_auc(y, score))}
 
 
+def fitted_models(name, X, y, context, train, test, has_elo, folds, progress=False):
+    """Each model of MODELS that applies, fitted on the training pairs: yields
+    (model name, test probabilities, test scores or None, fit seconds, chosen
+    grid point of ours or None)."""
+    ctr = None if context is None else context[train]
+    cte = None if context is None else context[test]
+    for model_name, fit in MODELS.items():
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            proba, score = fit(X[train], y[train], ctr, X[test], cte, has_elo, folds)
+        if proba is None:
+            continue
+        seconds = time.perf_counter() - start
+        if progress:
+            print(f"  {name:<16} {model_name:<11} log-loss "
+                  f"{outcome_log_loss(y[test], proba):.4f} ({seconds:.1f} s)",
+                  file=sys.stderr, flush=True)
+        chosen = str(_ours.last.best_params_) if model_name == "svmcompare" else None
+        yield model_name, proba, score, seconds, chosen
+
+
+def table_lines(block):
+    """The per-model lines of one data set's table (log-loss, Brier, accuracy, AUC, seconds)."""
+    lines = [f"{'model':<12} {'log-loss':>9} {'Brier':>7} {'acc':>6} {'AUC':>6} {'fit s':>7}"]
+    for _, row in block.iterrows():
+        lines.append(f"{row.model:<12} {row.log_loss:>9.4f} {row.brier:>7.4f} "
+                     f"{row.accuracy:>6.3f} {row.auc:>6.3f} {row.fit_s:>7.1f}")
+    return lines
+
+
 def run(names, quick=False, progress=False):
     rows = []
     for name in names:
@@ -250,25 +281,11 @@ def run(names, quick=False, progress=False):
             continue
         X, y, context, train, test, has_elo, groups = load(quick)
         folds = _folds(groups[train])
-        ctr = None if context is None else context[train]
-        cte = None if context is None else context[test]
-        for model_name, fit in MODELS.items():
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                proba, score = fit(X[train], y[train], ctr, X[test], cte, has_elo, folds)
-            if proba is None:
-                continue
-            seconds = time.perf_counter() - start
-            row = {"data": name, "model": model_name, "n_train": int(train.sum()),
-                   "n_test": int(test.sum()), "ties": float(np.mean(y == 0)),
-                   **scores(y[test], proba, score), "fit_s": seconds}
-            if model_name == "svmcompare":
-                row["chosen"] = str(_ours.last.best_params_)
-            rows.append(row)
-            if progress:
-                print(f"  {name:<10} {model_name:<11} log-loss {row['log_loss']:.4f} "
-                      f"({seconds:.1f} s)", file=sys.stderr, flush=True)
+        for model_name, proba, score, seconds, chosen in fitted_models(
+                name, X, y, context, train, test, has_elo, folds, progress):
+            rows.append({"data": name, "model": model_name, "n_train": int(train.sum()),
+                         "n_test": int(test.sum()), "ties": float(np.mean(y == 0)),
+                         **scores(y[test], proba, score), "fit_s": seconds, "chosen": chosen})
     return pd.DataFrame(rows)
 
 
@@ -278,11 +295,7 @@ def report(table):
         first = block.iloc[0]
         lines.append(f"\n{name}: {first.n_train} training pairs, {first.n_test} test pairs, "
                      f"{first.ties:.1%} ties")
-        lines.append(f"{'model':<12} {'log-loss':>9} {'Brier':>7} {'acc':>6} {'AUC':>6} "
-                     f"{'fit s':>7}")
-        for _, row in block.iterrows():
-            lines.append(f"{row.model:<12} {row.log_loss:>9.4f} {row.brier:>7.4f} "
-                         f"{row.accuracy:>6.3f} {row.auc:>6.3f} {row.fit_s:>7.1f}")
+        lines += table_lines(block)
         peers = block[~block.model.isin(["svmcompare", "freq"])]
         ours = block[block.model == "svmcompare"].iloc[0]
         best = peers.loc[peers.log_loss.idxmin()]

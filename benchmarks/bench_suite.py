@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -166,27 +165,13 @@ def run(names, progress=True):
     rows = []
     for name, kind, data, X, y, context, train, test, has_elo, groups in _sets(names):
         folds = bench_real._folds(groups[train])
-        ctr = None if context is None else context[train]
-        cte = None if context is None else context[test]
         base = {"data": name, "kind": kind, "n_train": int(train.sum()),
                 "n_test": int(test.sum()), "ties": float(np.mean(y[test] == 0))}
         young = None if data is None or not data.history else young_games(data.games)[test]
-        models = dict(bench_real.MODELS)
-        if not has_elo:
-            models.pop("elo+ologit")
-        for model_name, fit in models.items():
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                proba, score = fit(X[train], y[train], ctr, X[test], cte, has_elo, folds)
-            row = {**_row(base, model_name, y[test], proba, score, young),
-                   "fit_s": time.perf_counter() - start}
-            if model_name == "svmcompare":
-                row["chosen"] = str(bench_real._ours.last.best_params_)
-            rows.append(row)
-            if progress:
-                print(f"  {name:<16} {model_name:<11} log-loss {row['log_loss']:.4f} "
-                      f"({row['fit_s']:.1f} s)", file=sys.stderr, flush=True)
+        for model_name, proba, score, seconds, chosen in bench_real.fitted_models(
+                name, X, y, context, train, test, has_elo, folds, progress):
+            rows.append({**_row(base, model_name, y[test], proba, score, young),
+                         "fit_s": seconds, "chosen": chosen})
         if data is not None:
             start = time.perf_counter()
             proba, _ = davidson(data, train, test, folds)
@@ -205,11 +190,7 @@ def report(table):
         first = block.iloc[0]
         lines.append(f"\n{name} ({first.kind}): {first.n_train} training pairs, "
                      f"{first.n_test} test pairs, {first.ties:.1%} ties in test")
-        lines.append(f"{'model':<12} {'log-loss':>9} {'Brier':>7} {'acc':>6} {'AUC':>6} "
-                     f"{'fit s':>7}")
-        for _, row in block.iterrows():
-            lines.append(f"{row.model:<12} {row.log_loss:>9.4f} {row.brier:>7.4f} "
-                         f"{row.accuracy:>6.3f} {row.auc:>6.3f} {row.fit_s:>7.1f}")
+        lines += bench_real.table_lines(block)
         peers = block[~block.model.isin(["svmcompare", "freq", "market"])]
         ours = block[block.model == "svmcompare"].iloc[0]
         best = peers.loc[peers.log_loss.idxmin()]
