@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._parallel import map_in_threads
 from ._problem import Standardizer, label_weights, restricted_start
 from ._validation import (
+    check_bool,
     check_C,
     check_context,
     check_kernel_scale,
@@ -170,8 +171,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         check_C(self.C)
         check_positive(self.tol, "tol")
         check_positive(self.cache_size, "cache_size")
-        if not isinstance(self.shrinking, (bool, np.bool_)):
-            raise TypeError(f"shrinking must be True or False; got {self.shrinking!r}.")
+        check_bool(self.shrinking, "shrinking")
         check_positive(self.max_iter, "max_iter", integer=True, allow_none=True)
         check_positive(self.n_components, "n_components", integer=True)
         if hasattr(self, "n_jobs"):
@@ -184,9 +184,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
         check_cost(getattr(self, "cost", None))
         label_weights(getattr(self, "class_weight", None), 1.0, 1.0)  # before any work
-        if not isinstance(getattr(self, "scale_indicators", True), (bool, np.bool_)):
-            raise TypeError("scale_indicators must be True or False; got "
-                            f"{self.scale_indicators!r}.")
+        check_bool(getattr(self, "scale_indicators", True), "scale_indicators")
         kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
         if self.solver == "linear" and kernel.code != LINEAR:
             raise ValueError(

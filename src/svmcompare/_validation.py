@@ -289,6 +289,12 @@ def check_positive(value, name, *, integer=False, allow_none=False):
 MAX_C = 1e100
 
 
+def check_bool(value, name):
+    """``value`` is True or False (a NumPy bool too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}.")
+
+
 def check_C(C):
     """C must be positive and at most MAX_C: C times the hinge loss must stay
     far from overflow (the linear solver's objective reached inf at C = 1e300),
