@@ -43,6 +43,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from svmcompare import SVMCompare, SVMCompareCV
+from svmcompare._problem import label_weights
 from svmcompare.experiments.protocol import Setting, draw_sets
 from svmcompare.metrics import comparison_report, outcome_log_loss
 from svmcompare.model_selection import paper_grid, validation_search
@@ -63,9 +64,9 @@ def class_weight_for(name, y):
         return name
     if name == "half":
         ties = float(np.sum(y == 0))
-        rows_eq, rows_ineq = 2.0 * ties, float(y.size - ties)  # eq. (8): two rows per tie
-        m = rows_eq + rows_ineq
-        return {1: float(np.sqrt(m / (2.0 * rows_ineq))), -1: float(np.sqrt(m / (2.0 * rows_eq)))}
+        # eq. (8): one row per decided pair, two per tie.
+        balanced = label_weights("balanced", y.size - ties, 2.0 * ties)
+        return {label: float(np.sqrt(w)) for label, w in balanced.items()}
     raise ValueError(name)
 
 
