@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from svmcompare.datasets import GAME_FEATURES, games_features, load_chess_games
+from svmcompare.datasets import GAME_FEATURES, POINTS_FEATURES, games_features, load_chess_games
 
 
 def _league(n_games=300, seed=0):
@@ -72,3 +72,81 @@ def test_load_chess_games_reads_the_numeric_results_it_documents(tmp_path):
                   "white": ["a", "b", "a"], "black": ["b", "a", "c"],
                   "result": [1.0, 0.5, 0.0]}).to_csv(path, index=False)
     np.testing.assert_array_equal(load_chess_games(path)["score"], [1.0, 0.5, 0.0])
+
+
+def _points_league(n_games=200, seed=1):
+    games = _league(n_games, seed)
+    rng = np.random.default_rng(seed)
+    games["hg"], games["ag"] = rng.poisson(1.5, n_games), rng.poisson(1.1, n_games)
+    games["result"] = np.sign(games["hg"] - games["ag"]).map({1: "H", 0: "D", -1: "A"})
+    return games
+
+
+_POINTS = dict(first="home", second="away", result="result", time="date",
+               result_map={"H": 1, "D": 0.5, "A": 0}, points=("hg", "ag"))
+
+
+def test_points_features_are_weighted_means_of_earlier_games_by_hand():
+    games = pd.DataFrame({"day": [1, 2, 2, 3], "a": ["P", "P", "R", "Q"],
+                          "b": ["Q", "R", "Q", "P"], "pa": [3, 1, 0, 2], "pb": [1, 1, 2, 2],
+                          "r": ["W", "D", "L", "D"]})
+    X, _, _, _ = games_features(games, first="a", second="b", result="r", time="day",
+                                result_map={"W": 1, "D": 0.5, "L": 0}, points=("pa", "pb"),
+                                half_life=1.0)
+    form = X[:, :, len(GAME_FEATURES):]
+    assert form.shape == (4, 2, len(POINTS_FEATURES))
+    np.testing.assert_array_equal(form[0], 0.0)  # nobody has a past
+    np.testing.assert_allclose(form[1, 0], [2, 3, 1])  # P's one game: 3-1
+    np.testing.assert_array_equal(form[1, 1], 0.0)  # R: none before day 2
+    np.testing.assert_allclose(form[2, 1], [-2, 1, 3])  # Q lost 1-3; day 2's games not yet
+    # Day 3, Q: 1-3 (day 1) and 2-0 (day 2) with half-life 1 game: weights 1/2, 1.
+    np.testing.assert_allclose(form[3, 0], [(-2 / 2 + 2) / 1.5, (1 / 2 + 2) / 1.5,
+                                            (3 / 2 + 0) / 1.5])
+    # P: 3-1 then 1-1.
+    np.testing.assert_allclose(form[3, 1], [(2 / 2 + 0) / 1.5, (3 / 2 + 1) / 1.5,
+                                            (1 / 2 + 1) / 1.5])
+
+
+def test_points_features_take_nothing_from_the_future_and_skip_unscored_games():
+    games = _points_league()
+    X, _, _, info = games_features(games, **_POINTS)
+    cut = int(np.median(info["period"]))
+    later = info["period"].to_numpy() >= cut
+    changed = games.copy()
+    changed.loc[later, "hg"] += 3
+    X2, _, _, _ = games_features(changed, **_POINTS)
+    upto = info["period"].to_numpy() <= cut
+    np.testing.assert_array_equal(X[upto], X2[upto])
+    assert not np.array_equal(X[~upto], X2[~upto])
+    # A game without points counts for nothing in the points features only.
+    blank = games.copy()
+    blank.loc[0, ["hg", "ag"]] = np.nan
+    X3, _, _, _ = games_features(blank, **_POINTS)
+    dropped = games.drop(index=0).reset_index(drop=True)
+    # Without game 0 at all, the other games' points features are the same.
+    X4, _, _, _ = games_features(dropped, **_POINTS)
+    k = len(GAME_FEATURES)
+    np.testing.assert_allclose(X3[1:, :, k:], X4[:, :, k:])
+    np.testing.assert_array_equal(X3[:, :, :k], X[:, :, :k])
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(points=("hg", "nope")), "not in the games table"),
+    (dict(points="hg"), "pair of column names"),
+    (dict(half_life=0), "half_life"),
+    (dict(half_life=float("nan")), "half_life"),
+])
+def test_points_bad_arguments_are_named(change, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        games_features(_points_league(30), **{**_POINTS, **change})
+
+
+def test_points_bad_values_are_named():
+    games = _points_league(30)
+    games["hg"] = games["hg"].astype(object)
+    games.loc[5, "hg"] = "two"
+    with pytest.raises(ValueError, match="game 5.*'two'"):
+        games_features(games, **_POINTS)
+    games.loc[5, "hg"] = np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        games_features(games, **_POINTS)

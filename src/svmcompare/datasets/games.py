@@ -24,6 +24,10 @@ from .chess import PLAYER_FEATURES, history_features
 _POSITION = PLAYER_FEATURES.index("moves_first")
 GAME_FEATURES = tuple(f for f in PLAYER_FEATURES if f != "moves_first")
 
+# With ``points``: exponentially weighted means of a side's earlier points
+# margin, points for and points against (goals, runs, frames).
+POINTS_FEATURES = ("form_margin", "form_for", "form_against")
+
 _SCORE_OF_LABEL = {-1: 1.0, 0: 0.5, 1: 0.0}  # the pair's label -> the first player's score
 
 
@@ -131,6 +135,60 @@ def _parse_dates(text):
         return pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
 
 
+def _check_points(games, points):
+    """The two points columns as floats (NaN: not recorded), or an error naming the problem."""
+    if not (isinstance(points, (tuple, list)) and len(points) == 2):
+        raise TypeError(f"points must be a pair of column names (first's, second's); got "
+                        f"{points!r}.")
+    columns = []
+    for name in points:
+        if name not in games.columns:
+            raise ValueError(f"points column {name!r} is not in the games table.")
+        values = pd.to_numeric(games[name], errors="coerce")
+        bad = values.isna() & games[name].notna()
+        if bad.any():
+            at = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"points of game {at}, column {name!r}: {games[name].iloc[at]!r} "
+                             "is not a number.")
+        if not np.isfinite(values.dropna()).all():
+            raise ValueError(f"points column {name!r} holds an infinite value.")
+        columns.append(values.to_numpy(dtype=float))
+    return np.column_stack(columns)
+
+
+def points_history(first, second, points, period, half_life):
+    """Per game and side, from earlier periods only: the exponentially weighted
+    means of the side's points margin, points for and points against over its
+    earlier games (``POINTS_FEATURES``; 0 before its first game with points).
+
+    ``first``, ``second``: integer player codes; ``points``: (n, 2) floats, NaN
+    where a game's points were not recorded (it then counts for nothing);
+    ``period``: non-decreasing integers; ``half_life``: in the side's games.
+    """
+    n = len(first)
+    decay = 0.5 ** (1.0 / half_life)
+    players = int(max(first.max(initial=-1), second.max(initial=-1))) + 1
+    sums = np.zeros((players, 3))
+    weight = np.zeros(players)
+    out = np.zeros((n, 2, 3))
+    start = 0
+    while start < n:  # one period at a time: read every game's state, then update
+        stop = start + int(np.searchsorted(period[start:], period[start], side="right"))
+        for side, who in ((0, first), (1, second)):
+            ids = who[start:stop]
+            seen = weight[ids] > 0
+            out[start:stop, side][seen] = sums[ids[seen]] / weight[ids[seen], None]
+        for g in range(start, stop):
+            own, other = points[g]
+            if np.isnan(own) or np.isnan(other):
+                continue
+            for who, f, a in ((first[g], own, other), (second[g], other, own)):
+                sums[who] = decay * sums[who] + (f - a, f, a)
+                weight[who] = decay * weight[who] + 1.0
+        start = stop
+    return out
+
+
 def _advantage(games, advantage):
     if advantage is None:
         return None
@@ -150,7 +208,8 @@ def _advantage(games, advantage):
 
 
 def games_features(games, *, first, second, result, outcome_map=None, result_map=None,
-                   time=None, period="D", advantage=None, initial_elo=1200.0, glicko_c=15.0):
+                   time=None, period="D", advantage=None, points=None, half_life=10.0,
+                   initial_elo=1200.0, glicko_c=15.0):
     """Pairs, labels and context from a table of two-player games.
 
     Every feature of a game comes from games of strictly earlier periods, so
@@ -186,12 +245,22 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         positive when the *second* player has the positional advantage (+1:
         second at home, -1: first at home or moving first, 0: neutral).
         True / False columns read as 1 / 0.
+    points : (str, str) or None
+        Columns of each side's points in the game (goals, runs, frames won),
+        the first player's then the second's; empty cells are games without a
+        score.  Adds ``POINTS_FEATURES`` per side: exponentially weighted means
+        of its earlier margins, points for and points against, so the model
+        sees by how much sides won, not only whether.
+    half_life : float, default=10.0
+        With ``points``: a game ``half_life`` games older than a side's last
+        weighs half as much in its points features.
     initial_elo, glicko_c : as :func:`svmcompare.datasets.chess_features`.
 
     Returns
     -------
-    X : ndarray of shape (n_games, 2, 15)
-        The ``GAME_FEATURES`` of the first and the second player.
+    X : ndarray of shape (n_games, 2, 15) or (n_games, 2, 18)
+        The ``GAME_FEATURES`` of the first and the second player, then their
+        ``POINTS_FEATURES`` when ``points`` is given.
     y : ndarray of shape (n_games,)
         -1 the first player won, 0 draw, 1 the second won.
     context : ndarray of shape (n_games, 1) or None
@@ -211,6 +280,11 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     if missing is not None:  # else a phantom player "nan" would play the game
         raise ValueError(f"game {missing[0]}, column {missing[1]}: the player's id is missing.")
     score = _scores(games[result].reset_index(drop=True), outcome_map, result_map)
+    if points is not None:
+        points = _check_points(games, points)
+        if not (isinstance(half_life, numbers.Real) and np.isfinite(half_life)
+                and half_life > 0):
+            raise ValueError(f"half_life must be a positive number of games; got {half_life!r}.")
     if time is None:
         day = np.arange(len(games), dtype=np.int64)
     else:
@@ -227,6 +301,13 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     features[order] = history_features(table.iloc[order].reset_index(drop=True),
                                        initial_elo, glicko_c)
     X = np.delete(features, _POSITION, axis=2)
+    if points is not None:
+        codes = pd.factorize(np.concatenate([table["white"], table["black"]]))[0]
+        first_code, second_code = codes[:len(table)], codes[len(table):]
+        form = np.empty((len(games), 2, len(POINTS_FEATURES)))
+        form[order] = points_history(first_code[order], second_code[order], points[order],
+                                     day[order], float(half_life))
+        X = np.concatenate([X, form], axis=2)
     y = np.rint(1 - 2 * score).astype(np.int64)  # first's score 1 -> -1, 0.5 -> 0, 0 -> 1
     games_column = GAME_FEATURES.index("games")
     info = pd.DataFrame({"period": day, "first_games": X[:, 0, games_column],
