@@ -7,7 +7,8 @@ paper's simulated ||x||_1^2 and ||x||_inf^2 patterns (1,000 training pairs,
 4,000 test pairs), where the kernel ranking should pay.
 Splits leak nothing: games are split by time (the test games come after every
 training game; features come from earlier periods only, via
-``games_features``), sushi by person (no person in both).
+``games_features``; with the goals' weighted means for ice hockey, which
+records them), sushi by person (no person in both).
 
 Models, all given the same features and pair context:
 
@@ -107,7 +108,7 @@ def icehockey(quick=False):
     games = pd.read_csv(DATA / "bradleyterry2" / "icehockey.csv")
     X, y, context, info = games_features(games, first="visitor", second="opponent",
                                          result="result", result_map="score", time="date",
-                                         advantage="home.ice")
+                                         advantage="home.ice", points=("v_goals", "o_goals"))
     X = _with_identities(games, "visitor", "opponent", X)
     train, test = _time_split(info["period"].to_numpy())
     return X, y, context, train, test, True, _time_blocks(info["period"].to_numpy())

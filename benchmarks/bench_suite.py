@@ -4,7 +4,8 @@ Data: the sets of ``suite_data.py`` (fetch them first: ``python
 benchmarks/suite_data.py fetch``; a set not in the cache is skipped) and the
 shared sets of ``bench_real.py``.  Features as ``bench_real.py`` builds them:
 leak-free history features (``games_features``: Elo, Glicko, counts and shares
-of earlier results) with the positional advantage as context, and one-hot
+of earlier results, and weighted means of earlier goals where the set has
+them) with the positional advantage as context, and one-hot
 identities when the ids are few (at most 400); identities alone where there
 is no time (LLM judgments).  Splits by time or by group (suite_data.py);
 every tuned model's folds keep the same groups together.
@@ -56,9 +57,10 @@ def _features(data):
     ids = pd.unique(pd.concat([games["a"], games["b"]]))
     one_hot = bench_real._one_hot(games["a"], games["b"]) if ids.size <= MAX_ONE_HOT else None
     if data.history:
+        points = ("score_a", "score_b") if "score_a" in games.columns else None
         X, y, context, _ = games_features(
             games, first="a", second="b", result="y", outcome_map={-1: -1, 0: 0, 1: 1},
-            time="time", advantage="advantage")
+            time="time", advantage="advantage", points=points)
         if one_hot is not None and data.identities:
             X = np.concatenate([X, one_hot], axis=2)
         return X, y, context, True

@@ -63,3 +63,25 @@ def test_row_filters_and_the_features_command_say_what_is_wrong(tmp_path, capsys
     assert main(["evaluate", model, features, "--until", "round=3"]) == 2
     assert "--until 'round=3': write COLUMN=VALUE with a column of f.csv" in \
         capsys.readouterr().err
+
+
+def test_the_features_command_adds_points_features(tmp_path, capsys):
+    import pandas as pd
+
+    from svmcompare.datasets import POINTS_FEATURES, make_league
+
+    matches, _ = make_league(n_teams=6, n_seasons=3, random_state=0)
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    common = [str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1", "--time", "season", "--advantage", "-1"]
+    out = str(tmp_path / "f.csv")
+    assert main(["features", *common, "--points", "home_goals", "away_goals",
+                 "--half-life", "5", "-o", out]) == 0
+    written = pd.read_csv(out)
+    for side in "ab":
+        assert all(f"{side}_{name}" in written.columns for name in POINTS_FEATURES)
+    later = matches["season"] > 1
+    # From the second season on every side has earlier goals (zeros would mean none read).
+    assert written.loc[later, "a_form_for"].gt(0).all()
+    assert main(["features", *common, "--points", "home_goals", "nope", "-o", out]) == 2
+    assert "no column 'nope'" in capsys.readouterr().err

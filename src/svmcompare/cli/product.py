@@ -138,11 +138,11 @@ def _features(args):
     import pandas as pd
 
     from ..datasets import games_features
-    from ..datasets.games import GAME_FEATURES
+    from ..datasets.games import GAME_FEATURES, POINTS_FEATURES
     from ..io import parse_outcome_map, read_table
 
     games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
-    for column in (args.a, args.b, args.outcome):
+    for column in (args.a, args.b, args.outcome, *(args.points or ())):
         if column not in games.columns:
             raise ValueError(f"{Path(args.games).name} has no column {column!r}; it has "
                              f"{list(games.columns)}.")
@@ -155,8 +155,9 @@ def _features(args):
     X, y, context, info = games_features(
         games, first=args.a, second=args.b, result=args.outcome,
         outcome_map=parse_outcome_map(args.outcome_map), time=args.time, period=args.period,
-        advantage=advantage)
-    names = list(GAME_FEATURES)
+        advantage=advantage, points=None if args.points is None else tuple(args.points),
+        half_life=args.half_life)
+    names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
     out = games.reset_index(drop=True).copy()
     out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
                      pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
@@ -389,6 +390,13 @@ def add_product_commands(sub):
     features.add_argument("--advantage", default=None, metavar="COLUMN|NUMBER",
                           help="positional advantage of x' (+1: x' at home, -1: x at home), a "
                                "column or one number for every game")
+    features.add_argument("--points", nargs=2, default=None, metavar=("A_COLUMN", "B_COLUMN"),
+                          help="columns of each side's points in the game (goals, runs): adds "
+                               "form_margin, form_for and form_against, weighted means of "
+                               "earlier games")
+    features.add_argument("--half-life", type=float, default=10.0, metavar="GAMES",
+                          help="with --points: a game this many games older weighs half "
+                               "(default 10)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
     features.set_defaults(func=_features)
     league = sub.add_parser(
