@@ -18,9 +18,10 @@ Models (``bench_real.py``'s, plus two):
   folds), fitted by maximum likelihood here;
 * ``dixon-coles`` (sets with goals): the Dixon-Coles goals model of
   ``penaltyblog`` (a benchmark-only extra: ``pip install penaltyblog``) with
-  its time decay (xi = 0.0018 a day), refitted every 7 days of the test period
-  on every earlier game, as the history features see them; a side without
-  earlier games gets the mean attack and defence;
+  its time decay (xi = 0.0018 a day), one model per league, refitted every 7
+  days of the test period on every earlier game of the last five years, as
+  the history features see them; a side without earlier games gets the mean
+  attack and defence;
 * ``market`` (football with odds): the bookmaker's probabilities, 1 / odds
   normalized, on the same matches: the reference, not a peer.
 
@@ -164,37 +165,49 @@ def dixon_coles(data, train, test):
     start = games["time"].iloc[at].min()
     week = ((games["time"].iloc[at] - start).dt.days // REFIT_DAYS).to_numpy()
     proba = np.empty((at.size, 3))
-    params, failed = None, 0
-    for w in np.unique(week):
-        rows = at[week == w]
-        day = games["time"].iloc[rows].min()
-        past = played & (games["time"] < day).to_numpy() & (
-            games["time"] >= day - pd.Timedelta(days=DC_WINDOW_DAYS)).to_numpy()
-        fit = games[past]
-        weights = penaltyblog.models.dixon_coles_weights(fit["time"], xi=DC_XI, base_date=day)
-        model = penaltyblog.models.DixonColesGoalModel(
-            fit["score_b"].astype(int), fit["score_a"].astype(int), fit["b"], fit["a"],
-            weights=weights)
-        try:
-            model.fit(minimizer_options={"maxiter": 5000})
-            params = model.get_params()
-        except ValueError:  # the optimizer did not converge: keep last week's model
-            failed += 1
-            if params is None:
-                raise
-        attack = {k[7:]: v for k, v in params.items() if k.startswith("attack_")}
-        defence = {k[8:]: v for k, v in params.items() if k.startswith("defence_")}
-        mean_attack, mean_defence = np.mean(list(attack.values())), np.mean(list(defence.values()))
-        for r in rows:
-            home, away = games["b"].iloc[r], games["a"].iloc[r]
-            lam = np.exp(params["home_advantage"] + attack.get(home, mean_attack)
-                         + defence.get(away, mean_defence))
-            mu = np.exp(attack.get(away, mean_attack) + defence.get(home, mean_defence))
-            proba[np.searchsorted(at, r)] = _dixon_coles_outcomes(lam, mu, params["rho"])
+    leagues = games["league"] if "league" in games.columns else pd.Series("", games.index)
+    failed = fits = 0
+    for league in leagues.unique():  # one model per league: its teams never meet others
+        own = (leagues == league).to_numpy()
+        params = None
+        for w in np.unique(week[own[at]]):
+            rows = at[(week == w) & own[at]]
+            day = games["time"].iloc[rows].min()
+            past = own & played & (games["time"] < day).to_numpy() & (
+                games["time"] >= day - pd.Timedelta(days=DC_WINDOW_DAYS)).to_numpy()
+            fit = games[past]
+            weights = penaltyblog.models.dixon_coles_weights(fit["time"], xi=DC_XI,
+                                                             base_date=day)
+            model = penaltyblog.models.DixonColesGoalModel(
+                fit["score_b"].astype(int), fit["score_a"].astype(int), fit["b"], fit["a"],
+                weights=weights)
+            fits += 1
+            try:
+                model.fit(minimizer_options={"maxiter": 5000})
+                params = model.get_params()
+            except ValueError:  # the optimizer did not converge: keep last week's model
+                failed += 1
+                if params is None:
+                    raise
+            for r in rows:
+                proba[np.searchsorted(at, r)] = _dixon_coles_row(params, games["b"].iloc[r],
+                                                                 games["a"].iloc[r])
     if failed:
-        print(f"dixon-coles: {failed} of {np.unique(week).size} weekly fits did not converge; "
-              "their weeks used the week before's model", file=sys.stderr)
+        print(f"dixon-coles: {failed} of {fits} weekly fits did not converge; their weeks "
+              "used the week before's model", file=sys.stderr)
     return proba
+
+
+def _dixon_coles_row(params, home, away):
+    """Outcome probabilities of one match from fitted parameters; a side without
+    earlier games gets the mean attack and defence."""
+    attack = {k[7:]: v for k, v in params.items() if k.startswith("attack_")}
+    defence = {k[8:]: v for k, v in params.items() if k.startswith("defence_")}
+    mean_attack, mean_defence = np.mean(list(attack.values())), np.mean(list(defence.values()))
+    lam = np.exp(params["home_advantage"] + attack.get(home, mean_attack)
+                 + defence.get(away, mean_defence))
+    mu = np.exp(attack.get(away, mean_attack) + defence.get(home, mean_defence))
+    return _dixon_coles_outcomes(lam, mu, params["rho"])
 
 
 # -- the run ----------------------------------------------------------------------
