@@ -394,6 +394,39 @@ def _link_scores(held_out, y, splits, features, link, context=None, sample_weigh
     return np.array(log_losses), float(np.mean(briers))
 
 
+def _pooled(per_fold, splits, n_pairs):
+    """A point's validation rank gaps over all pairs (each from the fold that
+    left it out), or None when the point failed on some fold."""
+    if any(score["failed"] for score in per_fold):
+        return None
+    pooled = np.empty(n_pairs)
+    for (_, val), score in zip(splits, per_fold, strict=True):
+        pooled[val] = score["held_out"]
+    return pooled
+
+
+def _point_link_scores(pooled, links, y, splits, tie_features, context, sample_weight):
+    return [_link_scores(pooled, y, splits, tie_features[option.get("tie_band", "constant")],
+                         option.get("link", "ordered"), context, sample_weight)
+            for option in links]
+
+
+def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_weight,
+                     n_jobs):
+    """Every link option's cross-fitted scores (:func:`_link_scores`) at every
+    point that did not fail, the points in parallel (a link fit is ~10-100
+    ms, and a grid has dozens of points times options times folds); None for
+    a failed point."""
+    todo = [i for i, pooled in enumerate(pooled_of) if pooled is not None]
+    done = Parallel(n_jobs=n_jobs)(
+        delayed(_point_link_scores)(pooled_of[i], links, y, splits, tie_features, context,
+                                    sample_weight) for i in todo)
+    out = [None] * len(pooled_of)
+    for i, scored in zip(todo, done, strict=True):
+        out[i] = scored
+    return out
+
+
 def _link_options(estimator, sparse=False):
     """The probability-link settings SVMCompareCV chooses among (tie band x
     link family), for the ones ``estimator`` has (the pair band reads dense
@@ -584,8 +617,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             Xs = Standardizer.fit(X).transform_pairs(X)
             tie_features = {band: tie_features_for(Xs, band) for band in
                             {option.get("tie_band", "constant") for option in links}}
-        for index, point in enumerate(points):
-            per_fold = [fold[index] for fold in scores]
+        per_point = [[fold[index] for fold in scores] for index in range(len(points))]
+        pooled_of = [_pooled(per_fold, splits, y.size) if self.probability else None
+                     for per_fold in per_point]
+        link_scores = _all_link_scores(pooled_of, links, y, splits, tie_features, context,
+                                       sample_weight, self.n_jobs) if self.probability \
+            else [None] * len(points)
+        for point, per_fold, pooled, scored in zip(points, per_point, pooled_of, link_scores,
+                                                   strict=True):
             failed = sum(score["failed"] for score in per_fold)
             errors = [score["error"] for score in per_fold]
             aucs = [score["auc"] for score in per_fold]
@@ -593,18 +632,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                    "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
                    "n_degenerate": sum(score["degenerate"] for score in per_fold),
                    **_split_columns("error", errors), **_split_columns("auc", aucs)}
-            pooled = None
-            if self.probability and not failed:
-                pooled = np.empty(y.size)
-                for (_, val), score in zip(splits, per_fold, strict=True):
-                    pooled[val] = score["held_out"]
-            for option in links:
+            for k, option in enumerate(links):
                 banded = {**row, **option}
                 if self.probability:
-                    losses, brier = (np.full(len(splits), np.nan), np.nan) if failed else \
-                        _link_scores(pooled, y, splits,
-                                     tie_features[option.get("tie_band", "constant")],
-                                     option.get("link", "ordered"), context, sample_weight)
+                    losses, brier = (np.full(len(splits), np.nan), np.nan) if scored is None \
+                        else scored[k]
                     banded.update(mean_log_loss=np.mean(losses), std_log_loss=np.std(losses),
                                   mean_brier=brier, **_split_columns("log_loss", losses))
                 if failed:  # a point that fails on any fold has no scores
