@@ -65,18 +65,18 @@ def test_row_filters_and_the_features_command_say_what_is_wrong(tmp_path, capsys
         capsys.readouterr().err
 
 
-def test_the_features_command_adds_points_features(tmp_path, capsys):
+def test_the_features_command_adds_points_features(tmp_path, capsys, monkeypatch):
     import pandas as pd
 
-    from svmcompare.datasets import POINTS_FEATURES, make_league
+    from svmcompare.datasets import POINTS_FEATURES
 
-    matches, _ = make_league(n_teams=6, n_seasons=3, random_state=0)
-    matches.to_csv(tmp_path / "m.csv", index=False)
-    common = [str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome", "result",
-              "--outcome-map", "H=-1,D=0,A=1", "--time", "season", "--advantage", "-1"]
+    monkeypatch.chdir(tmp_path)
+    assert main(["league", "--out", "league"]) == 0
+    matches = pd.read_csv("league/matches.csv")
+    common = ["league/matches.csv", "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1", "--time", "season", "--advantage", "home_adv"]
     out = str(tmp_path / "f.csv")
-    assert main(["features", *common, "--points", "home_goals", "away_goals",
-                 "--half-life", "5", "-o", out]) == 0
+    assert main(["features", *common, "--points", "home_goals", "away_goals", "-o", out]) == 0
     written = pd.read_csv(out)
     for side in "ab":
         assert all(f"{side}_{name}" in written.columns for name in POINTS_FEATURES)
@@ -85,3 +85,13 @@ def test_the_features_command_adds_points_features(tmp_path, capsys):
     assert written.loc[later, "a_form_for"].gt(0).all()
     assert main(["features", *common, "--points", "home_goals", "nope", "-o", out]) == 2
     assert "no column 'nope'" in capsys.readouterr().err
+    # The README's season-4 log-loss with --points.
+    quoted = re.search(r"season 4 of the walk-through: (\d\.\d{4}) with `--points",
+                       README.read_text())
+    assert quoted, "the README no longer quotes the log-loss with --points"
+    assert main(["fit", out, "--auto", "--probability", "--groups", "season", "--until",
+                 "season=3", "--model", "m.skops", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "m.skops", out, "--after", "season=3"]) == 0
+    model = re.search(r"^model\s+(\d\.\d{4})", capsys.readouterr().out, re.M).group(1)
+    assert model == quoted.group(1)
