@@ -258,3 +258,21 @@ def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
     assert "SVMCompareCV" not in capsys.readouterr().err
     with pytest.raises(ValueError, match='progress must be True, False or "auto"'):
         SVMCompareCV(param_grid=grid, progress="yes").fit(X, y)
+
+
+def test_the_search_always_weighs_the_model_one_would_fit_without_it(norm_data):
+    """Issue 35: SVMCompare()'s own setting (RBF, gamma = 1, C = 1, class_weight
+    "auto") is in no default grid; the search adds it, so its cross-validated
+    choice is never worse than the plain fit's; a given estimator's own
+    setting likewise, and a setting already in the grid is not repeated."""
+    (X, y), _ = norm_data
+    search = SVMCompareCV().fit(X, y)
+    results = search.cv_results_
+    own = results[(results["kernel"] == "rbf") & (results["gamma"] == 1.0)
+                  & (results["C"] == 1.0) & (results["class_weight"] == "auto")]
+    assert len(own) == 1
+    assert search.best_score_ <= float(own["mean_error"].iloc[0])
+    linear = SVMCompareCV(SVMCompare(kernel="linear", C=0.05)).fit(X, y)
+    assert 0.05 in set(linear.cv_results_["C"])
+    at_grid_point = SVMCompareCV(SVMCompare(kernel="linear", C=0.1)).fit(X, y)
+    assert list(at_grid_point.cv_results_["C"]).count(0.1) == 1

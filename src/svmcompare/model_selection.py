@@ -427,6 +427,33 @@ def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_
     return out
 
 
+def _with_own_point(grid, estimator, sparse=False):
+    """The default grid plus the estimator's own setting of the grid's
+    parameters, when it is not a grid point already: the search always weighs
+    the model one would fit without it (``SVMCompare()``'s RBF with gamma = 1
+    and C = 1 is in no default grid; issue 35).  Sparse pairs take linear
+    kernels only, so an own RBF setting is left out there."""
+    names = sorted({name for part in grid for name in part})
+    params = estimator.get_params()
+    own = {name: params[name] for name in names if name in params}
+    if own.get("kernel") == "linear":
+        own.pop("gamma", None)  # no kernel width for a linear model
+    if sparse and own.get("kernel", "linear") != "linear":
+        return grid
+    # A point sets only its own names; the rest come from the estimator.
+    if any(all(_same(value, own.get(name, params.get(name))) for name, value in point.items())
+           for point in _grid_points(grid)):
+        return grid
+    return [*grid, {name: [value] for name, value in own.items()}]
+
+
+def _same(a, b):
+    if isinstance(a, (int, float, np.number)) and isinstance(b, (int, float, np.number)) \
+            and not isinstance(a, bool) and not isinstance(b, bool):
+        return bool(np.isclose(float(a), float(b), rtol=1e-12, atol=0.0))
+    return type(a) is type(b) and a == b
+
+
 def _link_options(estimator, sparse=False):
     """The probability-link settings SVMCompareCV chooses among (tie band x
     link family), for the ones ``estimator`` has (the pair band reads dense
@@ -459,7 +486,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         The grid (any hyper-parameters of the estimator).  None:
         :func:`default_grid` (kernel linear and rbf, C, gamma, class_weight)
         for ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
-        non-linear kernel, gamma as in :func:`default_grid`.
+        non-linear kernel, gamma as in :func:`default_grid`; either way plus
+        the estimator's own setting of those parameters when it is not a grid
+        point (``SVMCompare()``: RBF, gamma = 1, C = 1), so the search never
+        validates worse than the model fitted without it.
     scoring : {"error", "auc", "log_loss"} or None, default=None
         Minimum mean validation zero-one error, maximum mean comparison AUC,
         or minimum mean log-loss of the calibrated probabilities (needs
@@ -542,13 +572,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if isinstance(base, SVMCompare) and self.estimator is None:
             grid = default_grid(n_features, indicators=bool(indicator_columns(X).any()))
             # Sparse pairs (identities) are fitted by the linear kernel only.
-            return grid[:1] if sparse else grid
-        if sparse:
-            base.set_params(kernel="linear")
-        grid = {"C": list(np.logspace(-3, 2, 6))}
-        if getattr(base, "kernel", "linear") != "linear":
-            grid["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
-        return grid
+            grid = grid[:1] if sparse else grid
+        else:
+            if sparse:
+                base.set_params(kernel="linear")
+            grid = [{"C": list(np.logspace(-3, 2, 6))}]
+            if getattr(base, "kernel", "linear") != "linear":
+                grid[0]["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
+        return _with_own_point(grid, base, sparse)
 
     def _splits(self, y, groups):
         splitter = check_cv(self.cv, y, classifier=True)
