@@ -50,7 +50,7 @@ def _long_football():
 
 
 def _timed(name, X, y, context, train, test, has_elo, groups):
-    folds = bench_real._folds(groups[train])
+    folds = bench_real.group_folds(groups[train])
     ctr = None if context is None else context[train]
     cte = None if context is None else context[test]
     row = {"data": name, "pairs": int(train.sum())}
@@ -75,13 +75,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rows = []
     short = [name for name in args.sets if name != "football_20k"]
-    for name, _, _, X, y, context, train, test, has_elo, groups in bench_suite._sets(short):
+    for name, _, _, X, y, context, train, test, has_elo, groups in bench_suite.suite_sets(short):
         rows.append(_timed(name, X, y, context, _latest(train, args.pairs), test, has_elo,
                            groups))
         print(rows[-1], file=sys.stderr, flush=True)
     if "football_20k" in args.sets and suite_data.available("football_odds"):
         data = _long_football()
-        X, y, context, has_elo = bench_suite._features(data)
+        X, y, context, has_elo = bench_suite.set_features(data)
         rows.append(_timed("football_20k", X, y, context, _latest(data.train, 20000),
                            data.test, has_elo, data.games["group"].to_numpy()))
     table = pd.DataFrame(rows)

@@ -49,7 +49,7 @@ from svmcompare.metrics import comparison_report, outcome_log_loss
 from svmcompare.model_selection import paper_grid, validation_search
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_real import DATA, SETS, _folds  # noqa: E402
+from bench_real import DATA, SETS, group_folds  # noqa: E402
 
 PATTERNS = ("l1", "l2", "linf")
 WEIGHTINGS = ("none", "balanced", "auto", "half")
@@ -102,7 +102,7 @@ def simulated(quick=False, n_jobs=2):
 def _real_task(name, weighting, quick):
     load, _ = SETS[name]
     X, y, context, train, test, _, groups = load(quick)
-    folds = _folds(groups[train])
+    folds = group_folds(groups[train])
     ctr = None if context is None else context[train]
     cte = None if context is None else context[test]
     cw = class_weight_for(weighting, y[train])

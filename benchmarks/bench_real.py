@@ -67,7 +67,7 @@ ELO = GAME_FEATURES.index("elo")
 # fold resembles the test set: a later season, a later stretch of time, new people.
 
 
-def _one_hot(first, second):
+def one_hot(first, second):
     teams = sorted(set(first) | set(second))
     index = {team: k for k, team in enumerate(teams)}
     eye = np.eye(len(teams))
@@ -76,7 +76,7 @@ def _one_hot(first, second):
 
 def _with_identities(games, first, second, X):
     """Team identities (one-hot) next to the history features."""
-    return np.concatenate([X, _one_hot(games[first], games[second])], axis=2)
+    return np.concatenate([X, one_hot(games[first], games[second])], axis=2)
 
 
 def _time_split(period, test_share=0.2):
@@ -170,7 +170,7 @@ def _both(X, y, context):
     return np.concatenate([X, X[:, ::-1]]), np.concatenate([y, -y]), np.concatenate([c, -c])
 
 
-def _folds(groups):
+def group_folds(groups):
     """Group folds (at most 5) of the training pairs."""
     k = min(5, np.unique(groups).size)
     return list(GroupKFold(k).split(groups, groups=groups))
@@ -281,7 +281,7 @@ def run(names, quick=False, progress=False):
             print(f"{name}: skipped, {DATA / folder} not found", file=sys.stderr)
             continue
         X, y, context, train, test, has_elo, groups = load(quick)
-        folds = _folds(groups[train])
+        folds = group_folds(groups[train])
         for model_name, proba, score, seconds, chosen in fitted_models(
                 name, X, y, context, train, test, has_elo, folds, progress):
             rows.append({"data": name, "model": model_name, "n_train": int(train.sum()),

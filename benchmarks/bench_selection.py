@@ -68,7 +68,7 @@ def _test_log_loss(params, X, y, context, train, test):
 
 def audit(name, X, y, context, train, test, groups, splitter):
     """One row: the search's test log-loss, the best refitted grid point's, the gap."""
-    cv = bench_real._folds(groups[train]) if splitter == "group" else 5
+    cv = bench_real.group_folds(groups[train]) if splitter == "group" else 5
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -102,7 +102,7 @@ def main(argv=None):
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args(argv)
     rows = []
-    for name, _, _, X, y, context, train, test, _, groups in bench_suite._sets(args.sets):
+    for name, _, _, X, y, context, train, test, _, groups in bench_suite.suite_sets(args.sets):
         for splitter in args.splitters:
             row = audit(name, X, y, context, train, test, groups, splitter)
             rows.append(row)

@@ -52,11 +52,11 @@ from svmcompare.metrics import outcome_log_loss  # noqa: E402
 MAX_ONE_HOT = 400
 
 
-def _features(data):
+def set_features(data):
     """(X, y, context, has_elo) of a suite set, as bench_real.py builds them."""
     games = data.games
     ids = pd.unique(pd.concat([games["a"], games["b"]]))
-    one_hot = bench_real._one_hot(games["a"], games["b"]) if ids.size <= MAX_ONE_HOT else None
+    one_hot = bench_real.one_hot(games["a"], games["b"]) if ids.size <= MAX_ONE_HOT else None
     if data.history:
         points = ("score_a", "score_b") if "score_a" in games.columns else None
         X, y, context, _ = games_features(
@@ -232,7 +232,7 @@ def _row(base, model, y, proba, score, young):
     return row
 
 
-def _sets(names):
+def suite_sets(names):
     for name in names:
         if name in suite_data.LOADERS:
             if not suite_data.available(name):
@@ -240,7 +240,7 @@ def _sets(names):
                       "benchmarks/suite_data.py fetch)", file=sys.stderr)
                 continue
             data = suite_data.LOADERS[name]()
-            X, y, context, has_elo = _features(data)
+            X, y, context, has_elo = set_features(data)
             groups = data.games["group"].to_numpy()
             yield name, data.kind, data, X, y, context, data.train, data.test, has_elo, groups
         else:
@@ -254,8 +254,8 @@ def _sets(names):
 
 def run(names, progress=True):
     rows = []
-    for name, kind, data, X, y, context, train, test, has_elo, groups in _sets(names):
-        folds = bench_real._folds(groups[train])
+    for name, kind, data, X, y, context, train, test, has_elo, groups in suite_sets(names):
+        folds = bench_real.group_folds(groups[train])
         base = {"data": name, "kind": kind, "n_train": int(train.sum()),
                 "n_test": int(test.sum()), "ties": float(np.mean(y[test] == 0))}
         young = None if data is None or not data.history else young_games(data.games)[test]

@@ -59,7 +59,7 @@ class SuiteSet:
     notes: dict = field(default_factory=dict)
 
 
-def _pgn_headers(path, data):
+def pgn_headers(path, data):
     """A PGN file's games as CSV rows of their headers (the moves are not read)."""
     rows, game = [], {}
     for line in data.decode("utf-8", errors="replace").splitlines():
@@ -123,7 +123,7 @@ SOURCES = {
         "no licence stated for the PGN games (the repository's scripts: Apache-2.0)",
         tuple(rf"^master-archive/TCEC_Season_{season}_-_{part}\.pgn$"
               for season, parts in TCEC_FILES.items() for part in parts),
-        extract=_pgn_headers),
+        extract=pgn_headers),
 }
 
 

@@ -18,7 +18,7 @@ def test_pgn_headers_become_one_row_per_game():
 
     import pandas as pd
 
-    frame = pd.read_csv(io.BytesIO(suite_data._pgn_headers("x.pgn", pgn)))
+    frame = pd.read_csv(io.BytesIO(suite_data.pgn_headers("x.pgn", pgn)))
     assert frame[["White", "Black", "Result"]].values.tolist() == [["A", "B", "1-0"],
                                                                    ["B", "A", "1/2-1/2"]]
 
