@@ -93,7 +93,7 @@ def test_the_linear_solver_converges_at_large_C_on_one_hot_ice_hockey():
 
     bench = _bench_real()
     X, y, context, train, _, _, groups = bench.icehockey()
-    fold = bench._folds(groups[train])[3][0]
+    fold = bench.group_folds(groups[train])[3][0]
     X, y, context = X[train][fold], y[train][fold], context[train][fold]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
