@@ -262,11 +262,12 @@ def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
 
 def test_the_search_always_weighs_the_model_one_would_fit_without_it(norm_data):
     """Issue 35: SVMCompare()'s own setting (RBF, gamma = 1, C = 1, class_weight
-    "auto") is in no default grid; the search adds it, so its cross-validated
-    choice is never worse than the plain fit's; a given estimator's own
-    setting likewise, and a setting already in the grid is not repeated."""
+    "auto") is in no default grid; the search adds it, so with
+    selection="best" its cross-validated choice is never worse than the plain
+    fit's; a given estimator's own setting likewise, and a setting already in
+    the grid is not repeated."""
     (X, y), _ = norm_data
-    search = SVMCompareCV().fit(X, y)
+    search = SVMCompareCV(selection="best").fit(X, y)
     results = search.cv_results_
     own = results[(results["kernel"] == "rbf") & (results["gamma"] == 1.0)
                   & (results["C"] == 1.0) & (results["class_weight"] == "auto")]

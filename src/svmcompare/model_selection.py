@@ -488,8 +488,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         for ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
         non-linear kernel, gamma as in :func:`default_grid`; either way plus
         the estimator's own setting of those parameters when it is not a grid
-        point (``SVMCompare()``: RBF, gamma = 1, C = 1), so the search never
-        validates worse than the model fitted without it.
+        point (``SVMCompare()``: RBF, gamma = 1, C = 1), so the model one
+        would fit without the search is always a candidate.
     scoring : {"error", "auc", "log_loss"} or None, default=None
         Minimum mean validation zero-one error, maximum mean comparison AUC,
         or minimum mean log-loss of the calibrated probabilities (needs
