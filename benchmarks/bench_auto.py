@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -51,17 +49,12 @@ def _long_football():
 
 def _timed(name, X, y, context, train, test, has_elo, groups):
     folds = bench_real.group_folds(groups[train])
-    ctr = None if context is None else context[train]
-    cte = None if context is None else context[test]
     row = {"data": name, "pairs": int(train.sum())}
-    for model in MODELS:
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            proba, _ = bench_real.MODELS[model](X[train], y[train], ctr, X[test], cte, has_elo,
-                                                folds)
-        row[f"{model}_s"] = time.perf_counter() - start
-        row[f"{model}_log_loss"] = outcome_log_loss(y[test], proba)
+    for model, proba, _, seconds, _ in bench_real.fitted_models(name, X, y, context, train, test,
+                                                               has_elo, folds):
+        if model in MODELS:
+            row[f"{model}_s"] = seconds
+            row[f"{model}_log_loss"] = outcome_log_loss(y[test], proba)
     row["ratio_to_hgb"] = row["svmcompare_s"] / row["hgb_s"]
     return row
 

@@ -184,7 +184,7 @@ def dixon_coles(data, train, test):
             fits += 1
             try:
                 model.fit(minimizer_options={"maxiter": 5000})
-                params = model.get_params()
+                params = _dixon_coles_params(model.get_params())
             except ValueError:  # the optimizer did not converge: keep last week's model
                 failed += 1
                 if params is None:
@@ -198,15 +198,23 @@ def dixon_coles(data, train, test):
     return proba
 
 
+def _dixon_coles_params(fitted):
+    """A fit's parameters once per fit: attack and defence by team, their means
+    (the prior of a side without earlier games), home advantage and rho."""
+    attack = {k[7:]: v for k, v in fitted.items() if k.startswith("attack_")}
+    defence = {k[8:]: v for k, v in fitted.items() if k.startswith("defence_")}
+    return {"attack": attack, "defence": defence, "mean_attack": np.mean(list(attack.values())),
+            "mean_defence": np.mean(list(defence.values())),
+            "home_advantage": fitted["home_advantage"], "rho": fitted["rho"]}
+
+
 def _dixon_coles_row(params, home, away):
-    """Outcome probabilities of one match from fitted parameters; a side without
-    earlier games gets the mean attack and defence."""
-    attack = {k[7:]: v for k, v in params.items() if k.startswith("attack_")}
-    defence = {k[8:]: v for k, v in params.items() if k.startswith("defence_")}
-    mean_attack, mean_defence = np.mean(list(attack.values())), np.mean(list(defence.values()))
-    lam = np.exp(params["home_advantage"] + attack.get(home, mean_attack)
-                 + defence.get(away, mean_defence))
-    mu = np.exp(attack.get(away, mean_attack) + defence.get(home, mean_defence))
+    """Outcome probabilities of one match from :func:`_dixon_coles_params`."""
+    attack, defence = params["attack"], params["defence"]
+    lam = np.exp(params["home_advantage"] + attack.get(home, params["mean_attack"])
+                 + defence.get(away, params["mean_defence"]))
+    mu = np.exp(attack.get(away, params["mean_attack"])
+                + defence.get(home, params["mean_defence"]))
     return _dixon_coles_outcomes(lam, mu, params["rho"])
 
 
