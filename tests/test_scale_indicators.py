@@ -68,10 +68,12 @@ def test_sparse_and_dense_identities_agree_unscaled():
     X, y = _league()
     X = X[:, :, :8]  # identities only
     sparse = SparsePairs(X[:, 0], X[:, 1])
-    dense = SVMCompare(kernel="linear", scale_indicators=False).fit(X, y)
-    light = SVMCompare(kernel="linear", scale_indicators=False).fit(sparse, y)
+    # Sparse ids take the dual coordinate descent (solvers/dual_cd.py), dense
+    # pairs the primal Newton method: the same model to their tolerance.
+    dense = SVMCompare(kernel="linear", scale_indicators=False, tol=1e-7).fit(X, y)
+    light = SVMCompare(kernel="linear", scale_indicators=False, tol=1e-7).fit(sparse, y)
     np.testing.assert_allclose(light.decision_function(sparse), dense.decision_function(X),
-                               rtol=1e-5, atol=1e-8)
+                               rtol=1e-5, atol=1e-5)
 
 
 def test_the_search_tries_both_only_when_there_are_indicators():

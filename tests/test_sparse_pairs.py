@@ -54,12 +54,15 @@ def test_the_linear_solver_gives_the_dense_solution_on_sparse_rows(bias, factori
 
 
 @pytest.mark.parametrize("estimator", [
-    SVMCompare(kernel="linear"),
-    SVMCompare(kernel="linear", probability=True, link="davidson", random_state=0),
-    SVMRank(kernel="linear", probability=True, random_state=0),
-    SVMRank2(kernel="linear"),
+    SVMCompare(kernel="linear", tol=1e-7),
+    SVMCompare(kernel="linear", probability=True, link="davidson", random_state=0, tol=1e-7),
+    SVMRank(kernel="linear", probability=True, random_state=0, tol=1e-7),
+    SVMRank2(kernel="linear", tol=1e-7),
 ], ids=lambda e: type(e).__name__ + ("-p" if getattr(e, "probability", False) else ""))
 def test_estimators_fit_sparse_pairs_as_the_dense_ones(estimator):
+    """Sparse id pairs take the dual coordinate descent where it suits them
+    (solvers/dual_cd.py), dense one-hot pairs the primal Newton method: the
+    same model to the solvers' tolerance (tol = 1e-7 here)."""
     wide, dense, y, _, _ = _identity_pairs(30, 900)
     rng = np.random.default_rng(2)
     context = rng.choice([-1.0, 0.0, 1.0], size=(y.size, 1))
@@ -69,17 +72,22 @@ def test_estimators_fit_sparse_pairs_as_the_dense_ones(estimator):
     on_dense = clone(estimator).fit(dense, y, context=context, sample_weight=weight)
     on_sparse = clone(estimator).fit(wide, y, context=context, sample_weight=weight)
     np.testing.assert_allclose(on_sparse.decision_function(wide, context),
-                               on_dense.decision_function(dense, context), atol=1e-9)
-    np.testing.assert_array_equal(on_sparse.predict(wide, context),
-                                  on_dense.predict(dense, context))
+                               on_dense.decision_function(dense, context), atol=1e-5)
+    # Labels agree except on pairs within the tolerance of the tie threshold:
+    # ids give rank differences on a lattice, many exactly at threshold_.
+    decision = on_dense.decision_function(dense, context)
+    clear = np.abs(np.abs(decision) - on_dense.threshold_) > 1e-4
+    assert clear.mean() > 0.5
+    np.testing.assert_array_equal(on_sparse.predict(wide, context)[clear],
+                                  on_dense.predict(dense, context)[clear])
     # Either model scores either layout.
     np.testing.assert_allclose(on_dense.decision_function(wide, context),
                                on_dense.decision_function(dense, context), atol=1e-12)
     np.testing.assert_allclose(on_sparse.rank(sp.identity(30, format="csr")),
-                               on_dense.rank(np.eye(30)), atol=1e-9)
+                               on_dense.rank(np.eye(30)), atol=1e-5)
     if getattr(estimator, "probability", False):
         np.testing.assert_allclose(on_sparse.predict_proba(wide, context),
-                                   on_dense.predict_proba(dense, context), atol=1e-9)
+                                   on_dense.predict_proba(dense, context), atol=1e-5)
 
 
 def test_pairs_from_frame_builds_sparse_identities():
@@ -127,7 +135,8 @@ def test_the_search_chooses_as_on_dense_pairs():
     on_dense = SVMCompareCV(param_grid=grid, probability=True, cv=3, random_state=0).fit(dense, y)
     on_sparse = SVMCompareCV(param_grid=grid, probability=True, cv=3, random_state=0).fit(wide, y)
     assert on_sparse.best_params_ == on_dense.best_params_
-    assert on_sparse.best_score_ == pytest.approx(on_dense.best_score_, abs=1e-9)
+    # Sparse ids: the dual coordinate descent, to the default tol = 1e-3.
+    assert on_sparse.best_score_ == pytest.approx(on_dense.best_score_, abs=1e-3)
     # Its own grid: linear points only, constant tie band (no dense pair features).
     default = SVMCompareCV(probability=True, cv=3, random_state=0).fit(wide, y)
     assert set(default.cv_results_["kernel"]) == {"linear"}
@@ -173,10 +182,11 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     assert main(["predict", str(model_path), str(tmp_path / "m.csv"), "--proba",
                  "-o", str(tmp_path / "p.csv")]) == 0
     out = pd.read_csv(tmp_path / "p.csv")
+    # The sparse fit's solver (dual coordinate descent) to the default tol = 1e-3.
     np.testing.assert_allclose(out["rank_difference"], reference.decision_function(dense),
-                               atol=1e-8)
+                               atol=2e-3)
     np.testing.assert_allclose(out[["p_x_better", "p_tie", "p_xprime_better"]],
-                               reference.predict_proba(dense), atol=1e-8)
+                               reference.predict_proba(dense), atol=2e-3)
     save_model(reference, tmp_path / "dense.skops")  # a dense fit reads the same table
     assert main(["predict", str(tmp_path / "dense.skops"), str(tmp_path / "m.csv"),
                  "-o", str(tmp_path / "q.csv")]) == 0

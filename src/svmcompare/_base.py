@@ -41,7 +41,8 @@ from .calibration import (
 from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin, check_cost
-from .solvers import solve_dual, solve_linear, solver_threads
+from .solvers import solve_dual, solve_linear, solve_linear_dual, solver_threads
+from .solvers.dual_cd import dual_cd_suits
 from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
@@ -364,8 +365,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
         def refit(k):
             keep, test_rows, train_rows = folds[k]
-            fold = refit_primal_without(D, problem.y, problem.C, v, keep, bias=self._uses_bias,
-                                        tol=self.tol, n_threads=threads)
+            fold = refit_primal_without(D, problem.y, problem.C, v, keep, alpha=result.alpha,
+                                        bias=self._uses_bias, tol=self.tol, n_threads=threads)
             fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
             return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
         return refit
@@ -495,6 +496,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         D = self._primal_rows(prepared)
         if v0 is not None and v0.size != D.shape[1] + bool(self._uses_bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
+        if dual_cd_suits(D, problem.C):  # ids and other sparse rows, moderate C
+            bias0 = float(v0[-1]) if v0 is not None and self._uses_bias else 0.0
+            result = solve_linear_dual(D, problem.y, problem.C, bias=self._uses_bias,
+                                       tol=self.tol, bias0=bias0)
+            return result, prepared.feature_map
         with solver_threads(n_jobs):
             result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
                                   v0=v0)

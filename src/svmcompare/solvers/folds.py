@@ -23,7 +23,8 @@ sub-problem of the full one, and the full solution gives it
 
 The primal refit (:func:`refit_primal_without`) keeps the full fit's
 difference vectors (and Nystroem landmarks), gives the rows it leaves out
-C = 0, and starts from the full (u, beta) past the coarsest smoothing level.
+C = 0, and starts from the full (u, beta) past the coarsest smoothing level;
+by dual coordinate descent (sparse rows, moderate C), from the full alphas.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 from .._problem import BinaryProblem
 from ..kernels import PRECOMPUTED
 from ._kernel_rows import kernel_pack
+from .dual_cd import dual_cd_suits, solve_linear_dual
 from .linear import solve_linear
 from .smo import RowCache, solve_dual
 from .smo_loop import q_product
@@ -190,7 +192,8 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
     return refit_from(problem, kernel, start, bias=bias, gram=gram, **solve_options)
 
 
-def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=None):
+def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
+                         n_threads=None):
     """Minimize the smoothed primal (:func:`solvers.linear.solve_linear`) on the
     rows ``keep`` of the difference vectors ``D``, from the full solution.
 
@@ -204,6 +207,10 @@ def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=Non
         The full solution (u, beta), the refit's start.
     keep : ndarray of int
         Rows of the refit.
+    alpha : ndarray of shape (m,), optional
+        The full solution's dual variables: the start of a refit by
+        :func:`solvers.dual_cd.solve_linear_dual` (sparse rows, moderate C),
+        the rows left out at 0.
     bias : bool
     tol : float
     n_threads : int, optional
@@ -222,6 +229,9 @@ def refit_primal_without(D, y, C, v, keep, *, bias=True, tol=1e-3, n_threads=Non
     # of D (at 1,000,000 Nystroem pairs 485 MB per fold, two folds at a time).
     C_fold = np.zeros_like(C)
     C_fold[keep] = C[keep]
+    if dual_cd_suits(D, C_fold):
+        return solve_linear_dual(D, y, C_fold, bias=bias, tol=tol, alpha0=alpha,
+                                 bias0=v[-1] if bias else 0.0)
     with solver_threads(n_threads):
         return solve_linear(D, y, C_fold, bias=bias, tol=tol, v0=v,
                             first_smoothing=PRIMAL_FOLD_SMOOTHING)

@@ -1,0 +1,145 @@
+"""Dual coordinate descent on sparse difference rows (solvers/dual_cd.py),
+against an interior-point solution of the dual (18) and the primal Newton solver."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from svmcompare import SVMCompare
+from svmcompare.solvers import solve_linear, solve_linear_dual
+from svmcompare.solvers.dual_cd import DUAL_CD_MAX_COST, dual_cd_suits
+
+from .reference.dense import dual_objective, solve_dual_reference
+
+
+def _id_rows(n_players, n_games, seed=0, context=False):
+    """Flipped rows (eq. 8) of simulated games between ids: d_t = e_b - e_a
+    (winner second), both orientations of a draw with label -1."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    strength = rng.normal(size=n_players)
+    d = strength[b] - strength[a] + 0.2 + rng.logistic(size=n_games)
+    y = np.where(d > 0.8, 1, np.where(d < -0.8, -1, 0))
+    win = y != 0
+    first = np.r_[np.where(y == 1, a, b)[win], a[~win], b[~win]]
+    second = np.r_[np.where(y == 1, b, a)[win], b[~win], a[~win]]
+    labels = np.r_[np.ones(win.sum()), -np.ones(2 * (~win).sum())]
+    m = first.size
+    rows = np.arange(m)
+    D = sp.csr_matrix((np.r_[np.ones(m), -np.ones(m)], (np.r_[rows, rows], np.r_[second, first])),
+                      shape=(m, n_players))
+    if context:  # a home-advantage column, +-1 by orientation
+        D = sp.hstack([D, sp.csr_matrix(rng.choice([-1.0, 1.0], size=(m, 1)))], format="csr")
+    return D, labels
+
+
+def _primal(D, y, C, u, beta):
+    return 0.5 * u @ u + C @ np.maximum(0.0, 1.0 - y * (D @ u + beta))
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 20.0])
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("context", [False, True])
+def test_reaches_the_interior_point_optimum_of_the_dual(C, bias, context):
+    D, y = _id_rows(25, 150, seed=3, context=context)
+    costs = np.random.default_rng(1).uniform(0.5, 2.0, size=y.size) * C
+    Q = (y[:, None] * y[None, :]) * (D @ D.T).toarray()  # K~ of eq. (18), linear kernel
+    reference = solve_dual_reference(Q, y, costs, bias=bias)
+    optimum = -dual_objective(reference, Q)  # strong duality: the primal optimum
+    ours = solve_linear_dual(D, y, costs, bias=bias, tol=1e-6)
+    assert ours.converged
+    assert np.all((ours.alpha >= 0) & (ours.alpha <= costs))
+    # u = sum_t alpha_t y_t d_t (eq. 17), and the reported objective is F(u, beta).
+    np.testing.assert_allclose(ours.u, D.T @ (ours.alpha * y), atol=1e-9)
+    assert ours.objective == pytest.approx(_primal(D, y, costs, ours.u, ours.bias))
+    assert ours.objective == pytest.approx(optimum, rel=1e-6)
+    assert ours.objective >= optimum * (1 - 1e-9)
+    u_reference = D.T @ (reference * y)
+    np.testing.assert_allclose(ours.u, u_reference, atol=1e-4 * max(1.0, np.abs(u_reference).max()))
+    if bias:
+        assert abs(ours.alpha @ y) <= 1e-4 * costs.sum()
+    else:
+        assert ours.bias == 0.0
+
+
+@pytest.mark.parametrize("C", [1e-4, 1.0, 50.0])
+def test_the_default_tolerance_agrees_with_the_primal_newton_solver(C):
+    D, y = _id_rows(200, 4000, seed=5)
+    costs = np.full(y.size, C)
+    newton = solve_linear(D, y, costs)
+    ours = solve_linear_dual(D, y, costs)
+    assert ours.converged
+    scale = np.abs(newton.u).max()
+    # tol = 1e-3 of margin violation, relative to the fitted values' scale
+    # below 1; Newton's smoothing (delta = 1e-6) is 0.5% off the optimum's u at
+    # C = 1e-4, where u ~ 1e-3.
+    np.testing.assert_allclose(ours.u, newton.u, atol=1e-2 * scale)
+    assert ours.objective == pytest.approx(newton.objective, rel=1e-4)
+
+
+def test_a_warm_start_with_rows_left_out_solves_the_smaller_problem():
+    D, y = _id_rows(60, 900, seed=7)
+    costs = np.ones(y.size)
+    full = solve_linear_dual(D, y, costs)
+    keep = np.random.default_rng(0).random(y.size) < 0.8
+    fold_costs = np.where(keep, costs, 0.0)
+    warm = solve_linear_dual(D, y, fold_costs, alpha0=full.alpha, bias0=full.bias, tol=1e-6)
+    cold = solve_linear_dual(D[keep], y[keep], costs[keep], tol=1e-6)
+    assert warm.converged
+    assert np.all(warm.alpha[~keep] == 0.0)
+    np.testing.assert_allclose(warm.u, cold.u, atol=1e-4)
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
+
+
+def test_the_same_rows_give_the_same_solution_bit_for_bit():
+    D, y = _id_rows(50, 600, seed=2)
+    first = solve_linear_dual(D, y, np.ones(y.size))
+    second = solve_linear_dual(D, y, np.ones(y.size))
+    np.testing.assert_array_equal(first.u, second.u)
+    assert first.bias == second.bias
+
+
+def test_a_budget_too_small_is_reported():
+    D, y = _id_rows(50, 600, seed=2)
+    with pytest.warns(ConvergenceWarning, match="did not reach tol"):
+        result = solve_linear_dual(D, y, np.full(y.size, 100.0), max_passes=2, max_rounds=2)
+    assert not result.converged
+
+
+def test_the_solver_choice_follows_the_cost_of_a_step():
+    D, y = _id_rows(50, 600, seed=2)  # ||d_t||^2 = 2
+    assert dual_cd_suits(D, np.full(y.size, DUAL_CD_MAX_COST / 2))
+    assert not dual_cd_suits(D, np.full(y.size, DUAL_CD_MAX_COST))
+    assert not dual_cd_suits(D.toarray(), np.ones(y.size))  # dense rows: the Newton solver
+    # Rows left out (C = 0) do not count.
+    costs = np.zeros(y.size)
+    costs[:10] = 1.0
+    assert dual_cd_suits(D, costs)
+    assert not dual_cd_suits(D, np.zeros(y.size))
+
+
+def test_unscaled_ids_fit_by_it_inside_the_estimator():
+    """The estimator on sparse id pairs (scale_indicators=False: ||d_t||^2 = 2)
+    takes the dual solver: the same model as the dense one-hot pairs' Newton
+    fit, within the tolerance."""
+    rng = np.random.default_rng(4)
+    n_players, n_games = 40, 1200
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    d = rng.normal(size=n_players)[b] - rng.normal(size=n_players)[a] + rng.logistic(size=n_games)
+    y = np.where(d > 0.7, 1, np.where(d < -0.7, -1, 0))
+    rows = np.arange(n_games)
+    wide = sp.csr_matrix((np.ones(2 * n_games), (np.r_[rows, rows], np.r_[a, n_players + b])),
+                         shape=(n_games, 2 * n_players))
+    dense = np.stack([wide[:, :n_players].toarray(), wide[:, n_players:].toarray()], axis=1)
+    model = SVMCompare(kernel="linear", scale_indicators=False)
+    on_sparse = model.fit(wide, y)
+    assert on_sparse.n_iter_ > 0
+    scores_sparse = on_sparse.rank(sp.identity(n_players, format="csr"))
+    scores_dense = SVMCompare(kernel="linear", scale_indicators=False).fit(dense, y).rank(
+        np.eye(n_players))
+    spread = np.ptp(scores_dense)
+    np.testing.assert_allclose(scores_sparse - scores_sparse.mean(),
+                               scores_dense - scores_dense.mean(), atol=5e-3 * spread)
