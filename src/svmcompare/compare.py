@@ -103,7 +103,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         costs nothing measurable at small C; False turns it off.
     solver : {"auto", "exact", "linear", "nystroem"}, default="auto"
         "exact": SMO on the dual (18).  "linear" (kernel="linear" only): the
-        primal problem on difference vectors, for millions of pairs.
+        primal problem on difference vectors, for millions of pairs (sparse
+        rows such as ids with a moderate C ||d||^2: dual coordinate descent,
+        ``solvers.dual_cd``; otherwise Newton's method on a smoothed hinge).
         "nystroem": the linear solver on a Nystroem approximation of the
         kernel with ``n_components`` landmarks.  "auto": "linear" for the
         linear kernel (O(m p) memory and O(m p^2) per Newton step; "exact"
@@ -201,7 +203,8 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     primal_objective_ : float
         Objective of the primal (15) (linear and Nystroem solvers).
     n_iter_ : int
-        SMO steps (exact) or Newton steps (linear, Nystroem).
+        SMO steps (exact), Newton steps (linear, Nystroem) or passes over the
+        rows (dual coordinate descent on sparse rows).
     converged_ : bool
         Whether the solver met ``tol``; False comes with a
         ``ConvergenceWarning`` that says why and what to change.
