@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from svmcompare import SVMCompare
-from svmcompare.solvers import solve_linear, solve_linear_dual
+from svmcompare.solvers import dual_cd, solve_linear, solve_linear_dual
 from svmcompare.solvers.dual_cd import DUAL_CD_MAX_COST, dual_cd_suits
 
 from .reference.dense import dual_objective, solve_dual_reference
@@ -120,7 +120,7 @@ def test_the_solver_choice_follows_the_cost_of_a_step():
     assert not dual_cd_suits(D, np.zeros(y.size))
 
 
-def test_unscaled_ids_fit_by_it_inside_the_estimator():
+def test_unscaled_ids_fit_by_it_inside_the_estimator(monkeypatch):
     """The estimator on sparse id pairs (scale_indicators=False: ||d_t||^2 = 2)
     takes the dual solver: the same model as the dense one-hot pairs' Newton
     fit, within the tolerance."""
@@ -134,12 +134,19 @@ def test_unscaled_ids_fit_by_it_inside_the_estimator():
     wide = sp.csr_matrix((np.ones(2 * n_games), (np.r_[rows, rows], np.r_[a, n_players + b])),
                          shape=(n_games, 2 * n_players))
     dense = np.stack([wide[:, :n_players].toarray(), wide[:, n_players:].toarray()], axis=1)
-    model = SVMCompare(kernel="linear", scale_indicators=False)
-    on_sparse = model.fit(wide, y)
-    assert on_sparse.n_iter_ > 0
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return solve_linear_dual(*args, **kwargs)
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
+    on_sparse = SVMCompare(kernel="linear", scale_indicators=False).fit(wide, y)
+    assert calls == [1]
+    # The dense one-hot pairs keep the primal Newton method.
+    dense_fit = SVMCompare(kernel="linear", scale_indicators=False).fit(dense, y)
+    assert calls == [1]
     scores_sparse = on_sparse.rank(sp.identity(n_players, format="csr"))
-    scores_dense = SVMCompare(kernel="linear", scale_indicators=False).fit(dense, y).rank(
-        np.eye(n_players))
+    scores_dense = dense_fit.rank(np.eye(n_players))
     spread = np.ptp(scores_dense)
     np.testing.assert_allclose(scores_sparse - scores_sparse.mean(),
                                scores_dense - scores_dense.mean(), atol=5e-3 * spread)

@@ -41,8 +41,8 @@ from .calibration import (
 from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin, check_cost
-from .solvers import solve_dual, solve_linear, solve_linear_dual, solver_threads
-from .solvers.dual_cd import dual_cd_suits
+from .solvers import solve_dual, solver_threads
+from .solvers.dual_cd import solve_linear_rows
 from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
@@ -496,14 +496,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         D = self._primal_rows(prepared)
         if v0 is not None and v0.size != D.shape[1] + bool(self._uses_bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
-        if dual_cd_suits(D, problem.C):  # ids and other sparse rows, moderate C
-            bias0 = float(v0[-1]) if v0 is not None and self._uses_bias else 0.0
-            result = solve_linear_dual(D, problem.y, problem.C, bias=self._uses_bias,
-                                       tol=self.tol, bias0=bias0)
-            return result, prepared.feature_map
         with solver_threads(n_jobs):
-            result = solve_linear(D, problem.y, problem.C, bias=self._uses_bias, tol=self.tol,
-                                  v0=v0)
+            result = solve_linear_rows(D, problem.y, problem.C, bias=self._uses_bias,
+                                       tol=self.tol, v0=v0)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):

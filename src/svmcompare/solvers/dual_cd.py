@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._bias import choose_bias, primal_bias_interval
 from ._compile import announces_compilation
-from .linear import LinearResult
+from .linear import LinearResult, solve_linear
 
 # The order of the coordinates in a pass is a fixed pseudo-random permutation
 # (xorshift64*, seeded per round), so that fits are reproducible on any machine.
@@ -260,3 +260,16 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     score_scale = float(np.max(np.abs(scores))) if scores.size else 0.0
     noise = max(float(tol), 1e-8) * max(1.0, score_scale)
     return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
+
+
+def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
+                      first_smoothing=1.0):
+    """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
+    descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
+    of ``v0``) where :func:`dual_cd_suits`, else the smoothed primal Newton
+    method (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u,
+    beta) at ``first_smoothing``)."""
+    if dual_cd_suits(D, C):
+        bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
+        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0)
+    return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing)

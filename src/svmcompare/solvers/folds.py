@@ -36,8 +36,7 @@ import numpy as np
 from .._problem import BinaryProblem
 from ..kernels import PRECOMPUTED
 from ._kernel_rows import kernel_pack
-from .dual_cd import dual_cd_suits, solve_linear_dual
-from .linear import solve_linear
+from .dual_cd import solve_linear_rows
 from .smo import RowCache, solve_dual
 from .smo_loop import q_product
 from .threads import solver_threads
@@ -194,7 +193,7 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
 
 def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
                          n_threads=None):
-    """Minimize the smoothed primal (:func:`solvers.linear.solve_linear`) on the
+    """Minimize the primal (:func:`solvers.dual_cd.solve_linear_rows`) on the
     rows ``keep`` of the difference vectors ``D``, from the full solution.
 
     Parameters
@@ -229,9 +228,6 @@ def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
     # of D (at 1,000,000 Nystroem pairs 485 MB per fold, two folds at a time).
     C_fold = np.zeros_like(C)
     C_fold[keep] = C[keep]
-    if dual_cd_suits(D, C_fold):
-        return solve_linear_dual(D, y, C_fold, bias=bias, tol=tol, alpha0=alpha,
-                                 bias0=v[-1] if bias else 0.0)
     with solver_threads(n_threads):
-        return solve_linear(D, y, C_fold, bias=bias, tol=tol, v0=v,
-                            first_smoothing=PRIMAL_FOLD_SMOOTHING)
+        return solve_linear_rows(D, y, C_fold, bias=bias, tol=tol, v0=v, alpha0=alpha,
+                                 first_smoothing=PRIMAL_FOLD_SMOOTHING)
