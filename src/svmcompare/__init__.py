@@ -11,6 +11,7 @@ __version__ = "0.2.0"
 
 # public name -> the module that defines it
 _EXPORTS = {
+    "BootstrapCompare": ".bootstrap",
     "HardMarginLP": ".hard_margin",
     "HardMarginQP": ".hard_margin",
     "NotSeparableError": ".exceptions",

@@ -50,11 +50,15 @@ def is_own_estimator(value):
 
 
 def _estimators(model):
-    """``model`` and the svmcompare estimators among its fitted attributes."""
+    """``model`` and the svmcompare estimators among its fitted attributes
+    (one estimator, or a list of them: a bootstrap's replicates)."""
     yield model
     for name, value in vars(model).items():
-        if name.endswith("_") and is_own_estimator(value):
-            yield from _estimators(value)
+        if not name.endswith("_"):
+            continue
+        for part in (value if isinstance(value, list) else [value]):
+            if is_own_estimator(part):
+                yield from _estimators(part)
 
 
 def _check_one(estimator, version, path, fail):
@@ -70,6 +74,9 @@ def _check_one(estimator, version, path, fail):
     if kind == "SVMCompareCV":
         if not is_own_estimator(getattr(estimator, "best_estimator_", None)):
             fail("search has no refitted best_estimator_ (not fitted)")
+        return
+    if kind == "BootstrapCompare":
+        _check_bootstrap(estimator, fail)
         return
     if kind in ("GroupRankSVM", "OrdinalSVM"):
         if not is_own_estimator(getattr(estimator, "pair_model_", None)):
@@ -103,6 +110,20 @@ def _check_one(estimator, version, path, fail):
         _finite(np.float64(estimator.threshold_), "threshold", fail)
     if hasattr(estimator, "calibrator_"):  # its outcomes, which check_state does not read
         _check_link(estimator, fail)
+
+
+def _check_bootstrap(estimator, fail):
+    """A bootstrap's point model and replicates: fitted estimators of one
+    kind, as many replicates as resamples (each is checked on its own)."""
+    point = getattr(estimator, "estimator_", None)
+    replicates = getattr(estimator, "replicates_", None)
+    if not is_own_estimator(point) or not isinstance(replicates, list) or len(replicates) < 2:
+        fail("bootstrap has no fitted estimator_ and replicates_ (not fitted)")
+    refit = point.best_estimator_ if type(point).__name__ == "SVMCompareCV" else point
+    if any(type(model) is not type(refit) for model in replicates):
+        fail("bootstrap replicates are not all of the point model's kind")
+    if any(model.n_features_in_ != point.n_features_in_ for model in replicates):
+        fail("bootstrap replicates differ from the point model in their features")
 
 
 def _check_link(estimator, fail):

@@ -43,6 +43,7 @@ ESTIMATOR_TYPES = frozenset({
     "svmcompare.hard_margin.HardMarginLP",
     "svmcompare.hard_margin.HardMarginQP",
     "svmcompare.model_selection.SVMCompareCV",
+    "svmcompare.bootstrap.BootstrapCompare",
 })
 
 # Classes whose instances may appear anywhere in a model: the estimators, their

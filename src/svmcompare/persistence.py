@@ -96,6 +96,9 @@ def _for_file(model):
     for name, value in list(vars(copied).items()):
         if name.endswith("_") and is_own_estimator(value):
             setattr(copied, name, _for_file(value))
+        elif name.endswith("_") and isinstance(value, list) and value \
+                and all(is_own_estimator(part) for part in value):  # a bootstrap's replicates
+            setattr(copied, name, [_for_file(part) for part in value])
     return copied
 
 

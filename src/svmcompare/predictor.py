@@ -74,7 +74,10 @@ def predictor_state(model, version):
     """(JSON, arrays) of what scoring pairs with ``model`` needs, or None when
     it cannot be written so (a graded-items model, a callable kernel, a
     Nystroem feature map); such files are scored through ``load_model``.
-    An ``SVMCompareCV`` scores with its refitted ``best_estimator_``."""
+    An ``SVMCompareCV`` scores with its refitted ``best_estimator_``, a
+    ``BootstrapCompare`` with its fit on all pairs (``estimator_``)."""
+    if type(model).__name__ == "BootstrapCompare":  # the point estimate scores
+        model = model.estimator_
     if type(model).__name__ == "SVMCompareCV":
         model = model.best_estimator_
     ranking = getattr(model, "ranking_", None)

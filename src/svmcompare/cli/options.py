@@ -136,11 +136,12 @@ def auto_folds(groups):
 
 
 def load_pair_model(path, command):
-    """A model file whose estimator compares pairs (not graded items)."""
+    """A model file whose estimator compares pairs (not graded items); of a
+    file with bootstrap replicates, the model fitted on all pairs."""
     from .._base import PairwiseKernelModel
     from ..persistence import load_model
 
-    model = load_model(path)
+    model = point_model(load_model(path))
     if not isinstance(model, PairwiseKernelModel):
         raise ValueError(f"{path} holds a {type(model).__name__}, which scores graded items, "
                          f"not pairs: 'svmcompare {command}' needs a pair model (svmcompare "
@@ -148,13 +149,73 @@ def load_pair_model(path, command):
     return model
 
 
-def with_predictions(out, model, X, context, proba):
-    """``out`` (ids and other columns) with the comparisons of pairs ``X``."""
+def point_model(model):
+    """The model that scores: a bootstrap's fit on all pairs, else ``model``."""
+    return model.estimator_ if type(model).__name__ == "BootstrapCompare" else model
+
+
+def load_bootstrap(path, option):
+    """A model file fitted with --bootstrap (for ``option``, e.g. --interval)."""
+    from ..persistence import load_model
+
+    model = load_model(path)
+    if type(model).__name__ != "BootstrapCompare":
+        raise ValueError(f"{path} has no bootstrap replicates, which {option} needs: refit it "
+                         "with 'svmcompare fit ... --bootstrap 200'.")
+    return model
+
+
+def items_of(model, path):
+    """(ids, items, feature names) to score: the items table at ``path``; for
+    an identities-only model, its ids (all of them when ``path`` is None, else
+    those an id-only table lists)."""
+    import pandas as pd
+    import scipy.sparse as sp
+
+    from ..io import identities_of, read_items, read_table
+
+    names = getattr(point_model(model), "feature_names_in_", None)
+    known = None if names is None else identities_of(names)
+    if path is not None and not (known is not None and _ids_only(path)):
+        return read_items(path)
+    if known is None:
+        raise ValueError("this model scores item features: give an items table "
+                         "(an id column plus its features).")
+    known = pd.Index(known)
+    wanted = known if path is None else pd.Index(read_table(path)["id"].astype(str))
+    rows = known.get_indexer(wanted)
+    if (rows < 0).any():
+        missing = list(wanted[rows < 0][:10])
+        raise ValueError(f"{Path(path).name}: {int((rows < 0).sum())} id(s) the model has no "
+                         f"rating for (it never saw their games): {missing}.")
+    Z = sp.identity(len(known), format="csr")[rows]
+    return wanted.to_numpy(dtype=object), Z, list(names)
+
+
+def _ids_only(path):
+    from ..io import read_table
+
+    columns = list(read_table(path).columns)
+    return columns == ["id"]
+
+
+PROBABILITY_COLUMNS = ("p_x_better", "p_tie", "p_xprime_better")
+
+
+def with_predictions(out, model, X, context, proba, interval=None, bootstrap=None):
+    """``out`` (ids and other columns) with the comparisons of pairs ``X``;
+    with ``interval`` (a confidence), the ``bootstrap``'s interval of each
+    probability in ``<column>_lower`` / ``<column>_upper``."""
     out = out.assign(y_pred=model.predict(X, context),
                      rank_difference=model.decision_function(X, context))
     if proba:
-        out["p_x_better"], out["p_tie"], out["p_xprime_better"] = \
-            model.predict_proba(X, context).T
+        for name, column in zip(PROBABILITY_COLUMNS, model.predict_proba(X, context).T,
+                                strict=True):
+            out[name] = column
+    if interval is not None:
+        lower, upper = bootstrap.predict_proba_interval(X, context, confidence=interval)
+        for k, name in enumerate(PROBABILITY_COLUMNS):
+            out[f"{name}_lower"], out[f"{name}_upper"] = lower[:, k], upper[:, k]
     return out
 
 

@@ -1,4 +1,4 @@
-"""The product commands: fit, features, league, predict, rank, evaluate."""
+"""The product commands: fit, features, league, predict, rank, leaderboard, evaluate."""
 
 from __future__ import annotations
 
@@ -19,10 +19,13 @@ from .options import (
     check_context_given,
     check_file_features,
     groups_of,
+    items_of,
+    load_bootstrap,
     load_pair_model,
     make_model,
     pair_columns,
     parallel_backend,
+    point_model,
     rows_of,
     with_predictions,
 )
@@ -96,39 +99,66 @@ def _fit(args):
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
     if args.backend == "dask" and not (args.grid or args.auto):
         raise ValueError("--backend dask distributes the --grid or --auto search; add one.")
+    if args.bootstrap_groups and (not args.bootstrap or groups is None):
+        raise ValueError("--bootstrap-groups resamples the --groups column: give --bootstrap N "
+                         "and --groups COLUMN.")
     if args.auto:
-        search = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
-                              scoring=args.scoring,
-                              n_jobs=args.n_jobs, random_state=0, progress=not args.no_progress)
-        with parallel_backend(args):
-            search.fit(X, y, context=context, groups=groups, sample_weight=weight)
-        chosen = ", ".join(f"{k} = {v}" for k, v in search.best_params_.items())
-        print(f"chosen by cross-validation ({search.scoring_}): "
-              f"{chosen} (score {search.best_score_:.4f})")
-        model = search.best_estimator_
+        estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
+                                 scoring=args.scoring, n_jobs=args.n_jobs, random_state=0,
+                                 progress=not args.no_progress)
     elif args.grid:
         scoring = args.scoring or ("log_loss" if args.probability else "error")
         if scoring == "log_loss" and not args.probability:
             raise ValueError("--scoring log_loss scores probabilities: add --probability.")
-        search = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
-                              probability=args.probability, progress=not args.no_progress)
-        with parallel_backend(args):
-            search.fit(X, y, context=context, sample_weight=weight)
-        chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
-                           for k, v in search.best_params_.items())
-        print(f"chosen by 5-fold cross-validation ({scoring}): {chosen} "
-              f"(score {search.best_score_:.4f})")
-        model = search.best_estimator_
+        estimator = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
+                                 probability=args.probability, progress=not args.no_progress)
+        groups = groups if args.bootstrap_groups else None  # --grid folds are 5 plain folds
     else:
-        model.fit(X, y, context=context, sample_weight=weight)
+        estimator = model
+    fitted = _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight)
+    point = fitted.estimator_ if args.bootstrap else fitted
+    if args.auto or args.grid:
+        chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                           for k, v in point.best_params_.items())
+        folds = "cross-validation" if args.auto else "5-fold cross-validation"
+        print(f"chosen by {folds} ({point.scoring_}): {chosen} "
+              f"(score {point.best_score_:.4f})")
+        point = point.best_estimator_
+    # A file keeps the refitted model of a search (with its replicates).
+    model = fitted if args.bootstrap else point
+    if args.bootstrap:
+        model.estimator_ = point
+        print(f"{args.bootstrap} bootstrap replicates over "
+              f"{'groups' if args.bootstrap_groups else 'pairs'}: intervals by "
+              "'svmcompare rank/predict --interval' and 'svmcompare leaderboard'")
     if not is_letor(args.pairs):  # LETOR features have numbers, not names
         # The names and order of the features, checked by predict / evaluate / rank.
-        model.feature_names_in_ = np.asarray(features, dtype=object)
+        for part in (model, point):
+            part.feature_names_in_ = np.asarray(features, dtype=object)
     save_model(model, args.model)
     args.written = args.model
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
     return 0
+
+
+def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
+    """``estimator`` fitted on all pairs, or with --bootstrap N a
+    BootstrapCompare of it (the point fit and N replicates)."""
+    from ..bootstrap import BootstrapCompare
+
+    search = args.auto or args.grid
+    if args.bootstrap:
+        estimator = BootstrapCompare(estimator, n_resamples=args.bootstrap,
+                                     resample="groups" if args.bootstrap_groups else "pairs",
+                                     n_jobs=args.n_jobs, random_state=0,
+                                     progress=not args.no_progress)
+        if not (search or args.bootstrap_groups):
+            groups = None
+    with parallel_backend(args):
+        if search or args.bootstrap:
+            return estimator.fit(X, y, context=context, groups=groups, sample_weight=weight)
+        return estimator.fit(X, y, context=context, sample_weight=weight)
 
 
 def _features(args):
@@ -189,8 +219,16 @@ def _predict(args):
     from ..io import is_letor
     from ..persistence import load_predictor
 
-    # The file's scoring part when it has one: no scikit-learn or skops to import.
-    model = load_predictor(args.model) or load_pair_model(args.model, "predict")
+    if args.interval is not None:
+        if not args.proba:
+            raise ValueError("--interval gives intervals of the probabilities: add --proba.")
+        if is_letor(args.pairs):
+            raise ValueError("--interval applies to a pairs file, not to a LETOR file.")
+        args.bootstrap_model = load_bootstrap(args.model, "predict --interval")
+        model = load_pair_model(args.model, "predict")
+    else:
+        # The file's scoring part when it has one: no scikit-learn or skops to import.
+        model = load_predictor(args.model) or load_pair_model(args.model, "predict")
     if args.proba and not hasattr(model, "predict_proba"):
         raise ValueError(f"{args.model} was fitted without --probability; refit with it "
                          "to get probabilities.")
@@ -220,26 +258,77 @@ def _pair_predictions(args, model):
         X, extras = X[rows], extras[rows]
         context = None if context is None else context[rows]
     # Ids and other non-feature columns first, so results join back without row order.
-    return with_predictions(extras.reset_index(drop=True), model, X, context, args.proba)
+    return with_predictions(extras.reset_index(drop=True), model, X, context, args.proba,
+                            args.interval, getattr(args, "bootstrap_model", None))
 
 
 def _rank(args):
     import pandas as pd
 
-    from ..io import is_letor, load_letor, read_items
+    from ..io import is_letor, load_letor
     from ..persistence import load_model
 
-    model = load_model(args.model)
-    ids, Z, features = read_items(args.items_file)
-    check_file_features(model, features, args.items_file)
+    model = load_model(args.model) if args.interval is None \
+        else load_bootstrap(args.model, "rank --interval")
+    ids, Z, features = items_of(model, args.items_file)
+    check_file_features(point_model(model), features, args.items_file or args.model)
     out = pd.DataFrame({"id": ids})
-    if is_letor(args.items_file):
+    if args.items_file is not None and is_letor(args.items_file):
         out["qid"] = load_letor(args.items_file)[2]  # which query each item answers
     # An ordinal model scores items by its pair model's r(x) (its grades cut it).
     scorer = model if hasattr(model, "rank") else model.pair_model_
-    out.assign(rank=scorer.rank(Z)).to_csv(args.output, index=False)
-    print(f"{len(ids)} scores r(x) written to {args.output} (larger is better)")
+    out["rank"] = scorer.rank(Z)
+    if args.interval is not None:
+        out["rank_lower"], out["rank_upper"] = model.rank_interval(Z, args.interval)
+        out["position"] = model.rank_positions(Z)
+        out["position_best"], out["position_worst"] = \
+            model.rank_position_interval(Z, args.interval)
+    out.to_csv(args.output, index=False)
+    what = "" if args.interval is None else \
+        f" with {100 * args.interval:g}% intervals of the scores and of the positions"
+    print(f"{len(ids)} scores r(x){what} written to {args.output} (larger is better)")
     return 0
+
+
+def _leaderboard(args):
+    from ..leaderboard import head_to_head, leaderboard, write_leaderboard
+    from ..persistence import load_model
+
+    model = load_model(args.model)
+    if args.interval is not None and type(model).__name__ != "BootstrapCompare":
+        load_bootstrap(args.model, "leaderboard --interval")  # the error
+    point = point_model(model)
+    if not hasattr(point, "rank"):
+        raise ValueError(f"{args.model} holds a {type(point).__name__}; a leaderboard needs a "
+                         "pair model from 'svmcompare fit' on a pairs file.")
+    ids, Z, features = items_of(model, args.items_file)
+    check_file_features(point, features, args.items_file or args.model)
+    games = None if args.games is None else _games_of(args, point)
+    table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
+                        confidence=args.interval or 0.9)
+    head = head_to_head(point, Z, ids, top=args.top) if hasattr(point, "predict_proba") \
+        else None
+    for path in args.output:
+        write_leaderboard(table, path, head, title=args.title)
+        print(f"leaderboard of {len(table)} items written to {path}")
+    return 0
+
+
+def _games_of(args, model):
+    """(a ids, b ids, labels) of the --games file."""
+    from ..io import read_pair_extras, read_pairs
+
+    args.items = args.items_file if _has_features(args) else None
+    columns = pair_columns(args, model)
+    _, y, _ = read_pairs(args.games, args.items, columns=columns)
+    _, extras = read_pair_extras(args.games, columns)
+    return extras[columns.a].to_numpy(), extras[columns.b].to_numpy(), y
+
+
+def _has_features(args):
+    from ..io import read_table
+
+    return args.items_file is not None and list(read_table(args.items_file).columns) != ["id"]
 
 
 def _evaluate(args):
@@ -317,6 +406,18 @@ def _labels_and_rule(model, score, proba):
         f"labels: the comparison rule, a tie when |r(x') - r(x)| <= {model.threshold_:.4g}"
 
 
+def _confidence(text):
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"a confidence level in (0, 1), e.g. 0.9; got {text!r}")
+    return value
+
+
 def add_product_commands(sub):
     fit = sub.add_parser(
         "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
@@ -362,6 +463,13 @@ def add_product_commands(sub):
     fit.add_argument("--scheduler", default=None,
                      help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    fit.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                     help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
+                          "of scores, rank positions and probabilities (rank / predict "
+                          "--interval, leaderboard); a search's choice is held fixed")
+    fit.add_argument("--bootstrap-groups", action="store_true",
+                     help="resample whole --groups (judges, prompts, tournaments) instead of "
+                          "pairs: for pairs of one group that are not independent draws")
     fit.set_defaults(func=_fit)
 
     features = sub.add_parser(
@@ -418,14 +526,54 @@ def add_product_commands(sub):
                          help="add P(x better), P(tie), P(x' better) (model fitted with "
                               "--probability)")
     predict.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
+    predict.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
+                         help="with --proba, add LEVEL (e.g. 0.9) bootstrap intervals of each "
+                              "probability (a model fitted with --bootstrap)")
     predict.set_defaults(func=_predict)
 
     rank = sub.add_parser("rank", help="score items r(x) with a saved model",
                           description="Write the ranking function r(x) of each item.")
     rank.add_argument("model", help="model file from svmcompare fit")
-    rank.add_argument("items_file", metavar="ITEMS.csv", help="items CSV: id plus features")
+    rank.add_argument("items_file", metavar="ITEMS.csv", nargs="?", default=None,
+                      help="items CSV: id plus features (for a model of identities: optional, "
+                           "or an id column alone)")
     rank.add_argument("-o", "--output", required=True, help="output CSV")
+    rank.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
+                      help="add LEVEL (e.g. 0.9) bootstrap intervals of each score and rank "
+                           "position (a model fitted with --bootstrap)")
     rank.set_defaults(func=_rank)
+
+    board = sub.add_parser(
+        "leaderboard", help="a leaderboard: items by score, intervals, records, head to head",
+        description="Items sorted by score r(x) with bootstrap intervals (--interval, a model "
+                    "fitted with --bootstrap), games played and win / draw / loss counts "
+                    "(--games), and the head-to-head probabilities of the top items (a model "
+                    "with --probability), as a self-contained HTML page, a PNG / SVG figure or "
+                    "a CSV table.")
+    board.add_argument("model", help="model file from svmcompare fit")
+    board.add_argument("items_file", metavar="ITEMS.csv", nargs="?", default=None,
+                       help="items CSV (optional for a model of identities: all its ids)")
+    board.add_argument("-o", "--output", required=True, nargs="+", metavar="FILE",
+                       help="board.html, board.png, board.svg and / or board.csv")
+    board.add_argument("--games", default=None, metavar="PAIRS.csv",
+                       help="games (a pairs file with outcomes) to count games and results")
+    board.add_argument("--a", default="item_a", metavar="COLUMN", help="x's id column of --games")
+    board.add_argument("--b", default="item_b", metavar="COLUMN",
+                       help="x''s id column of --games")
+    board.add_argument("--outcome", default="y", metavar="COLUMN",
+                       help="outcome column of --games")
+    board.add_argument("--outcome-map", default=None, metavar="MAP",
+                       help="outcome values to labels, as for svmcompare fit")
+    board.add_argument("--unknown", choices=["error", "mean"], default="mean",
+                       help="ids of --games the model never saw (default: %(default)s: counted "
+                            "apart, not ranked)")
+    board.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
+                       help="LEVEL (e.g. 0.9) bootstrap intervals (a model fitted with "
+                            "--bootstrap)")
+    board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
+                       "(default: %(default)s)")
+    board.add_argument("--title", default="Leaderboard", help="the page's title")
+    board.set_defaults(func=_leaderboard, context="", items=None)
 
     evaluate = sub.add_parser(
         "evaluate", help="test error, probability scores and AUC of a saved model",

@@ -1,0 +1,323 @@
+"""Confidence intervals on every output by the bootstrap: item scores r(x),
+rank positions, and win / tie / loss probabilities.
+
+:class:`BootstrapCompare` fits a comparison model on all pairs (the point
+estimate) and again on ``n_resamples`` bootstrap resamples of the pairs, or
+of whole groups of pairs (seasons, judges, prompts) when ``groups`` is given:
+a resample draws as many rows (groups) as there are, with replacement, and is
+fitted as those rows weighted by how often they were drawn (``sample_weight``
+times the count; rows never drawn are left out), which is the same problem
+as the resample with its repeated rows written out.  An interval is the
+percentile interval of the replicates' outputs (Efron & Tibshirani, *An
+Introduction to the Bootstrap*, 1993, ch. 13): the (1 - confidence) / 2 and
+(1 + confidence) / 2 quantiles.
+
+Every replicate repeats the whole fit of the model given, calibration of the
+probabilities included; for a search (``SVMCompareCV``) the search runs once
+on all pairs and the replicates refit its chosen model, so the intervals
+hold the choice fixed.  The resamples are drawn up front from
+``random_state``, so the intervals do not depend on ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
+
+from ._validation import check_context, check_pairs_labels, check_positive, check_sample_weight
+from .compare import SVMCompare
+from .solvers.interrupt import PROGRESS_AFTER
+
+_CHUNK = 20_000  # pairs whose replicate probabilities are held at once
+
+
+def resample_counts(n_rows, n_resamples, groups=None, random_state=None):
+    """How often each row is drawn in each resample: an integer array of
+    shape (n_resamples, n_rows).
+
+    Without ``groups``, rows are drawn ``n_rows`` times with replacement;
+    with ``groups``, the groups are drawn (as many as there are) and every
+    row counts as often as its group was drawn.
+    """
+    rng = np.random.default_rng(random_state)
+    if groups is None:
+        return rng.multinomial(n_rows, np.full(n_rows, 1.0 / n_rows), size=n_resamples)
+    groups = np.asarray(groups)
+    if groups.ndim != 1 or groups.shape[0] != n_rows:
+        raise ValueError(f"groups has shape {groups.shape}; expected ({n_rows},): one group "
+                         "label per pair.")
+    _, member = np.unique(groups, return_inverse=True)
+    n_groups = member.max() + 1
+    if n_groups < 2:
+        raise ValueError("groups has a single group: a bootstrap over groups needs at least "
+                         "2 (better dozens).")
+    drawn = rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_resamples)
+    return drawn[:, member]
+
+
+def percentile_interval(replicates, confidence, axis=0):
+    """The percentile interval of ``replicates`` along ``axis``: (lower, upper)."""
+    tail = (1.0 - confidence) / 2.0
+    lower, upper = np.quantile(replicates, [tail, 1.0 - tail], axis=axis)
+    return lower, upper
+
+
+def positions(scores):
+    """Rank positions of items by score along the last axis: 1 for the
+    largest score; tied scores share the best position among them."""
+    scores = np.asarray(scores, dtype=float)
+    # Position = 1 + number of items with a strictly larger score.
+    ordered = np.sort(scores, axis=-1)
+    larger = scores.shape[-1] - _count_at_most(ordered, scores)
+    return 1 + larger
+
+
+def _count_at_most(ordered, values):
+    if ordered.ndim == 1:
+        return np.searchsorted(ordered, values, side="right")
+    return np.stack([np.searchsorted(o, v, side="right") for o, v in zip(ordered, values,
+                                                                          strict=True)])
+
+
+def _check_confidence(confidence):
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)) \
+            or not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be a number in (0, 1), e.g. 0.9; got {confidence!r}.")
+    return float(confidence)
+
+
+def _fit_replicate(estimator, X, y, context, sample_weight, counts):
+    rows = np.flatnonzero(counts)
+    weight = counts[rows].astype(float)
+    if sample_weight is not None:
+        weight = weight * sample_weight[rows]
+    return clone(estimator).fit(X[rows], y[rows],
+                                context=None if context is None else context[rows],
+                                sample_weight=weight)
+
+
+class BootstrapCompare(BaseEstimator):
+    """A comparison model with bootstrap confidence intervals on its outputs.
+
+    Parameters
+    ----------
+    estimator : estimator, default=None
+        The comparison model: ``SVMCompare``, ``SVMRank``, ``SVMRank2`` (or
+        ``SVMCompareCV``, whose chosen model the replicates refit).  None:
+        ``SVMCompare(probability=True)``.  Probability intervals need a model
+        with probabilities.
+    n_resamples : int, default=200
+        Bootstrap replicates.  Percentile intervals at 90% need about 200;
+        the tails of 95% and above need more.
+    resample : {"pairs", "groups"}, default="pairs"
+        Draw single pairs, or whole groups of pairs (the ``groups`` given
+        to :meth:`fit`: the judge, the prompt, the tournament of each pair).
+        Pairs of one group are not independent draws, and intervals that
+        ignore that are too narrow; but a few groups (seasons) make a poor
+        bootstrap sample: resample groups when there are dozens.
+    confidence : float, default=0.9
+        The coverage of the intervals the ``*_interval`` methods return when
+        they are not given one.
+    n_jobs : int or None, default=None
+        Replicates fitted in parallel through joblib.
+    random_state : int or None, default=None
+        Seed of the resamples.
+    progress : bool or "auto", default="auto"
+        A progress bar over the replicates (with time left) on stderr:
+        "auto" shows it once they have run 2 seconds.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The model fitted on all pairs: the point estimates
+        (:meth:`predict`, :meth:`predict_proba`, :meth:`rank`).
+    replicates_ : list of estimator
+        The model fitted on each resample (what a model file keeps of them).
+    n_groups_ : int or None
+        Groups resampled (None: pairs were resampled).
+    classes_, n_features_in_, feature_names_in_ : as the estimator's.
+
+    Examples
+    --------
+    >>> from svmcompare import BootstrapCompare, SVMCompare
+    >>> from svmcompare.datasets import make_norm_pairs
+    >>> X, y = make_norm_pairs(n_pairs=200, random_state=0)
+    >>> model = BootstrapCompare(SVMCompare(kernel="linear"), n_resamples=30,
+    ...                          random_state=0, progress=False).fit(X, y)
+    >>> lower, upper = model.rank_interval(X[:5, 0])
+    >>> bool((lower <= upper).all())
+    True
+    """
+
+    def __init__(self, estimator=None, *, n_resamples=200, resample="pairs", confidence=0.9,
+                 n_jobs=None, random_state=None, progress="auto"):
+        self.estimator = estimator
+        self.n_resamples = n_resamples
+        self.resample = resample
+        self.confidence = confidence
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    def fit(self, X, y, context=None, groups=None, sample_weight=None):
+        """Fit the model on all pairs, then on ``n_resamples`` resamples.
+
+        Parameters
+        ----------
+        X, y : pairs and labels, as :meth:`SVMCompare.fit`.
+        context : array of shape (n_pairs, q), optional
+        groups : array of shape (n_pairs,), optional
+            The group of each pair: what ``resample="groups"`` draws, and
+            the folds of a search (``SVMCompareCV`` with a group splitter).
+        sample_weight : array of shape (n_pairs,), optional
+        """
+        from .model_selection import SVMCompareCV, check_progress
+
+        check_positive(self.n_resamples, "n_resamples", integer=True)
+        if self.n_resamples < 2:
+            raise ValueError(f"n_resamples must be at least 2; got {self.n_resamples}.")
+        _check_confidence(self.confidence)
+        check_progress(self.progress)
+        if self.resample not in ("pairs", "groups"):
+            raise ValueError(f'resample must be "pairs" or "groups"; got {self.resample!r}.')
+        search = isinstance(self.estimator, SVMCompareCV)
+        if self.resample == "groups" and groups is None:
+            raise ValueError('resample="groups" needs the groups of the pairs: '
+                             "fit(X, y, groups=...).")
+        if groups is not None and self.resample == "pairs" and not search:
+            raise ValueError('groups are used by resample="groups" (or by a search\'s group '
+                             "folds); with resample=\"pairs\" they would be ignored.")
+        named = X
+        X, y = check_pairs_labels(X, y)
+        context = check_context(context, X.shape[0])
+        sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        counts = resample_counts(y.size, self.n_resamples,
+                                 groups if self.resample == "groups" else None,
+                                 self.random_state)
+        base = SVMCompare(probability=True) if self.estimator is None else clone(self.estimator)
+        if search:
+            self.estimator_ = base.fit(named, y, context=context, groups=groups,
+                                       sample_weight=sample_weight)
+            model = clone(self.estimator_.best_estimator_)
+        else:
+            self.estimator_ = base.fit(named, y, context=context, sample_weight=sample_weight)
+            model = clone(base)
+        if "n_jobs" in model.get_params() and effective_n_jobs(self.n_jobs) > 1:
+            model.set_params(n_jobs=1)  # replicates side by side, one thread each
+        if "verbose" in model.get_params():
+            model.set_params(verbose=False)
+        jobs = tqdm(counts, desc="bootstrap", disable=self.progress is False, leave=False,
+                    delay=PROGRESS_AFTER if self.progress == "auto" else 0.0)
+        self.replicates_ = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn)
+            for drawn in jobs)
+        self.n_groups_ = None if self.resample == "pairs" else \
+            int(np.unique(np.asarray(groups)).size)
+        self.classes_ = self.estimator_.classes_
+        self.n_features_in_ = self.estimator_.n_features_in_
+        if hasattr(self.estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.estimator_.feature_names_in_
+        return self
+
+    # -- point estimates: the model fitted on all pairs -----------------------------
+
+    def rank(self, Z):
+        """r(z) of the model fitted on all pairs."""
+        check_is_fitted(self)
+        return self.estimator_.rank(Z)
+
+    def decision_function(self, X, context=None):
+        """r(x') - r(x) (+ v^T context) of the model fitted on all pairs."""
+        check_is_fitted(self)
+        return self.estimator_.decision_function(X, context)
+
+    def predict(self, X, context=None):
+        """Labels in {-1, 0, 1} of the model fitted on all pairs."""
+        check_is_fitted(self)
+        return self.estimator_.predict(X, context)
+
+    def predict_proba(self, X, context=None):
+        """P(y = -1), P(y = 0), P(y = 1) of the model fitted on all pairs."""
+        check_is_fitted(self)
+        self._check_probabilities()
+        return self.estimator_.predict_proba(X, context)
+
+    def score(self, X, y, sample_weight=None, context=None):
+        """Fraction of pairs compared correctly by the model fitted on all pairs."""
+        check_is_fitted(self)
+        return self.estimator_.score(X, y, sample_weight=sample_weight, context=context)
+
+    # -- replicates and intervals ------------------------------------------------------
+
+    def rank_replicates(self, Z):
+        """r(z) of every replicate: shape (n_resamples, n_items)."""
+        check_is_fitted(self)
+        return np.stack([model.rank(Z) for model in self.replicates_])
+
+    def rank_interval(self, Z, confidence=None):
+        """Percentile interval of r(z) for each item: (lower, upper).
+
+        The scores of one replicate share its scale and origin, so compare
+        items by :meth:`rank_position_interval` or by the intervals of pair
+        probabilities rather than by overlapping score intervals alone.
+        """
+        return percentile_interval(self.rank_replicates(Z), self._confidence(confidence))
+
+    def rank_positions(self, Z):
+        """Rank positions of the items of ``Z`` among themselves by the model
+        fitted on all pairs: 1 for the best."""
+        return positions(self.rank(Z))
+
+    def rank_position_interval(self, Z, confidence=None):
+        """Interval of each item's rank position among the items of ``Z``
+        (1 = best): the replicates' positions, lower and upper quantiles
+        rounded outward to whole positions."""
+        confidence = self._confidence(confidence)
+        replicated = positions(self.rank_replicates(Z))
+        tail = (1.0 - confidence) / 2.0
+        lower = np.quantile(replicated, tail, axis=0, method="lower")
+        upper = np.quantile(replicated, 1.0 - tail, axis=0, method="higher")
+        return lower.astype(int), upper.astype(int)
+
+    def proba_replicates(self, X, context=None):
+        """P(y = -1), P(y = 0), P(y = 1) of every replicate: shape
+        (n_resamples, n_pairs, 3)."""
+        check_is_fitted(self)
+        self._check_probabilities()
+        return np.stack([model.predict_proba(X, context) for model in self.replicates_])
+
+    def predict_proba_interval(self, X, context=None, confidence=None):
+        """Percentile intervals of the three probabilities of each pair:
+        (lower, upper), each of shape (n_pairs, 3)."""
+        check_is_fitted(self)
+        self._check_probabilities()
+        confidence = self._confidence(confidence)
+        if not hasattr(X, "shape"):
+            X = np.asarray(X, dtype=float)
+        n = X.shape[0]
+        frame = hasattr(X, "iloc")
+        lower, upper = np.empty((n, 3)), np.empty((n, 3))
+        for start in range(0, n, _CHUNK):  # (replicates x chunk x 3) at a time
+            rows = slice(start, min(start + _CHUNK, n))
+            part = self.proba_replicates(X.iloc[rows] if frame else X[rows],
+                                         None if context is None
+                                         else np.asarray(context)[rows])
+            lower[rows], upper[rows] = percentile_interval(part, confidence)
+        return lower, upper
+
+    def _confidence(self, confidence):
+        return _check_confidence(self.confidence if confidence is None else confidence)
+
+    def _check_probabilities(self):
+        if not hasattr(self.estimator_, "predict_proba"):
+            raise AttributeError(f"{type(self.estimator_).__name__} was fitted without "
+                                 "probabilities: set probability=True on the estimator.")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.three_d_array = True
+        tags.input_tags.two_d_array = False
+        return tags

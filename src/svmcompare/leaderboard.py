@@ -1,0 +1,267 @@
+"""A leaderboard people look at: items sorted by score with interval bars,
+games played and win / draw / loss counts, and the win / draw / loss
+probabilities of the top items against each other.
+
+:func:`leaderboard` builds the table, :func:`head_to_head` the probability
+matrix; :func:`write_leaderboard` writes them as CSV, as a static
+self-contained HTML page (inline CSS and SVG: no script, no server, no
+network) or as a PNG / SVG figure (matplotlib).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+FORMATS = (".csv", ".html", ".png", ".svg")
+
+
+def _point(model):
+    return model.estimator_ if hasattr(model, "replicates_") else model
+
+
+def _n_context(model):
+    ranking = getattr(_point(model), "ranking_", None)
+    return 0 if ranking is None else int(ranking.n_context)
+
+
+def game_counts(a, b, y, ids):
+    """Games, wins, draws and losses of each id in ``ids`` from games
+    (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw."""
+    a, b, y = (np.asarray(v) for v in (a, b, y))
+    index = pd.Index(np.asarray(ids, dtype=object).astype(str))
+    ia, ib = index.get_indexer(a.astype(str)), index.get_indexer(b.astype(str))
+    n = len(index)
+
+    def count(rows, where):
+        rows = rows[where & (rows >= 0)]
+        return np.bincount(rows, minlength=n)
+
+    wins = count(ia, y == -1) + count(ib, y == 1)
+    losses = count(ia, y == 1) + count(ib, y == -1)
+    draws = count(ia, y == 0) + count(ib, y == 0)
+    return pd.DataFrame({"games": wins + draws + losses, "wins": wins, "draws": draws,
+                         "losses": losses})
+
+
+def leaderboard(model, items, ids, *, games=None, confidence=0.9):
+    """The items sorted by score r(x), best first.
+
+    Parameters
+    ----------
+    model : fitted comparison model or BootstrapCompare
+        With a ``BootstrapCompare``, intervals of each score and position.
+    items : array or sparse matrix of shape (n_items, n_features)
+    ids : sequence of length n_items
+    games : tuple (a, b, y), optional
+        Games as ids of x and x' and labels: adds games, wins, draws and
+        losses of each item.
+    confidence : float, default=0.9
+        Of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``position`` (1 = best; tied scores share one), ``id``, ``score``;
+        with a bootstrap ``score_lower``, ``score_upper``, ``position_best``,
+        ``position_worst``; with games ``games``, ``wins``, ``draws``,
+        ``losses``.
+    """
+    from .bootstrap import positions
+
+    ids = np.asarray(ids, dtype=object)
+    if items.shape[0] != ids.shape[0]:
+        raise ValueError(f"{items.shape[0]} items but {ids.shape[0]} ids.")
+    score = np.asarray(model.rank(items), dtype=float)
+    table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
+    if hasattr(model, "replicates_"):
+        table["score_lower"], table["score_upper"] = model.rank_interval(items, confidence)
+        table["position_best"], table["position_worst"] = \
+            model.rank_position_interval(items, confidence)
+    if games is not None:
+        table = pd.concat([table, game_counts(*games, ids)], axis=1)
+    return table.sort_values(["position", "id"], kind="stable").reset_index(drop=True)
+
+
+def head_to_head(model, items, ids, top=10):
+    """Win / draw / loss probabilities of the ``top`` items by score against
+    each other, on neutral ground (a pair context of zeros).
+
+    Returns
+    -------
+    ids : array of the top items, best first
+    proba : array of shape (k, k, 3)
+        ``proba[i, j]`` = (P(item i better), P(tie), P(item j better)) for
+        the pair x = item i, x' = item j; the diagonal is NaN.
+    """
+    if not hasattr(model, "predict_proba"):
+        raise ValueError("head-to-head probabilities need a model fitted with probabilities "
+                         "(probability=True, --probability).")
+    ids = np.asarray(ids, dtype=object)
+    order = np.argsort(-np.asarray(model.rank(items), dtype=float), kind="stable")[:top]
+    k = order.size
+    first, second = (order[index].ravel() for index in np.indices((k, k)))
+    if sp.issparse(items):
+        items = sp.csr_matrix(items)
+        X = sp.hstack([items[first], items[second]], format="csr")
+    else:
+        items = np.asarray(items, dtype=float)
+        X = np.stack([items[first], items[second]], axis=1)
+    n_context = _n_context(model)
+    context = np.zeros((first.size, n_context)) if n_context else None
+    proba = model.predict_proba(X, context).reshape(k, k, 3)
+    proba[np.arange(k), np.arange(k)] = np.nan
+    return ids[order], proba
+
+
+def write_leaderboard(table, path, head=None, title="Leaderboard"):
+    """Write ``table`` (and ``head`` = :func:`head_to_head`'s output) to
+    ``path``: .csv (the table), .html (a self-contained page), .png or .svg
+    (a figure)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"a leaderboard is written as {', '.join(FORMATS)}; got {path.name!r}.")
+    if suffix == ".csv":
+        table.to_csv(path, index=False)
+    elif suffix == ".html":
+        path.write_text(leaderboard_html(table, head, title), encoding="utf-8")
+    else:
+        plot_leaderboard(table, head, path, title)
+
+
+# -- HTML ---------------------------------------------------------------------------------
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin-bottom: 2em; }
+th, td { padding: 0.25em 0.6em; text-align: right; }
+th { border-bottom: 2px solid #444; }
+tr:nth-child(even) td { background: #f4f4f4; }
+td.id, th.id { text-align: left; }
+td.cell { text-align: center; font-size: 0.85em; min-width: 5.5em; }
+caption { text-align: left; font-weight: bold; margin-bottom: 0.5em; }
+p.note { color: #555; max-width: 50em; }
+"""
+
+
+def _bar_svg(row, low, high, width=220, height=14):
+    """An interval bar (or a dot without an interval) on a shared scale."""
+    def x(value):
+        return 4 + (width - 8) * (value - low) / (high - low) if high > low else width / 2
+
+    parts = [f'<svg width="{width}" height="{height}" role="img">']
+    if "score_lower" in row:
+        x0, x1 = x(row["score_lower"]), x(row["score_upper"])
+        parts.append(f'<line x1="{x0:.1f}" y1="{height / 2}" x2="{x1:.1f}" y2="{height / 2}" '
+                     'stroke="#4a78b5" stroke-width="3"/>')
+    parts.append(f'<circle cx="{x(row["score"]):.1f}" cy="{height / 2}" r="3.5" '
+                 'fill="#1f3d66"/></svg>')
+    return "".join(parts)
+
+
+def _color(p):
+    """White to blue as P(row item better) goes 0 to 1."""
+    t = 0.0 if np.isnan(p) else float(p)
+    r, g, b = (int(255 + (c - 255) * t) for c in (31, 90, 170))
+    return f"#{r:02x}{g:02x}{b:02x}", ("#fff" if t > 0.55 else "#222")
+
+
+def leaderboard_html(table, head=None, title="Leaderboard"):
+    """A static self-contained HTML page of the leaderboard."""
+    has_interval = "score_lower" in table
+    columns = ["position", "id", "score"]
+    if has_interval:
+        columns += ["score_lower", "score_upper", "position_best", "position_worst"]
+    columns += [c for c in ("games", "wins", "draws", "losses") if c in table]
+    low = table["score_lower" if has_interval else "score"].min()
+    high = table["score_upper" if has_interval else "score"].max()
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
+           f"<h1>{html.escape(title)}</h1>", "<table>",
+           f"<caption>{len(table)} items by score r(x), best first</caption><tr>"]
+    out += [f'<th class="{"id" if c == "id" else ""}">{html.escape(c.replace("_", " "))}</th>'
+            for c in columns]
+    out.append("<th>score" + (" and interval" if has_interval else "") + "</th></tr>")
+    for _, row in table.iterrows():
+        cells = []
+        for c in columns:
+            value = row[c]
+            text = f"{value:.3f}" if isinstance(value, float) else str(value)
+            cells.append(f'<td class="{"id" if c == "id" else ""}">{html.escape(text)}</td>')
+        out.append("<tr>" + "".join(cells) + f"<td>{_bar_svg(row, low, high)}</td></tr>")
+    out.append("</table>")
+    if has_interval:
+        out.append('<p class="note">Intervals: bootstrap percentile intervals of the score and '
+                   "of the position among these items.</p>")
+    if head is not None:
+        out += _head_html(*head)
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def _head_html(ids, proba):
+    out = ["<table>", "<caption>Head to head: P(row better) / P(tie) / P(column better), "
+           "in %</caption>", '<tr><th class="id"></th>']
+    out += [f"<th>{html.escape(str(i))}</th>" for i in ids]
+    out.append("</tr>")
+    for i, name in enumerate(ids):
+        out.append(f'<tr><th class="id">{html.escape(str(name))}</th>')
+        for j in range(len(ids)):
+            if i == j:
+                out.append('<td class="cell">&mdash;</td>')
+                continue
+            win, tie, loss = proba[i, j]
+            background, ink = _color(win)
+            out.append(f'<td class="cell" style="background:{background};color:{ink}">'
+                       f"{100 * win:.0f} / {100 * tie:.0f} / {100 * loss:.0f}</td>")
+        out.append("</tr>")
+    out.append("</table>")
+    return out
+
+
+# -- figure -------------------------------------------------------------------------------
+
+def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
+    """The ``top`` items' scores (with intervals) and, with ``head``, the
+    heat map of P(row better); saved to ``path`` when given."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ValueError('a leaderboard figure needs matplotlib: pip install '
+                         '"svmcompare[experiments]" (or write .html or .csv)') from exc
+    shown = table.head(top)
+    panels = 1 if head is None else 2
+    height = max(3.0, 0.28 * len(shown) + 1.2)
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, height), squeeze=False)
+    ax = axes[0, 0]
+    rows = np.arange(len(shown))[::-1]
+    if "score_lower" in shown:
+        ax.hlines(rows, shown["score_lower"], shown["score_upper"], color="#4a78b5", lw=3)
+    ax.plot(shown["score"], rows, "o", color="#1f3d66")
+    ax.set_yticks(rows, [f"{p}. {i}" for p, i in zip(shown["position"], shown["id"],
+                                                     strict=True)])
+    ax.set(xlabel="score r(x)", title=title)
+    ax.grid(axis="x", color="0.9")
+    if head is not None:
+        ids, proba = head
+        ax = axes[0, 1]
+        image = ax.imshow(proba[:, :, 0], cmap="Blues", vmin=0, vmax=1)
+        ax.set_xticks(range(len(ids)), [str(i) for i in ids], rotation=60, ha="right")
+        ax.set_yticks(range(len(ids)), [str(i) for i in ids])
+        for i in range(len(ids)):
+            for j in range(len(ids)):
+                if i != j and len(ids) <= 15:
+                    ax.text(j, i, f"{100 * proba[i, j, 1]:.0f}", ha="center", va="center",
+                            fontsize=7, color="white" if proba[i, j, 0] > 0.55 else "black")
+        ax.set_title("P(row better); numbers: P(tie) in %")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
