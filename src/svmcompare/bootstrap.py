@@ -12,6 +12,16 @@ percentile interval of the replicates' outputs (Efron & Tibshirani, *An
 Introduction to the Bootstrap*, 1993, ch. 13): the (1 - confidence) / 2 and
 (1 + confidence) / 2 quantiles.
 
+Scores r(x) have no unit of their own: Lemma 1 scales them by 1 / (-beta),
+so the tie band is +-1 in every fit, and beta moves from resample to
+resample (it is near 0 when ties weigh little).  So each replicate's scores
+are put on the point model's scale before their quantiles are taken: the
+positive factor and shift that best match (least squares) its r(x) of the
+training pairs' items to the point model's, fitted once at ``fit``
+(``scales_``, ``offsets_``), as bootstrap replicates of a solution that is
+unique only up to such a map are aligned first (Milan & Whittaker, Applied
+Statistics 44, 1995).  Positions and probabilities need no alignment.
+
 Every replicate repeats the whole fit of the model given, calibration of the
 probabilities included; for a search (``SVMCompareCV``) the search runs once
 on all pairs and the replicates refit its chosen model, so the intervals
@@ -21,6 +31,8 @@ hold the choice fixed.  The resamples are drawn up front from
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, clone
@@ -29,9 +41,11 @@ from tqdm.auto import tqdm
 
 from ._validation import check_context, check_pairs_labels, check_positive, check_sample_weight
 from .compare import SVMCompare
+from .exceptions import DegenerateWarning, degenerate_warnings_silenced
 from .solvers.interrupt import PROGRESS_AFTER
 
 _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
+_ALIGN_PAIRS = 10_000  # training pairs whose items align a replicate's scores
 
 
 def resample_counts(n_rows, n_resamples, groups=None, random_state=None):
@@ -82,6 +96,29 @@ def _count_at_most(ordered, values):
                                                                           strict=True)])
 
 
+def alignment(reference, replicate):
+    """(scale, offset) of the least-squares map ``scale * replicate + offset``
+    of one replicate's scores onto the ``reference`` scores of the same
+    items, scale >= 0 (a replicate that ranks them the other way round is
+    mapped to a constant)."""
+    reference, replicate = np.asarray(reference, float), np.asarray(replicate, float)
+    centred = replicate - replicate.mean()
+    spread = float(centred @ centred)
+    scale = max(float(centred @ (reference - reference.mean())) / spread, 0.0) \
+        if spread > 0 else 0.0
+    return scale, float(reference.mean() - scale * replicate.mean())
+
+
+def _training_items(X):
+    """Items of (up to ``_ALIGN_PAIRS``, evenly spaced) training pairs: x
+    rows then x' rows."""
+    rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], _ALIGN_PAIRS)).astype(int))
+    part = X[rows]
+    if hasattr(part, "items"):  # SparsePairs
+        return part.items()
+    return np.concatenate([part[:, 0], part[:, 1]])
+
+
 def _check_confidence(confidence):
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)) \
             or not 0.0 < float(confidence) < 1.0:
@@ -94,9 +131,10 @@ def _fit_replicate(estimator, X, y, context, sample_weight, counts):
     weight = counts[rows].astype(float)
     if sample_weight is not None:
         weight = weight * sample_weight[rows]
-    return clone(estimator).fit(X[rows], y[rows],
-                                context=None if context is None else context[rows],
-                                sample_weight=weight)
+    with degenerate_warnings_silenced():  # counted once by the caller
+        return clone(estimator).fit(X[rows], y[rows],
+                                    context=None if context is None else context[rows],
+                                    sample_weight=weight)
 
 
 class BootstrapCompare(BaseEstimator):
@@ -124,7 +162,8 @@ class BootstrapCompare(BaseEstimator):
     n_jobs : int or None, default=None
         Replicates fitted in parallel through joblib.
     random_state : int or None, default=None
-        Seed of the resamples.
+        Seed of the resamples; when not None, also the estimator's
+        ``random_state`` (its calibration folds, Nystroem landmarks).
     progress : bool or "auto", default="auto"
         A progress bar over the replicates (with time left) on stderr:
         "auto" shows it once they have run 2 seconds.
@@ -136,6 +175,10 @@ class BootstrapCompare(BaseEstimator):
         (:meth:`predict`, :meth:`predict_proba`, :meth:`rank`).
     replicates_ : list of estimator
         The model fitted on each resample (what a model file keeps of them).
+    n_degenerate_ : int
+        Replicates fitted with beta >= 0 (``degenerate_``; one warning for all).
+    scales_, offsets_ : arrays of shape (n_resamples,)
+        The map of each replicate's scores onto the point model's scale.
     n_groups_ : int or None
         Groups resampled (None: pairs were resampled).
     classes_, n_features_in_, feature_names_in_ : as the estimator's.
@@ -198,6 +241,8 @@ class BootstrapCompare(BaseEstimator):
                                  groups if self.resample == "groups" else None,
                                  self.random_state)
         base = SVMCompare(probability=True) if self.estimator is None else clone(self.estimator)
+        if self.random_state is not None and "random_state" in base.get_params():
+            base.set_params(random_state=self.random_state)  # calibration folds, landmarks
         if search:
             self.estimator_ = base.fit(named, y, context=context, groups=groups,
                                        sample_weight=sample_weight)
@@ -214,6 +259,17 @@ class BootstrapCompare(BaseEstimator):
         self.replicates_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn)
             for drawn in jobs)
+        self.n_degenerate_ = sum(bool(getattr(m, "degenerate_", False))
+                                 for m in self.replicates_)
+        if self.n_degenerate_:
+            warnings.warn(f"{self.n_degenerate_} of {self.n_resamples} bootstrap replicates "
+                          "had beta >= 0 (degenerate_: the tie band has no scale at this C; "
+                          "see SVMCompare's on_degenerate).", DegenerateWarning, stacklevel=2)
+        items = _training_items(X)
+        reference = self._point_ranker().rank(items)
+        self.scales_, self.offsets_ = (np.array(v) for v in zip(
+            *(alignment(reference, model.rank(items)) for model in self.replicates_),
+            strict=True))
         self.n_groups_ = None if self.resample == "pairs" else \
             int(np.unique(np.asarray(groups)).size)
         self.classes_ = self.estimator_.classes_
@@ -253,16 +309,18 @@ class BootstrapCompare(BaseEstimator):
     # -- replicates and intervals ------------------------------------------------------
 
     def rank_replicates(self, Z):
-        """r(z) of every replicate: shape (n_resamples, n_items)."""
+        """r(z) of every replicate on the point model's scale (``scales_``,
+        ``offsets_``): shape (n_resamples, n_items)."""
         check_is_fitted(self)
-        return np.stack([model.rank(Z) for model in self.replicates_])
+        return np.stack([scale * model.rank(Z) + offset for model, scale, offset
+                         in zip(self.replicates_, self.scales_, self.offsets_, strict=True)])
 
     def rank_interval(self, Z, confidence=None):
         """Percentile interval of r(z) for each item: (lower, upper).
 
-        The scores of one replicate share its scale and origin, so compare
-        items by :meth:`rank_position_interval` or by the intervals of pair
-        probabilities rather than by overlapping score intervals alone.
+        Two items' intervals may overlap while one is better in nearly every
+        replicate (their scores move together); to compare items, use
+        :meth:`rank_position_interval` or the probabilities' intervals.
         """
         return percentile_interval(self.rank_replicates(Z), self._confidence(confidence))
 
@@ -307,6 +365,10 @@ class BootstrapCompare(BaseEstimator):
                                          else np.asarray(context)[rows])
             lower[rows], upper[rows] = percentile_interval(part, confidence)
         return lower, upper
+
+    def _point_ranker(self):
+        point = self.estimator_
+        return point.best_estimator_ if hasattr(point, "best_estimator_") else point
 
     def _confidence(self, confidence):
         return _check_confidence(self.confidence if confidence is None else confidence)

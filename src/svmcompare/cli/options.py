@@ -116,8 +116,9 @@ def groups_of(args, extras):
     """The --groups column of the pairs file (None without the flag)."""
     if args.groups is None:
         return None
-    if not args.auto:
-        raise ValueError("--groups sets the folds of --auto; add --auto.")
+    if not (args.auto or getattr(args, "bootstrap_groups", False)):
+        raise ValueError("--groups sets the folds of --auto (and what --bootstrap-groups "
+                         "resamples); add --auto.")
     if args.groups not in extras.columns:
         raise ValueError(f"{Path(args.pairs).name} has no column {args.groups!r} for --groups.")
     return extras[args.groups].to_numpy()

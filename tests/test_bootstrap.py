@@ -1,0 +1,221 @@
+"""Bootstrap intervals (BootstrapCompare): resampling, the weighted fit of a
+resample, intervals against brute force, reproducibility, model files and
+bad input."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from svmcompare import BootstrapCompare, SVMCompare, SVMCompareCV, load_model, save_model
+from svmcompare.bootstrap import alignment, positions, resample_counts
+
+
+def id_games(players=12, n=600, seed=0):
+    """Identities: sparse wide pairs, the one-hot items and labels."""
+    rng = np.random.default_rng(seed)
+    strength = np.linspace(-1.5, 1.5, players)
+    a = rng.integers(0, players, n)
+    b = (a + rng.integers(1, players, n)) % players
+    d = strength[b] - strength[a] + rng.logistic(size=n)
+    y = np.where(d > 0.8, 1, np.where(d < -0.8, -1, 0))
+    rows = np.arange(n)
+    X = sp.csr_matrix((np.ones(2 * n), (np.r_[rows, rows], np.r_[a, players + b])),
+                      shape=(n, 2 * players))
+    return X, y, sp.identity(players, format="csr"), strength
+
+
+def linear(**params):
+    return SVMCompare(kernel="linear", scale_indicators=False, **params)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y, items, _ = id_games()
+    model = BootstrapCompare(linear(probability=True), n_resamples=40, random_state=0,
+                             progress=False).fit(X, y)
+    return model, X, y, items
+
+
+def test_resample_counts_draw_n_rows_or_whole_groups():
+    counts = resample_counts(50, 30, random_state=1)
+    assert counts.shape == (30, 50) and (counts.sum(axis=1) == 50).all()
+    assert np.array_equal(counts, resample_counts(50, 30, random_state=1))
+    assert len({row.tobytes() for row in counts}) == 30  # every resample differs
+    groups = np.repeat(["a", "b", "c", "d", "e"], [3, 7, 10, 5, 25])
+    counts = resample_counts(50, 30, groups, random_state=2)
+    for g in np.unique(groups):  # a group's rows are drawn together
+        assert (counts[:, groups == g] == counts[:, groups == g][:, :1]).all()
+    first = np.unique(groups, return_index=True)[1]
+    assert (counts[:, first].sum(axis=1) == 5).all()  # 5 groups drawn per resample
+
+
+def test_a_weighted_resample_is_the_resample_with_rows_repeated():
+    X, y, items, _ = id_games(n=300)
+    model = BootstrapCompare(linear(tol=1e-8), n_resamples=2, random_state=3,
+                             progress=False).fit(X, y)
+    counts = resample_counts(y.size, 2, random_state=3)[0]
+    repeated = np.repeat(np.arange(y.size), counts)
+    direct = linear(tol=1e-8).fit(X[repeated], y[repeated])
+    np.testing.assert_allclose(model.replicates_[0].rank(items), direct.rank(items),
+                               atol=1e-5)
+
+
+def test_intervals_are_quantiles_of_the_replicates(fitted):
+    model, X, _, items = fitted
+    replicated = model.rank_replicates(items)
+    assert replicated.shape == (40, items.shape[0])
+    lower, upper = model.rank_interval(items, 0.8)
+    np.testing.assert_allclose(lower, np.quantile(replicated, 0.1, axis=0))
+    np.testing.assert_allclose(upper, np.quantile(replicated, 0.9, axis=0))
+    wider = model.rank_interval(items, 0.95)
+    assert (wider[0] <= lower + 1e-12).all() and (wider[1] >= upper - 1e-12).all()
+    p_lower, p_upper = model.predict_proba_interval(X[:25])
+    P = model.proba_replicates(X[:25])
+    np.testing.assert_allclose(p_lower, np.quantile(P, 0.05, axis=0))
+    np.testing.assert_allclose(p_upper, np.quantile(P, 0.95, axis=0))
+    assert (0 <= p_lower).all() and (p_upper <= 1).all() and (p_lower <= p_upper).all()
+
+
+def test_replicates_are_put_on_the_point_models_scale(fitted):
+    model, X, _, items = fitted
+    raw = np.stack([r.rank(items) for r in model.replicates_])
+    aligned = model.rank_replicates(items)
+    np.testing.assert_allclose(aligned, model.scales_[:, None] * raw + model.offsets_[:, None])
+    assert (model.scales_ >= 0).all()
+    # A replicate that is the point model times 3 plus 1 maps back onto it exactly.
+    reference = model.rank(items)
+    assert np.allclose(alignment(reference, 3 * reference + 1), (1 / 3, -1 / 3))
+    assert alignment(reference, -reference)[0] == 0.0  # reversed: no positive scale
+
+
+def test_positions_count_strictly_better_items():
+    scores = np.array([0.5, 2.0, 0.5, -1.0, 2.0])
+    expected = [1 + int(np.sum(scores > s)) for s in scores]
+    assert positions(scores).tolist() == expected == [3, 1, 3, 5, 1]
+    many = np.random.default_rng(0).normal(size=(7, 9))
+    assert np.array_equal(positions(many), np.stack([positions(row) for row in many]))
+
+
+def test_position_intervals_hold_the_strongest_and_weakest(fitted):
+    model, _, _, items = fitted
+    best, worst = model.rank_position_interval(items)
+    point = model.rank_positions(items)
+    assert (1 <= best).all() and (worst <= items.shape[0]).all() and (best <= worst).all()
+    assert np.mean((best <= point) & (point <= worst)) > 0.8
+    # The strongest simulated item (last) is near the top, the weakest near the bottom.
+    assert best[-1] <= 3 and worst[0] >= items.shape[0] - 2
+
+
+def test_intervals_shrink_like_one_over_root_n():
+    widths = []
+    for n in (500, 2000):
+        X, y, items, _ = id_games(n=n, seed=n)
+        # Weights 500 / n: the same objective at both sizes (C times the total weight).
+        model = BootstrapCompare(linear(C=0.01), n_resamples=60, random_state=0,
+                                 progress=False).fit(X, y, sample_weight=np.full(n, 500 / n))
+        lower, upper = model.rank_interval(items)
+        # On the scale of the point model's scores (Lemma 1's scale is its own).
+        widths.append(np.mean(upper - lower) / np.std(model.rank(items)))
+    assert 1.5 < widths[0] / widths[1] < 2.6  # sqrt(4) = 2
+
+
+def test_same_intervals_whatever_n_jobs():
+    X, y, items, _ = id_games(n=300)
+    one = BootstrapCompare(linear(), n_resamples=6, random_state=5, n_jobs=1,
+                           progress=False).fit(X, y)
+    two = BootstrapCompare(linear(), n_resamples=6, random_state=5, n_jobs=2,
+                           progress=False).fit(X, y)
+    np.testing.assert_array_equal(one.rank_replicates(items), two.rank_replicates(items))
+    other = BootstrapCompare(linear(), n_resamples=6, random_state=6, progress=False).fit(X, y)
+    assert not np.array_equal(one.rank_replicates(items), other.rank_replicates(items))
+
+
+def test_point_estimates_are_the_fit_on_all_pairs(fitted):
+    model, X, y, items = fitted
+    alone = linear(probability=True, random_state=0).fit(X, y)  # its calibration folds
+    np.testing.assert_allclose(model.rank(items), alone.rank(items))
+    np.testing.assert_allclose(model.predict_proba(X[:10]), alone.predict_proba(X[:10]))
+    assert np.array_equal(model.predict(X[:10]), alone.predict(X[:10]))
+    assert model.score(X, y) == alone.score(X, y)
+
+
+def test_a_search_is_run_once_and_its_choice_refitted():
+    X, y, items, _ = id_games(n=400)
+    search = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.01, 1.0]}, cv=3,
+                          progress=False)
+    model = BootstrapCompare(search, n_resamples=3, random_state=0, progress=False).fit(X, y)
+    chosen = model.estimator_.best_params_["C"]
+    assert all(type(r) is SVMCompare and r.C == chosen for r in model.replicates_)
+
+
+def test_group_resampling_and_its_checks():
+    X, y, items, _ = id_games(n=300)
+    groups = np.arange(300) // 10
+    model = BootstrapCompare(linear(), n_resamples=4, resample="groups", random_state=0,
+                             progress=False).fit(X, y, groups=groups)
+    assert model.n_groups_ == 30
+    with pytest.raises(ValueError, match="needs the groups"):
+        BootstrapCompare(linear(), n_resamples=4, resample="groups").fit(X, y)
+    with pytest.raises(ValueError, match="would be ignored"):
+        BootstrapCompare(linear(), n_resamples=4).fit(X, y, groups=groups)
+    with pytest.raises(ValueError, match="single group"):
+        BootstrapCompare(linear(), n_resamples=4, resample="groups").fit(
+            X, y, groups=np.zeros(300))
+    with pytest.raises(ValueError, match="one group label per pair"):
+        BootstrapCompare(linear(), n_resamples=4, resample="groups").fit(
+            X, y, groups=np.arange(10))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"n_resamples": 1}, "at least 2"),
+    ({"n_resamples": 0}, "n_resamples"),
+    ({"n_resamples": 2.5}, "n_resamples"),
+    ({"confidence": 1.0}, "confidence"),
+    ({"confidence": "0.9"}, "confidence"),
+    ({"resample": "rows"}, "resample"),
+    ({"progress": "yes"}, "progress"),
+])
+def test_bad_parameters_are_named(params, message):
+    X, y, _, _ = id_games(n=100)
+    with pytest.raises((ValueError, TypeError), match=message):
+        BootstrapCompare(linear(), **params).fit(X, y)
+
+
+def test_probability_intervals_need_probabilities():
+    X, y, _, _ = id_games(n=200)
+    model = BootstrapCompare(linear(), n_resamples=2, progress=False).fit(X, y)
+    with pytest.raises(AttributeError, match="probability=True"):
+        model.predict_proba_interval(X[:3])
+    with pytest.raises(ValueError, match="confidence"):
+        model.rank_interval(sp.identity(12, format="csr"), confidence=0)
+
+
+def test_clone_and_parameters():
+    model = BootstrapCompare(linear(C=0.5), n_resamples=7, confidence=0.8)
+    copy = clone(model)
+    assert copy.get_params()["n_resamples"] == 7 and copy.get_params()["estimator__C"] == 0.5
+    assert not hasattr(copy, "replicates_")
+
+
+def test_model_file_keeps_the_replicates_compact(tmp_path, fitted):
+    model, X, _, items = fitted
+    path = tmp_path / "boot.skops"
+    save_model(model, path)
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.rank_interval(items)[0], model.rank_interval(items)[0])
+    np.testing.assert_allclose(loaded.predict_proba_interval(X[:5])[1],
+                               model.predict_proba_interval(X[:5])[1])
+    assert all(not hasattr(r, "dual_coef_") for r in loaded.replicates_)
+    assert hasattr(model.replicates_[0], "dual_coef_")  # the fitted object is unchanged
+
+
+def test_a_file_with_inconsistent_replicates_is_refused(tmp_path, fitted):
+    model, *_ = fitted
+    X, y, _, _ = id_games(players=5, n=100)
+    odd = clone(model).set_params(n_resamples=2).fit(X, y)
+    odd.replicates_ = [model.replicates_[0], odd.replicates_[0]]
+    path = tmp_path / "odd.skops"
+    save_model(odd, path)
+    with pytest.raises(ValueError, match="replicates differ"):
+        load_model(path)

@@ -1,0 +1,207 @@
+"""The leaderboard (table, head to head, HTML / CSV / figure) and the command
+line's intervals: fit --bootstrap, rank / predict --interval, leaderboard."""
+
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare import BootstrapCompare, SVMCompare
+from svmcompare.cli import main
+from svmcompare.leaderboard import (
+    game_counts,
+    head_to_head,
+    leaderboard,
+    leaderboard_html,
+    write_leaderboard,
+)
+
+from .test_bootstrap import id_games
+
+
+@pytest.fixture(scope="module")
+def board_model():
+    X, y, items, _ = id_games(players=8, n=500)
+    model = BootstrapCompare(SVMCompare(kernel="linear", scale_indicators=False,
+                                        probability=True), n_resamples=20, random_state=0,
+                             progress=False).fit(X, y)
+    return model, X, y, items
+
+
+def test_game_counts_by_brute_force():
+    a = np.array(["p", "q", "r", "p", "q"])
+    b = np.array(["q", "r", "p", "r", "p"])
+    y = np.array([-1, 0, 1, 1, -1])  # -1: a won, 1: b won, 0: draw
+    counts = game_counts(a, b, y, ["p", "q", "r", "s"])
+    expected = {"p": (4, 2, 0, 2), "q": (3, 1, 1, 1), "r": (3, 1, 1, 1), "s": (0, 0, 0, 0)}
+    for k, name in enumerate("pqrs"):
+        row = counts.iloc[k]
+        assert (row.games, row.wins, row.draws, row.losses) == expected[name]
+
+
+def test_table_is_sorted_with_intervals_and_records(board_model):
+    model, X, y, items = board_model
+    ids = np.array([f"team {k}" for k in range(8)], dtype=object)
+    first, second = X[:, :8].nonzero()[1], X[:, 8:].nonzero()[1]
+    table = leaderboard(model, items, ids, games=(ids[first], ids[second], y))
+    assert (np.diff(table["score"]) <= 0).all() and table["position"].iloc[0] == 1
+    assert set(table.columns) >= {"score_lower", "score_upper", "position_best",
+                                  "position_worst", "games", "wins", "draws", "losses"}
+    assert table["games"].sum() == 2 * y.size
+    assert ((table["wins"] + table["draws"] + table["losses"]) == table["games"]).all()
+    by_id = table.set_index("id")
+    assert by_id.loc["team 7", "score"] == pytest.approx(model.rank(items)[7])
+
+
+def test_head_to_head_is_consistent_both_ways(board_model):
+    model, _, _, items = board_model
+    ids, proba = head_to_head(model.estimator_, items, np.arange(8), top=5)
+    assert ids.tolist() == np.argsort(-model.rank(items))[:5].tolist()
+    off = ~np.eye(5, dtype=bool)
+    np.testing.assert_allclose(proba[off].sum(axis=1), 1.0)
+    # No pair context: x = i, x' = j is the pair x = j, x' = i turned round.
+    np.testing.assert_allclose(proba[:, :, 0][off], proba.transpose(1, 0, 2)[:, :, 2][off])
+    assert np.isnan(proba[0, 0]).all()
+    assert proba[0, 4, 0] > proba[0, 4, 2]  # the best item is favoured against the fifth
+
+
+class _Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags, self.rows, self.text = [], 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self.rows += tag == "tr"
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_html_page_is_self_contained_and_escaped(board_model):
+    model, _, _, items = board_model
+    ids = np.array(["<script>alert(1)</script>", *[f"t{k}" for k in range(1, 8)]], dtype=object)
+    table = leaderboard(model, items, ids)
+    page = leaderboard_html(table, head_to_head(model.estimator_, items, ids, top=4))
+    parser = _Page()
+    parser.feed(page)
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    names = {tag for tag, _ in parser.tags}
+    assert not names & {"script", "link", "img", "iframe"}  # nothing loaded from elsewhere
+    assert not any(key in ("src", "href") for _, attrs in parser.tags for key in attrs)
+    assert parser.rows == 1 + 8 + 1 + 4  # board header and rows, head-to-head header and rows
+    assert sum(tag == "svg" for tag, _ in parser.tags) == 8  # one interval bar per item
+    assert "<script>alert(1)</script>" in "".join(parser.text)  # shown as text
+
+
+def test_writes_each_format(tmp_path, board_model):
+    pytest.importorskip("matplotlib")
+    model, _, _, items = board_model
+    table = leaderboard(model, items, np.arange(8))
+    head = head_to_head(model.estimator_, items, np.arange(8))
+    for name in ("b.csv", "b.html", "b.png", "b.svg"):
+        write_leaderboard(table, tmp_path / name, head)
+        assert (tmp_path / name).stat().st_size > 500
+    assert (tmp_path / "b.png").read_bytes()[:4] == b"\x89PNG"
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "b.csv"), table, check_dtype=False)
+    with pytest.raises(ValueError, match="written as"):
+        write_leaderboard(table, tmp_path / "b.pdf", head)
+
+
+# -- command line -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def games_file(tmp_path_factory):
+    X, y, _, _ = id_games(players=10, n=500, seed=3)
+    names = np.array([f"p{k}" for k in range(10)], dtype=object)
+    folder = tmp_path_factory.mktemp("games")
+    path = folder / "games.csv"
+    pd.DataFrame({"home": names[X[:, :10].nonzero()[1]], "away": names[X[:, 10:].nonzero()[1]],
+                  "result": np.array(["H", "D", "A"])[y + 1],
+                  "round": np.arange(500) // 25}).to_csv(path, index=False)
+    model = folder / "m.skops"
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--probability", "--bootstrap", "12",
+                 "--model", str(model), "--no-progress"]) == 0
+    return folder, path, model
+
+
+def test_cli_rank_and_predict_with_intervals(games_file, capsys):
+    folder, path, model = games_file
+    assert main(["rank", str(model), "-o", str(folder / "r.csv"), "--interval", "0.8"]) == 0
+    ranks = pd.read_csv(folder / "r.csv")
+    assert len(ranks) == 10 and set(ranks["id"]) == {f"p{k}" for k in range(10)}
+    assert (ranks["rank_lower"] <= ranks["rank_upper"]).all()
+    assert (ranks["position_best"] <= ranks["position_worst"]).all()
+    pd.DataFrame({"id": ["p3", "p1"]}).to_csv(folder / "two.csv", index=False)
+    assert main(["rank", str(model), str(folder / "two.csv"), "-o", str(folder / "r2.csv")]) == 0
+    two = pd.read_csv(folder / "r2.csv")
+    np.testing.assert_allclose(two["rank"], ranks.set_index("id").loc[["p3", "p1"], "rank"])
+    assert main(["predict", str(model), str(path), "--a", "home", "--b", "away", "--proba",
+                 "--interval", "0.9", "-o", str(folder / "p.csv")]) == 0
+    pred = pd.read_csv(folder / "p.csv")
+    for name in ("p_x_better", "p_tie", "p_xprime_better"):
+        assert (pred[f"{name}_lower"] <= pred[f"{name}_upper"]).all()
+        assert pred[f"{name}_lower"].between(0, 1).all()
+
+
+def test_cli_leaderboard(games_file, capsys):
+    pytest.importorskip("matplotlib")
+    folder, path, model = games_file
+    outputs = [str(folder / name) for name in ("board.html", "board.csv", "board.png")]
+    assert main(["leaderboard", str(model), "--games", str(path), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--interval", "0.9",
+                 "--top", "4", "-o", *outputs]) == 0
+    board = pd.read_csv(folder / "board.csv")
+    assert board["games"].sum() == 1000 and len(board) == 10
+    assert {"score_lower", "position_worst", "wins"} <= set(board.columns)
+    assert "Head to head" in (folder / "board.html").read_text()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["rank", "{model0}", "-o", "{out}", "--interval", "0.9"], "no bootstrap replicates"),
+    (["predict", "{model}", "{games}", "--a", "home", "--b", "away", "--interval", "0.9",
+      "-o", "{out}"], "add --proba"),
+    (["rank", "{model}", "-o", "{out}", "--interval", "1.5"], "confidence level"),
+])
+def test_cli_interval_errors(games_file, tmp_path, capsys, argv, message):
+    folder, path, model = games_file
+    plain = folder / "plain.skops"
+    if not plain.exists():
+        assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                     "--outcome-map", "H=-1,D=0,A=1", "--model", str(plain)]) == 0
+    values = {"model0": plain, "model": model, "games": path, "out": tmp_path / "o.csv"}
+    assert _exit_code([part.format(**values) for part in argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def _exit_code(argv):
+    """main's return value, or the code argparse exits with."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+def test_cli_bootstrap_groups_needs_groups(games_file, tmp_path, capsys):
+    _, path, _ = games_file
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--bootstrap-groups",
+                 "--model", str(tmp_path / "m.skops")]) == 2
+    assert "--groups" in capsys.readouterr().err
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--bootstrap", "4", "--bootstrap-groups",
+                 "--groups", "round", "--no-progress", "--model", str(tmp_path / "g.skops")]) == 0
+
+
+def test_identity_scores_without_items_need_an_identities_model(games_file, tmp_path, capsys):
+    X, y, _, _ = id_games(players=4, n=100)
+    dense = np.stack([X[:, :4].toarray(), X[:, 4:].toarray()], axis=1)
+    frame = pd.DataFrame({"a_u": dense[:, 0] @ np.arange(4.0), "b_u": dense[:, 1] @ np.arange(4.0),
+                          "y": y})
+    frame.to_csv(tmp_path / "wide.csv", index=False)
+    assert main(["fit", str(tmp_path / "wide.csv"), "--model", str(tmp_path / "w.skops")]) == 0
+    assert main(["rank", str(tmp_path / "w.skops"), "-o", str(tmp_path / "r.csv")]) == 2
+    assert "items table" in capsys.readouterr().err
