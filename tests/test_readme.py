@@ -51,3 +51,23 @@ def test_the_command_line_walk_through_runs(tmp_path, monkeypatch, capsys):
     predictions = np.genfromtxt(tmp_path / "predictions.csv", delimiter=",", names=True,
                                 dtype=None, encoding="utf-8")
     assert {"home", "away", "p_tie"} <= set(predictions.dtype.names)
+
+
+def test_the_intervals_walk_through_runs(tmp_path, monkeypatch):
+    """The README's bootstrap and leaderboard commands (20 resamples, not 200)."""
+    import pandas as pd
+
+    from svmcompare.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    commands = _block("## Intervals and a leaderboard", "bash").replace("\\\n", " ")
+    assert "--bootstrap 200" in commands
+    for line in commands.replace("--bootstrap 200", "--bootstrap 20").splitlines():
+        line = shlex.split(line.split("#")[0])
+        assert line[0] == "svmcompare"
+        assert main([*line[1:], "--no-progress"] if line[1] == "fit" else line[1:]) == 0
+    board = pd.read_csv(tmp_path / "board.csv")
+    assert len(board) == 16 and board["games"].sum() == 2 * 960
+    assert (board["score_lower"] <= board["score_upper"]).all()
+    assert (tmp_path / "board.png").stat().st_size > 10_000
+    assert "p_tie_upper" in pd.read_csv(tmp_path / "predictions.csv").columns
