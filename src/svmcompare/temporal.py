@@ -1,0 +1,211 @@
+"""Time: results that age, and ratings that move.
+
+:func:`time_decay` weights each comparison by its age (a half-life), for
+``sample_weight``.  :func:`rolling_fit` replays a history period by period
+(weeks, rounds, seasons): before each period it fits the model on every
+earlier comparison (decayed by age when ``half_life`` is given) and
+predicts that period's pairs with it, which is how a model is used on
+results that keep coming and how it should be judged; with ``items`` it
+also records each item's score before every period (a rating path).
+
+Scores r(x) of two fits are on scales of their own (Lemma 1 scales each by
+1 / (-beta)), so a rating path puts every fit's scores on the scale of the
+fit before it: the positive factor and shift that best match (least
+squares) its scores of the items to the previous fit's (as
+:class:`svmcompare.BootstrapCompare` aligns its replicates).  The path
+shows how items move against each other, not changes of the spread.
+"""
+
+from __future__ import annotations
+
+import time as _clock
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from tqdm.auto import tqdm
+
+from ._validation import check_context, check_pairs_labels, check_sample_weight
+from .bootstrap import alignment
+from .solvers.interrupt import PROGRESS_AFTER
+
+
+def _as_number(times, name):
+    """Times as float days (datetimes) or as the numbers given."""
+    times = np.asarray(times)
+    if np.issubdtype(times.dtype, np.datetime64):
+        return times.astype("datetime64[s]").astype(np.int64) / 86_400.0, "days"
+    if times.dtype.kind in "biuf" and times.dtype.kind != "b":
+        values = times.astype(float)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} contains NaN or infinity.")
+        return values, None
+    try:
+        return _as_number(pd.to_datetime(times).to_numpy(), name)
+    except (ValueError, TypeError):
+        raise TypeError(f"{name} must be numbers or dates; got values like "
+                        f"{times.ravel()[:1].tolist()}.") from None
+
+
+def time_decay(times, half_life, now=None):
+    """Weights 2^(-(now - t) / half_life): 1 for a comparison at ``now``,
+    1/2 for one a half-life older.
+
+    Parameters
+    ----------
+    times : array-like of shape (n_pairs,)
+        When each comparison took place: numbers (rounds, seasons) or
+        dates (numpy datetime64, pandas timestamps or date strings).
+    half_life : float or timedelta-like
+        In the units of ``times`` for numbers; for dates a number of days or
+        a timedelta (``pd.Timedelta("180D")``, ``np.timedelta64(26, "W")``).
+    now : number or date, optional
+        The time the weights are for (the next prediction); the latest of
+        ``times`` when None.  Comparisons after ``now`` are refused.
+
+    Returns
+    -------
+    ndarray of shape (n_pairs,)
+    """
+    values, unit = _as_number(times, "times")
+    if values.size == 0:
+        raise ValueError("times is empty.")
+    if isinstance(half_life, (pd.Timedelta, np.timedelta64)) or hasattr(half_life, "days"):
+        half_life = pd.Timedelta(half_life).total_seconds() / 86_400.0
+        if unit is None:
+            raise TypeError("a timedelta half_life needs dates as times; times are numbers.")
+    if isinstance(half_life, bool) or not isinstance(half_life, (int, float, np.number)) \
+            or not np.isfinite(half_life) or half_life <= 0:
+        raise ValueError(f"half_life must be a positive number (or a timedelta for dates); "
+                         f"got {half_life!r}.")
+    reference = values.max() if now is None else _as_number(np.asarray([now]), "now")[0][0]
+    age = reference - values
+    if np.any(age < -1e-9 * max(1.0, abs(reference))):
+        raise ValueError("some comparisons are later than now: weights for a time are made "
+                         "from earlier results only.")
+    return np.exp2(-np.maximum(age, 0.0) / float(half_life))
+
+
+@dataclass
+class RollingResult:
+    """What :func:`rolling_fit` gives.
+
+    Attributes
+    ----------
+    proba : ndarray of shape (n_pairs, 3)
+        P(y = -1), P(y = 0), P(y = 1) of each pair from the model fitted on
+        the periods before its own; NaN for pairs not predicted (the first
+        periods).  None for a model without probabilities.
+    decision : ndarray of shape (n_pairs,)
+        r(x') - r(x) (+ v^T context) of that model; NaN where not predicted.
+    predicted : ndarray of bool, shape (n_pairs,)
+    ratings : pandas.DataFrame or None
+        With ``items``: one row per predicted period (the scores entering
+        it, on one scale), one column per item.
+    fit_seconds : pandas.Series
+        Seconds of each period's fit.
+    """
+
+    proba: np.ndarray | None
+    decision: np.ndarray
+    predicted: np.ndarray
+    ratings: pd.DataFrame | None
+    fit_seconds: pd.Series
+
+
+def _take(values, rows):
+    return None if values is None else values[rows]
+
+
+def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, half_life=None,
+                times=None, first=None, items=None, item_ids=None, progress="auto"):
+    """Before each period, fit on all earlier pairs and predict the period's.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A comparison model (cloned for every fit), e.g. ``SVMCompare(
+        kernel="linear", probability=True)`` on identities.
+    X, y : pairs and labels, as :meth:`SVMCompare.fit`.
+    periods : array-like of shape (n_pairs,)
+        The period of each pair (sortable: rounds, weeks, seasons).
+    context, sample_weight : optional, as :meth:`SVMCompare.fit`.
+    half_life : float or timedelta-like, optional
+        Weigh earlier pairs by :func:`time_decay` at the start of the period
+        predicted; None: every earlier pair weighs the same.
+    times : array-like of shape (n_pairs,), optional
+        When each pair took place, for the decay; ``periods`` when None.
+    first : optional
+        The first period to predict; by default the second period.
+    items : array-like or sparse matrix of shape (n_items, n_features), optional
+        Items whose scores are recorded before every predicted period.
+    item_ids : sequence of length n_items, optional
+        Their names (columns of ``ratings``).
+    progress : bool or "auto", default="auto"
+        A progress bar over the periods.
+
+    Returns
+    -------
+    RollingResult
+    """
+    from .model_selection import check_progress
+
+    check_progress(progress)
+    X, y = check_pairs_labels(X, y)
+    n = y.size
+    context = check_context(context, n)
+    sample_weight = check_sample_weight(sample_weight, n)
+    periods = np.asarray(periods)
+    if periods.shape != (n,):
+        raise ValueError(f"periods has shape {periods.shape}; expected ({n},).")
+    order = np.unique(periods)
+    if order.size < 2:
+        raise ValueError("periods has a single period: nothing earlier to fit on.")
+    start = 1 if first is None else int(np.searchsorted(order, first))
+    if start < 1 or start >= order.size:
+        raise ValueError(f"first={first!r} leaves no earlier period to fit on or no period "
+                         "to predict.")
+    moments = None
+    if half_life is not None:
+        moments = _as_number(periods if times is None else times, "times")[0]
+        if moments.shape != (n,):
+            raise ValueError(f"times has shape {moments.shape}; expected ({n},).")
+    decision = np.full(n, np.nan)
+    proba = None
+    predicted = np.zeros(n, dtype=bool)
+    path, seconds, previous = [], {}, None
+    bar = tqdm(order[start:], desc="periods", disable=progress is False, leave=False,
+               delay=PROGRESS_AFTER if progress == "auto" else 0.0)
+    for period in bar:
+        train, test = periods < period, periods == period
+        weight = _take(sample_weight, train)
+        if moments is not None:
+            now = moments[test].min()
+            decay = time_decay(moments[train], half_life, now=now)
+            weight = decay if weight is None else weight * decay
+        began = _clock.perf_counter()
+        model = clone(estimator).fit(X[train], y[train], context=_take(context, train),
+                                     sample_weight=weight)
+        seconds[period] = _clock.perf_counter() - began
+        rows = np.flatnonzero(test)
+        decision[rows] = model.decision_function(X[rows], _take(context, rows))
+        if hasattr(model, "predict_proba"):
+            if proba is None:
+                proba = np.full((n, 3), np.nan)
+            proba[rows] = model.predict_proba(X[rows], _take(context, rows))
+        predicted[rows] = True
+        if items is not None:
+            scores = np.asarray(model.rank(items), dtype=float)
+            if previous is not None:
+                scale, offset = alignment(previous, scores)
+                scores = scale * scores + offset
+            path.append(scores)
+            previous = scores
+    ratings = None
+    if items is not None:
+        columns = None if item_ids is None else list(item_ids)
+        ratings = pd.DataFrame(np.array(path), index=pd.Index(order[start:], name="period"),
+                               columns=columns)
+    return RollingResult(proba=proba, decision=decision, predicted=predicted, ratings=ratings,
+                         fit_seconds=pd.Series(seconds, name="fit_seconds"))

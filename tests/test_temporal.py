@@ -1,0 +1,102 @@
+"""Time: decay weights (closed form) and the rolling refit (against fits made
+by hand on the same earlier pairs)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare import SVMCompare
+from svmcompare.temporal import rolling_fit, time_decay
+
+from .test_bootstrap import id_games
+
+
+def test_decay_halves_every_half_life():
+    np.testing.assert_allclose(time_decay([0, 10, 20], 10), [0.25, 0.5, 1.0])
+    np.testing.assert_allclose(time_decay([0, 10, 20], 10, now=30), [0.125, 0.25, 0.5])
+    dates = np.array(["2024-01-01", "2024-01-15", "2024-01-29"], dtype="datetime64[D]")
+    np.testing.assert_allclose(time_decay(dates, pd.Timedelta("14D")), [0.25, 0.5, 1.0])
+    np.testing.assert_allclose(time_decay(dates, 28.0), [0.5, 2 ** -0.5, 1.0])  # days
+    np.testing.assert_allclose(time_decay(["2024-01-01", "2024-01-15"], 14), [0.5, 1.0])
+    np.testing.assert_allclose(time_decay(dates, 14, now=np.datetime64("2024-02-12")),
+                               [0.125, 0.25, 0.5])
+
+
+@pytest.mark.parametrize("times, half_life, now, error, message", [
+    ([0, 1, 2], 0, None, ValueError, "positive"),
+    ([0, 1, 2], -3, None, ValueError, "positive"),
+    ([0, 1, 2], "ten", None, ValueError, "positive"),
+    ([0, 1, 2], pd.Timedelta("1D"), None, TypeError, "needs dates"),
+    ([0, 1, 5], 1.0, 3, ValueError, "later than now"),
+    ([0, np.nan], 1.0, None, ValueError, "NaN"),
+    ([], 1.0, None, ValueError, "empty"),
+    (["soon", "later"], 1.0, None, TypeError, "numbers or dates"),
+])
+def test_bad_decay_inputs_are_named(times, half_life, now, error, message):
+    with pytest.raises(error, match=message):
+        time_decay(times, half_life, now=now)
+
+
+def linear():
+    return SVMCompare(kernel="linear", scale_indicators=False, probability=True,
+                      random_state=0)
+
+
+@pytest.fixture(scope="module")
+def season():
+    X, y, items, _ = id_games(players=8, n=480, seed=7)
+    week = np.arange(480) // 80  # six weeks of 80 games
+    return X, y, items, week
+
+
+def test_each_week_is_predicted_by_the_fit_on_earlier_weeks(season):
+    X, y, items, week = season
+    context = np.ones((y.size, 1))
+    result = rolling_fit(linear(), X, y, week, context=context, items=items, progress=False)
+    assert not result.predicted[week == 0].any() and result.predicted[week > 0].all()
+    assert np.isnan(result.proba[week == 0]).all()
+    for w in (1, 4):
+        by_hand = linear().fit(X[week < w], y[week < w], context=context[week < w])
+        rows = week == w
+        np.testing.assert_allclose(result.proba[rows], by_hand.predict_proba(X[rows],
+                                                                              context[rows]))
+        np.testing.assert_allclose(result.decision[rows],
+                                   by_hand.decision_function(X[rows], context[rows]))
+    assert result.ratings.shape == (5, 8) and list(result.ratings.index) == [1, 2, 3, 4, 5]
+    first = linear().fit(X[week < 1], y[week < 1], context=context[week < 1])
+    np.testing.assert_allclose(result.ratings.iloc[0], first.rank(items))  # the first scale
+    assert len(result.fit_seconds) == 5 and (result.fit_seconds > 0).all()
+
+
+def test_rating_paths_are_on_one_scale(season):
+    X, y, items, week = season
+    ratings = rolling_fit(linear(), X, y, week, items=items, progress=False).ratings
+    # Consecutive paths are aligned: no week's scores are a rescaled copy of the last's.
+    for k in range(1, len(ratings)):
+        previous, current = ratings.iloc[k - 1].to_numpy(), ratings.iloc[k].to_numpy()
+        assert np.isclose(current.mean(), previous.mean())
+    # The strongest simulated team (last) ends above the weakest (first).
+    assert ratings.iloc[-1, 7] > ratings.iloc[-1, 0]
+
+
+def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
+    X, y, _, week = season
+    result = rolling_fit(linear(), X, y, week, half_life=2.0, first=5, progress=False)
+    assert result.predicted.sum() == 80
+    weight = time_decay(week[week < 5], 2.0, now=5)
+    by_hand = linear().fit(X[week < 5], y[week < 5], sample_weight=weight)
+    np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"periods": np.zeros(480)}, "single period"),
+    ({"periods": np.arange(10)}, "shape"),
+    ({"first": 0}, "no earlier period"),
+    ({"first": 99}, "no earlier period"),
+    ({"progress": "sometimes"}, "progress"),
+])
+def test_bad_rolling_inputs_are_named(season, kwargs, message):
+    X, y, _, week = season
+    arguments = {"periods": week, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        rolling_fit(linear(), X, y, arguments.pop("periods"), **arguments)
