@@ -31,6 +31,7 @@ def test_decay_halves_every_half_life():
     ([0, np.nan], 1.0, None, ValueError, "NaN"),
     ([], 1.0, None, ValueError, "empty"),
     (["soon", "later"], 1.0, None, TypeError, "numbers or dates"),
+    (["2008-9", "2009-10"], 1.0, None, TypeError, "season label"),
 ])
 def test_bad_decay_inputs_are_named(times, half_life, now, error, message):
     with pytest.raises(error, match=message):
@@ -100,3 +101,27 @@ def test_bad_rolling_inputs_are_named(season, kwargs, message):
     arguments = {"periods": week, **kwargs}
     with pytest.raises(ValueError, match=message):
         rolling_fit(linear(), X, y, arguments.pop("periods"), **arguments)
+
+
+def test_cli_fit_weighs_results_by_age(tmp_path, capsys):
+    from svmcompare import load_model
+    from svmcompare.cli import main
+
+    X, y, items, week = id_games(players=6, n=300, seed=2)
+    names = np.array([f"t{k}" for k in range(6)], dtype=object)
+    a, b = X[:, :6].nonzero()[1], X[:, 6:].nonzero()[1]
+    dates = np.datetime64("2024-01-01") + np.arange(300) // 10 * np.timedelta64(7, "D")
+    pd.DataFrame({"item_a": names[a], "item_b": names[b], "y": y,
+                  "day": pd.to_datetime(dates).strftime("%Y-%m-%d")}).to_csv(
+        tmp_path / "games.csv", index=False)
+    model = tmp_path / "m.skops"
+    assert main(["fit", str(tmp_path / "games.csv"), "--time", "day", "--half-life", "70",
+                 "--kernel", "linear", "--model", str(model)]) == 0
+    assert "halve every 70 days" in capsys.readouterr().out
+    by_hand = SVMCompare(kernel="linear", random_state=0).fit(
+        X, y, sample_weight=time_decay(dates, 70.0))
+    np.testing.assert_allclose(load_model(model).rank(items.toarray()), by_hand.rank(items),
+                               atol=1e-6)
+    assert main(["fit", str(tmp_path / "games.csv"), "--half-life", "70",
+                 "--model", str(model)]) == 2
+    assert "go together" in capsys.readouterr().err

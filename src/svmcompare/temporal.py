@@ -41,11 +41,16 @@ def _as_number(times, name):
         if not np.all(np.isfinite(values)):
             raise ValueError(f"{name} contains NaN or infinity.")
         return values, None
-    try:
-        return _as_number(pd.to_datetime(times).to_numpy(), name)
-    except (ValueError, TypeError):
-        raise TypeError(f"{name} must be numbers or dates; got values like "
-                        f"{times.ravel()[:1].tolist()}.") from None
+    text = pd.Series(times.ravel()).astype(str)
+    # Only full dates: pandas reads a season label "2009-10" as October 2009.
+    if text.str.match(r"^\d{4}-\d{2}-\d{2}").all():
+        try:
+            return _as_number(pd.to_datetime(text, format="ISO8601").to_numpy(), name)
+        except (ValueError, TypeError):
+            pass
+    raise TypeError(f"{name} must be numbers or dates (YYYY-MM-DD); got values like "
+                    f"{times.ravel()[:1].tolist()} (a season label is not a date: give each "
+                    "season a number).")
 
 
 def time_decay(times, half_life, now=None):

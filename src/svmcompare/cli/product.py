@@ -87,7 +87,9 @@ def _fit(args):
         context = None if context is None else context[rows]
         weight = None if weight is None else weight[rows]
     groups = groups_of(args, extras)
-    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups)]
+    weight = _decayed(args, extras, weight)
+    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
+                                                     args.time)]
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
@@ -140,6 +142,34 @@ def _fit(args):
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
     return 0
+
+
+def _decayed(args, extras, weight):
+    """The pair weights times --half-life decay by --time (or as they were)."""
+    if args.half_life is None and args.time is None:
+        return weight
+    if args.half_life is None or args.time is None:
+        raise ValueError("--half-life and --time go together: results weigh less as they "
+                         "age, by the time in the --time column.")
+    from ..temporal import time_decay
+
+    if args.time not in extras.columns:
+        raise ValueError(f"{Path(args.pairs).name} has no column {args.time!r} for --time.")
+    values = extras[args.time].to_numpy()
+    numbers = _numbers_or_none(values)
+    decay = time_decay(numbers if numbers is not None else values, args.half_life)
+    print(f"weights halve every {args.half_life:g} "
+          f"{'time units' if numbers is not None else 'days'} back from the latest result; "
+          f"the oldest weighs {decay.min():.3g}", flush=True)
+    return decay if weight is None else weight * decay
+
+
+def _numbers_or_none(values):
+    """``values`` as floats when all are numbers, else None (dates, text)."""
+    import pandas as pd
+
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce")
+    return numbers.to_numpy(dtype=float) if numbers.notna().all() else None
 
 
 def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
@@ -464,6 +494,11 @@ def add_product_commands(sub):
     fit.add_argument("--scheduler", default=None,
                      help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    fit.add_argument("--time", default=None, metavar="COLUMN",
+                     help="column of each result's time (dates or numbers), for --half-life")
+    fit.add_argument("--half-life", type=float, default=None, metavar="H",
+                     help="weigh each result by 2^(-age / H), its age back from the latest "
+                          "result in days (dates) or in the --time column's units")
     fit.add_argument("--bootstrap", type=int, default=0, metavar="N",
                      help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
                           "of scores, rank positions and probabilities (rank / predict "
