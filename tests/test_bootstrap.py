@@ -219,3 +219,37 @@ def test_a_file_with_inconsistent_replicates_is_refused(tmp_path, fitted):
     save_model(odd, path)
     with pytest.raises(ValueError, match="replicates differ"):
         load_model(path)
+
+
+def test_calibrate_fits_the_link_on_pairs_the_model_did_not_see():
+    from svmcompare import SVMCompareLP
+    from svmcompare.metrics import outcome_log_loss
+
+    X, y, _, _ = id_games(n=900, seed=4)
+    fit, held = slice(0, 600), slice(600, 900)
+    own = linear(probability=True, random_state=0).fit(X[fit], y[fit])
+    later = linear().fit(X[fit], y[fit]).calibrate(X[held], y[held])
+    assert later.probability and later.calibrator_ is not None
+    np.testing.assert_allclose(later.predict_proba(X[held]).sum(axis=1), 1.0)
+    np.testing.assert_allclose(later.class_prior_,
+                               np.bincount(y[held] + 1, minlength=3) / 300)
+    # Fitted by likelihood on those pairs: no worse there than the fit's own folds.
+    assert outcome_log_loss(y[held], later.predict_proba(X[held])) \
+        <= outcome_log_loss(y[held], own.predict_proba(X[held])) + 1e-9
+    np.testing.assert_array_equal(later.rank(X[:5, :12]),  # the ranking is kept
+                                  linear().fit(X[fit], y[fit]).rank(X[:5, :12]))
+    with pytest.raises(ValueError, match="labels"):
+        linear().fit(X[fit], y[fit]).calibrate(X[held], y[:10])
+    dense = np.stack([X[:200, :12].toarray(), X[:200, 12:].toarray()], axis=1)
+    with pytest.raises(TypeError, match="no probabilities"):
+        SVMCompareLP(kernel="linear").fit(dense, y[:200]).calibrate(dense, y[:200])
+
+
+def test_replicates_calibrate_out_of_bag(fitted):
+    model, *_ = fitted
+    assert model.calibration_ == "out-of-bag"
+    assert all(r.probability and hasattr(r, "calibrator_") for r in model.replicates_)
+    X, y, _, _ = id_games(n=40, seed=9)  # resamples leave out too few pairs of a label
+    small = BootstrapCompare(linear(probability=True), n_resamples=3, random_state=0,
+                             progress=False).fit(X, y)
+    assert small.calibration_ == "in each fit"

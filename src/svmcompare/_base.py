@@ -25,6 +25,7 @@ from ._validation import (
     check_C,
     check_context,
     check_kernel_scale,
+    check_labels,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
@@ -637,6 +638,38 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.converged)
         self._finish_fit(lambda: self._decision_standardized(Xs_sample), y_sample)
         return self
+
+    def calibrate(self, X, y, context=None, sample_weight=None):
+        """Fit the probability link on pairs this model was not fitted on.
+
+        Instead of the held-out folds of ``probability=True``, the link from
+        r(x') - r(x) (and the context) to win / tie / loss probabilities is
+        fitted on the pairs given: a later season, a validation set, the
+        pairs a bootstrap resample left out.  The ranking function is kept;
+        sets ``probability=True``, ``calibrator_``, ``score_scale_`` and
+        ``class_prior_`` (the given pairs' label shares).
+
+        Parameters
+        ----------
+        X, y : pairs and labels the model has not seen, as :meth:`fit`.
+        context : array of shape (n_pairs, q), optional
+            Required when the model was fitted with a context.
+        sample_weight : array of shape (n_pairs,), optional
+
+        Returns
+        -------
+        self
+        """
+        if "probability" not in self.get_params():
+            raise TypeError(f"{type(self).__name__} has no probabilities to calibrate.")
+        Xs = self._standardized_pairs(X)
+        y = check_labels(y, n_pairs=Xs.shape[0])
+        context = self._checked_context(context, y.size)
+        sample_weight = check_sample_weight(sample_weight, y.size)
+        # In units of the fit's own spread, as the held-out folds' gaps are.
+        held_out = self._rank_gap(X) / self._training_spread(Xs)
+        self.set_params(probability=True)
+        return self._calibrate(held_out, y, Xs, context, sample_weight)
 
     @available_if(lambda self: getattr(self, "probability", False))
     def predict_proba(self, X, context=None):

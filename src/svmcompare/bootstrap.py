@@ -22,11 +22,15 @@ training pairs' items to the point model's, fitted once at ``fit``
 unique only up to such a map are aligned first (Milan & Whittaker, Applied
 Statistics 44, 1995).  Positions and probabilities need no alignment.
 
-Every replicate repeats the whole fit of the model given, calibration of the
-probabilities included; for a search (``SVMCompareCV``) the search runs once
-on all pairs and the replicates refit its chosen model, so the intervals
-hold the choice fixed.  The resamples are drawn up front from
-``random_state``, so the intervals do not depend on ``n_jobs``.
+Every replicate repeats the fit of the model given; its probability link is
+fitted on the pairs its resample left out (out of bag, about a third of
+them) with the model's :meth:`~SVMCompare.calibrate`, instead of on five
+folds of the resample: one fit a replicate instead of six, and closer to
+nominal coverage in simulation (``calibration_`` says which was used).  For
+a search (``SVMCompareCV``) the search runs once on all pairs and the
+replicates refit its chosen model, so the intervals hold the choice fixed.
+The resamples are drawn up front from ``random_state``, so the intervals do
+not depend on ``n_jobs``.
 """
 
 from __future__ import annotations
@@ -126,15 +130,35 @@ def _check_confidence(confidence):
     return float(confidence)
 
 
-def _fit_replicate(estimator, X, y, context, sample_weight, counts):
-    rows = np.flatnonzero(counts)
+def _fit_replicate(estimator, X, y, context, sample_weight, counts, out_of_bag):
+    """The model fitted on one resample (rows weighted by their counts); with
+    ``out_of_bag``, its probability link fitted on the pairs the resample
+    left out."""
+    rows, left_out = np.flatnonzero(counts), np.flatnonzero(counts == 0)
     weight = counts[rows].astype(float)
     if sample_weight is not None:
         weight = weight * sample_weight[rows]
+    model = clone(estimator)
+    if out_of_bag:
+        model.set_params(probability=False)
     with degenerate_warnings_silenced():  # counted once by the caller
-        return clone(estimator).fit(X[rows], y[rows],
-                                    context=None if context is None else context[rows],
-                                    sample_weight=weight)
+        model.fit(X[rows], y[rows], context=_take(context, rows), sample_weight=weight)
+    if out_of_bag:
+        model.calibrate(X[left_out], y[left_out], context=_take(context, left_out),
+                        sample_weight=_take(sample_weight, left_out))
+    return model
+
+
+def _take(values, rows):
+    return None if values is None else values[rows]
+
+
+def _out_of_bag_ok(y, counts):
+    """Whether every resample leaves out pairs of each label the data has
+    (enough for a link fitted on them)."""
+    labels = np.unique(y)
+    return all(np.isin(labels, y[drawn == 0]).all() for drawn in counts) \
+        and (counts == 0).sum(axis=1).min() >= 10 * labels.size
 
 
 class BootstrapCompare(BaseEstimator):
@@ -175,6 +199,11 @@ class BootstrapCompare(BaseEstimator):
         (:meth:`predict`, :meth:`predict_proba`, :meth:`rank`).
     replicates_ : list of estimator
         The model fitted on each resample (what a model file keeps of them).
+    calibration_ : str or None
+        How the replicates' probabilities were calibrated: "out-of-bag" (the
+        link of each fitted on the pairs its resample left out), "in each
+        fit" (the estimator's own folds, when some resample leaves out too
+        few pairs of a label), or None (no probabilities).
     n_degenerate_ : int
         Replicates fitted with beta >= 0 (``degenerate_``; one warning for all).
     scales_, offsets_ : arrays of shape (n_resamples,)
@@ -254,10 +283,19 @@ class BootstrapCompare(BaseEstimator):
             model.set_params(n_jobs=1)  # replicates side by side, one thread each
         if "verbose" in model.get_params():
             model.set_params(verbose=False)
+        # A replicate's link is fitted on the pairs its resample left out (a
+        # third of them), not on folds of the resample: cheaper (one fit, not
+        # six), and its 90% intervals covered the probabilities of the model
+        # fitted on 50x the games 84% of the time, against 78% for the folds
+        # (benchmarks/bench_intervals.py).
+        out_of_bag = bool(model.get_params().get("probability", False)) \
+            and hasattr(model, "calibrate") and _out_of_bag_ok(y, counts)
+        self.calibration_ = "out-of-bag" if out_of_bag else (
+            "in each fit" if model.get_params().get("probability", False) else None)
         jobs = tqdm(counts, desc="bootstrap", disable=self.progress is False, leave=False,
                     delay=PROGRESS_AFTER if self.progress == "auto" else 0.0)
         self.replicates_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn)
+            delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn, out_of_bag)
             for drawn in jobs)
         self.n_degenerate_ = sum(bool(getattr(m, "degenerate_", False))
                                  for m in self.replicates_)
