@@ -87,7 +87,7 @@ def run_set(name):
     history = (games["group"] >= test_season - 3).to_numpy() & (
         games["group"] <= test_season).to_numpy()
     games = games[history].reset_index(drop=True)
-    test = (games["group"] == test_season).to_numpy()
+    test = (games["group"] == test_season).to_numpy().copy()
     if "p_a" in games.columns:
         test &= games[["p_a", "p_tie", "p_b"]].notna().all(axis=1).to_numpy()
     X, ids = id_pairs(games)

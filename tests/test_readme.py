@@ -60,7 +60,7 @@ def test_the_intervals_walk_through_runs(tmp_path, monkeypatch):
     from svmcompare.cli import main
 
     monkeypatch.chdir(tmp_path)
-    commands = _block("## Intervals and a leaderboard", "bash").replace("\\\n", " ")
+    commands = _block("## Intervals, time and a leaderboard", "bash").replace("\\\n", " ")
     assert "--bootstrap 200" in commands
     for line in commands.replace("--bootstrap 200", "--bootstrap 20").splitlines():
         line = shlex.split(line.split("#")[0])
