@@ -26,6 +26,7 @@ from ._validation import (
     check_context,
     check_kernel_scale,
     check_labels,
+    check_pairs,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
@@ -662,12 +663,14 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """
         if "probability" not in self.get_params():
             raise TypeError(f"{type(self).__name__} has no probabilities to calibrate.")
-        Xs = self._standardized_pairs(X)
-        y = check_labels(y, n_pairs=Xs.shape[0])
-        context = self._checked_context(context, y.size)
+        decision = self.decision_function(X, context)  # checks X and context
+        y = check_labels(y, n_pairs=decision.size)
+        context = check_context(context, y.size, self.ranking_.n_context)
         sample_weight = check_sample_weight(sample_weight, y.size)
-        # In units of the fit's own spread, as the held-out folds' gaps are.
-        held_out = self._rank_gap(X) / self._training_spread(Xs)
+        gap = decision if context is None else decision - context @ self.context_coef_
+        Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
+        # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
+        held_out = gap / self._training_spread(Xs)
         self.set_params(probability=True)
         return self._calibrate(held_out, y, Xs, context, sample_weight)
 
