@@ -111,6 +111,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000x20000,10000x1000000",
                         help="players x games, comma-separated")
+    parser.add_argument("--evalica-up-to", type=int, default=2_000_000, metavar="GAMES",
+                        help="run evalica up to this many games (its memory grows ~2.3 GB a "
+                             "million games; default: %(default)s)")
     args = parser.parse_args(argv)
     print(f"{'players':>8} {'games':>10} {'model':>16} {'fit s':>8} {'peak MB':>8} "
           f"{'test log-loss':>13} {'s / evalica':>11}")
@@ -118,7 +121,10 @@ def main(argv=None):
         n_players, n_games = (int(v) for v in size.split("x"))
         rows = []
         try:
-            rows.append(("evalica+Davidson", measure(evalica_bt, n_players, n_games)))
+            if n_games <= args.evalica_up_to:
+                rows.append(("evalica+Davidson", measure(evalica_bt, n_players, n_games)))
+            else:
+                print(f"(evalica not run at {n_games:,} games: --evalica-up-to)")
         except ImportError:
             print("(evalica not installed: pip install evalica)")
         rows.append(("ours", measure(ours, n_players, n_games, True)))

@@ -253,3 +253,21 @@ def test_replicates_calibrate_out_of_bag(fitted):
     small = BootstrapCompare(linear(probability=True), n_resamples=3, random_state=0,
                              progress=False).fit(X, y)
     assert small.calibration_ == "in each fit"
+
+
+def test_auto_calibration_uses_a_large_linear_fits_own_gaps():
+    from svmcompare.metrics import outcome_log_loss
+
+    X, y, _, _ = id_games(players=6, n=1300, seed=11)  # 1,300 pairs, 6 weights: > 100 each
+    auto = linear(probability=True, random_state=0).fit(X, y)
+    assert auto.calibration_ == "in-sample"
+    by_hand = linear().fit(X, y).calibrate(X, y)  # the fit's own pairs as the link's data
+    np.testing.assert_allclose(auto.predict_proba(X[:50]), by_hand.predict_proba(X[:50]))
+    folds = linear(probability=True, calibration="cv", random_state=0).fit(X, y)
+    assert folds.calibration_ == "5-fold"
+    X_new, y_new, _, _ = id_games(players=6, n=3000, seed=12)
+    gap = outcome_log_loss(y_new, auto.predict_proba(X_new)) \
+        - outcome_log_loss(y_new, folds.predict_proba(X_new))
+    assert abs(gap) < 0.005
+    few = linear(probability=True, random_state=0).fit(X[:500], y[:500])  # 83 per weight
+    assert few.calibration_ == "5-fold"

@@ -151,16 +151,20 @@ def test_duplicate_pairs_still_give_pair_dependent_probabilities():
     assert np.all(np.isfinite(proba)) and proba[:, 1].std() > 0.05
 
 
-@pytest.mark.parametrize("kernel, expected", [("linear", "5-fold"), ("rbf", "leave-one-out")])
-def test_only_the_exact_solver_takes_the_estimate(kernel, expected):
+@pytest.mark.parametrize("kernel, expected, default", [
+    ("linear", "5-fold", "in-sample"),  # 150 pairs per weight: "auto" takes the fit's own gaps
+    ("rbf", "leave-one-out", "5-fold")])
+def test_only_the_exact_solver_takes_the_estimate(kernel, expected, default):
     X, y = _pairs(8, 300)
     model = SVMCompare(kernel=kernel, probability=True, calibration="loo",
                        random_state=0).fit(X, y)
     assert model.calibration_ == expected
-    assert SVMCompare(kernel=kernel, probability=True).fit(X, y).calibration_ == "5-fold"
+    assert SVMCompare(kernel=kernel, probability=True).fit(X, y).calibration_ == default
+    assert SVMCompare(kernel=kernel, probability=True, calibration="cv").fit(
+        X, y).calibration_ == "5-fold"
 
 
-@pytest.mark.parametrize("value", ["auto", None, 5])
+@pytest.mark.parametrize("value", ["folds", None, 5])
 def test_bad_calibration_is_refused(value):
     X, y = _pairs(8, 60)
     with pytest.raises(ValueError, match="calibration must be one of"):

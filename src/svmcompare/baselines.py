@@ -32,7 +32,7 @@ class _RankSVMBase(PairwiseKernelModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, calibration="cv", cost=None, n_jobs=None, random_state=None,
+                 probability=False, calibration="auto", cost=None, n_jobs=None, random_state=None,
                  verbose=False):
         self.C = C
         self.kernel = kernel

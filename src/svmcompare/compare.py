@@ -122,9 +122,14 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         an ordered-logit link on held-out rank differences (see
         ``calibration``; :mod:`svmcompare.calibration`).
         (:class:`SVMCompareCV` reuses its search folds instead.)
-    calibration : {"cv", "loo"}, default="cv"
+    calibration : {"auto", "cv", "loo"}, default="auto"
         Where ``probability=True`` gets rank differences of pairs the model
-        did not see.  "cv": five folds, each this fit's problem without the
+        did not see.  "auto": "cv", except for a linear fit with at least
+        100 pairs per weight (identities at scale: 1,000,000 games of
+        10,000 players), whose own rank differences are used ("in-sample",
+        no refit: their optimism is negligible there; on simulated ids the
+        test log-loss was 0.0002 from the folds' at 100 pairs a weight,
+        0.0014 at 50, 0.005 at 20).  "cv": five folds, each this fit's problem without the
         fold's pairs (same standardization, C and features), started from
         the solution on all pairs and run side by side (``n_jobs`` threads,
         :mod:`svmcompare.solvers.folds`): about 1.4x the time of a plain fit
@@ -219,7 +224,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         w with r(z) = w^T phi(z) on standardized items (linear, Nystroem).
     calibrator_ : ScoreCalibrator
         The link of :meth:`predict_proba` (``probability=True`` only).
-    calibration_ : {"leave-one-out", "5-fold"}
+    calibration_ : {"in-sample", "leave-one-out", "5-fold"}
         Where the link's held-out rank differences came from
         (``probability=True`` only; see ``calibration``).
 
@@ -243,7 +248,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
                  class_weight="auto", scale_indicators=True, on_degenerate="fallback",
                  tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
-                 probability=False, calibration="cv", tie_band="constant", link="ordered",
+                 probability=False, calibration="auto", tie_band="constant", link="ordered",
                  cost=None, n_jobs=None, random_state=None, verbose=False):
         self.C = C
         self.kernel = kernel

@@ -15,12 +15,12 @@ def make_model(args):
 
     params = {"C": args.C, "kernel": kernel_of(args), "gamma": args.gamma, "degree": args.degree}
     class_weight = None if args.class_weight == "none" else args.class_weight
-    calibration = getattr(args, "calibration", "cv")
+    calibration = getattr(args, "calibration", "auto")
     if args.model_type == "lp":
         if args.probability:
             raise ValueError("--probability is not available for --model-type lp.")
         return SVMCompareLP(class_weight=class_weight, **params)
-    if calibration != "cv" and not args.probability:
+    if calibration != "auto" and not args.probability:
         raise ValueError(f"--calibration {calibration} sets how --probability calibrates; "
                          "add --probability.")
     # A progress line for a long exact fit, unless --no-progress (a --grid has its own).
