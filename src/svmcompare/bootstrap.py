@@ -286,8 +286,8 @@ class BootstrapCompare(BaseEstimator):
         # A replicate's link is fitted on the pairs its resample left out (a
         # third of them), not on folds of the resample: cheaper (one fit, not
         # six), and its 90% intervals covered the probabilities of the model
-        # fitted on 50x the games 84% of the time, against 78% for the folds
-        # (benchmarks/bench_intervals.py).
+        # fitted on 50x the games 79-83% of the time, against 75-78% with the
+        # folds (benchmarks/bench_intervals.py, BENCHMARKS.md "Intervals").
         out_of_bag = bool(model.get_params().get("probability", False)) \
             and hasattr(model, "calibrate") and _out_of_bag_ok(y, counts)
         self.calibration_ = "out-of-bag" if out_of_bag else (
