@@ -145,9 +145,9 @@ def test_ctrl_c_stops_the_solves_running_in_fold_threads():
     # 10^7 steps (~80 s): uninterrupted, the test fails instead of hanging the run.
     long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12,
                       max_iter=10**7, solver="exact", n_jobs=1)
-    with warnings.catch_warnings():  # compiled first: the Ctrl-C must reach the loops
-        warnings.simplefilter("ignore")
-        clone(long).set_params(max_iter=10).fit(X[:50], y[:50])
+    with warnings.catch_warnings():  # compiled first (Newton steps too): a Ctrl-C that
+        warnings.simplefilter("ignore")  # lands in a first compile can be lost
+        clone(long).set_params(max_iter=20_000).fit(X[:300], y[:300])
     timer = threading.Timer(1.0, _thread.interrupt_main)
     started = time.perf_counter()
     timer.start()

@@ -23,9 +23,15 @@ LONG_FIT = textwrap.dedent("""
     from svmcompare import SVMCompare
     from svmcompare.datasets import make_norm_pairs
     X, y = make_norm_pairs(1000, "l1", random_state=0)
-    SVMCompare().fit(X[:40], y[:40])  # compile before the clock starts
+    # Compile everything this fit runs (SMO, kernel rows, Newton steps) before the
+    # clock starts: a Ctrl-C that lands in a first compile can be lost.
     model = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, solver="exact",
-                       max_iter=10**10)
+                       max_iter=20_000)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X[:300], y[:300])
+    model.set_params(max_iter=10**7)  # ~80 s: never finishes while the test waits
     print("fitting", flush=True)
     try:
         model.fit(X, y)
@@ -66,8 +72,10 @@ def test_the_solver_state_is_usable_after_an_interrupted_fit():
     from svmcompare.datasets import make_norm_pairs
 
     X, y = make_norm_pairs(600, "l1", random_state=0)
-    long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, max_iter=10**10,
+    # 10^7 steps (~80 s): a lost interrupt fails the test instead of hanging the run.
+    long = SVMCompare(kernel="poly", gamma=16.0, degree=3, C=1e5, tol=1e-12, max_iter=10**7,
                       solver="exact")
+    _compile_first(long, X, y)
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()
     with pytest.raises(KeyboardInterrupt):
@@ -75,6 +83,18 @@ def test_the_solver_state_is_usable_after_an_interrupted_fit():
     timer.join()
     model = SVMCompare(C=1.0, gamma=0.5).fit(X, y)
     assert model.kkt_violation_ < model.tol
+
+
+def _compile_first(model, X, y):
+    """Fit ``model``'s kind on a few pairs past its first Newton steps, so that
+    no first compile (where a Ctrl-C can be lost) runs inside the timed fit."""
+    import warnings
+
+    from sklearn.base import clone
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clone(model).set_params(max_iter=20_000).fit(X[:300], y[:300])
 
 
 def test_interrupted_save_leaves_no_file(tmp_path, monkeypatch):
