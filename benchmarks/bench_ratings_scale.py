@@ -9,7 +9,9 @@ quarter draws); 100,000 test games of the same players.  Ours:
 ``SVMCompare(kernel="linear", scale_indicators=False, probability=True)``
 (unscaled one-hot ids: a ridge prior on every id alike; sparse rows go to the
 dual coordinate descent of ``solvers/dual_cd.py``), timed with its
-probabilities; "ours, no proba" is the fit alone.  evalica's Bradley-Terry
+probabilities (the default ``calibration="auto"``: five calibration folds
+below 100 games per player, the fit's own rank differences from there on);
+"ours, no proba" is the fit alone.  evalica's Bradley-Terry
 counts a draw as half a win and gives no probability of a draw: its scores
 are turned into win/draw/loss probabilities by a Davidson model (a tie
 parameter, a scale on the log-score difference and a home edge, fitted by
