@@ -125,3 +125,22 @@ def test_cli_fit_weighs_results_by_age(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "games.csv"), "--half-life", "70",
                  "--model", str(model)]) == 2
     assert "go together" in capsys.readouterr().err
+
+
+def test_rating_paths_are_plotted(season, tmp_path):
+    pytest.importorskip("matplotlib")
+    from svmcompare.temporal import plot_rating_paths
+
+    X, y, items, week = season
+    ratings = rolling_fit(linear(), X, y, week, items=items, item_ids=[f"t{k}" for k in range(8)],
+                          progress=False).ratings
+    fig = plot_rating_paths(ratings, top=3)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 3
+    best = ratings.iloc[-1].sort_values(ascending=False).index[:3].tolist()
+    assert [line.get_label() for line in lines] == best
+    np.testing.assert_allclose(lines[0].get_ydata(), ratings[best[0]].to_numpy())
+    plot_rating_paths(ratings, tmp_path / "paths.png")
+    assert (tmp_path / "paths.png").read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="non-empty DataFrame"):
+        plot_rating_paths(None)

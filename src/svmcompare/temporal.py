@@ -214,3 +214,29 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                                columns=columns)
     return RollingResult(proba=proba, decision=decision, predicted=predicted, ratings=ratings,
                          fit_seconds=pd.Series(seconds, name="fit_seconds"))
+
+
+def plot_rating_paths(ratings, path=None, top=10, title="Rating paths"):
+    """Lines of the ``top`` items' scores over the periods (``rolling_fit``'s
+    ``ratings``), best by their last score first; saved to ``path`` (PNG or
+    SVG) when given.  Returns the matplotlib figure."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ValueError('a rating path figure needs matplotlib: pip install '
+                         '"svmcompare[experiments]" (or write ratings.to_csv)') from exc
+    if not isinstance(ratings, pd.DataFrame) or ratings.empty:
+        raise ValueError("ratings must be rolling_fit's non-empty DataFrame (fit with items=).")
+    shown = ratings[ratings.iloc[-1].sort_values(ascending=False).index[:top]]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name in shown.columns:
+        ax.plot(shown.index, shown[name], label=str(name))
+    ax.set(xlabel=str(ratings.index.name or "period"), ylabel="score r(x), one scale",
+           title=title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
+    ax.grid(color="0.9")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig
