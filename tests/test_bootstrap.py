@@ -271,3 +271,19 @@ def test_auto_calibration_uses_a_large_linear_fits_own_gaps():
     assert abs(gap) < 0.005
     few = linear(probability=True, random_state=0).fit(X[:500], y[:500])  # 83 per weight
     assert few.calibration_ == "5-fold"
+
+
+@pytest.mark.parametrize("name, value", [("scales_", np.nan), ("offsets_", np.inf),
+                                         ("scales_", None)])
+def test_a_file_with_a_broken_alignment_is_refused(tmp_path, fitted, name, value):
+    model, *_ = fitted
+    broken = clone(model)
+    broken.__dict__.update(model.__dict__)
+    if value is None:
+        setattr(broken, name, getattr(model, name)[:-1])
+    else:
+        setattr(broken, name, np.r_[getattr(model, name)[:-1], value])
+    path = tmp_path / "broken.skops"
+    save_model(broken, path)
+    with pytest.raises(ValueError, match=name):
+        load_model(path)

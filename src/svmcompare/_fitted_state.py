@@ -124,6 +124,10 @@ def _check_bootstrap(estimator, fail):
         fail("bootstrap replicates are not all of the point model's kind")
     if any(model.n_features_in_ != point.n_features_in_ for model in replicates):
         fail("bootstrap replicates differ from the point model in their features")
+    for name in ("scales_", "offsets_"):  # the map of each replicate onto the point's scale
+        value = np.asarray(getattr(estimator, name, None), dtype=object)
+        if value.shape != (len(replicates),) or not np.all(np.isfinite(value.astype(float))):
+            fail(f"bootstrap {name} is not one finite number per replicate")
 
 
 def _check_link(estimator, fail):
