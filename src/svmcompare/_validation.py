@@ -377,6 +377,11 @@ def check_context(context, n_pairs, n_context=None):
     return context
 
 
+def take_rows(values, rows):
+    """``values[rows]`` of an optional per-pair array (context, weights), None for None."""
+    return None if values is None else values[rows]
+
+
 def check_sample_weight(sample_weight, n_pairs):
     """None, or non-negative finite weights (n_pairs,) with a positive sum, as float64."""
     if sample_weight is None:

@@ -43,7 +43,13 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
-from ._validation import check_context, check_pairs_labels, check_positive, check_sample_weight
+from ._validation import (
+    check_context,
+    check_pairs_labels,
+    check_positive,
+    check_sample_weight,
+    take_rows,
+)
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, degenerate_warnings_silenced
 from .solvers.interrupt import PROGRESS_AFTER
@@ -142,15 +148,11 @@ def _fit_replicate(estimator, X, y, context, sample_weight, counts, out_of_bag):
     if out_of_bag:
         model.set_params(probability=False)
     with degenerate_warnings_silenced():  # counted once by the caller
-        model.fit(X[rows], y[rows], context=_take(context, rows), sample_weight=weight)
+        model.fit(X[rows], y[rows], context=take_rows(context, rows), sample_weight=weight)
     if out_of_bag:
-        model.calibrate(X[left_out], y[left_out], context=_take(context, left_out),
-                        sample_weight=_take(sample_weight, left_out))
+        model.calibrate(X[left_out], y[left_out], context=take_rows(context, left_out),
+                        sample_weight=take_rows(sample_weight, left_out))
     return model
-
-
-def _take(values, rows):
-    return None if values is None else values[rows]
 
 
 def _out_of_bag_ok(y, counts):

@@ -32,7 +32,13 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from ._problem import Standardizer, indicator_columns
-from ._validation import check_C, check_context, check_pairs_labels, check_sample_weight
+from ._validation import (
+    check_C,
+    check_context,
+    check_pairs_labels,
+    check_sample_weight,
+    take_rows,
+)
 from .calibration import fit_link, tie_features_for
 from .compare import SVMCompare
 from .exceptions import NoRankingError, degenerate_warnings_silenced
@@ -162,10 +168,6 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
     return decisions
 
 
-def _take(context, rows):
-    return None if context is None else context[rows]
-
-
 def _scores(model, X, y, context, split, held_out, diff=None):
     """Validation error, AUC and (``held_out``) the validation rank gaps in units
     of the model's training spread, for a probability link; NaN when the fit failed."""
@@ -174,7 +176,7 @@ def _scores(model, X, y, context, split, held_out, diff=None):
                 "held_out": None}
     train, val = split
     if diff is None:
-        diff = model.decision_function(X[val], _take(context, val))
+        diff = model.decision_function(X[val], take_rows(context, val))
     report = comparison_report(y[val], diff, model.threshold_)
     gap = None
     if held_out:
@@ -189,9 +191,9 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
                    held_out, bases=None):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
     train, val = split
-    models, prepared = _fit_path(estimator, X[train], y[train], Cs, _take(context, train),
-                                 _take(sample_weight, train), bases)
-    decisions = _path_decisions(estimator, prepared, models, X[val], _take(context, val),
+    models, prepared = _fit_path(estimator, X[train], y[train], Cs, take_rows(context, train),
+                                 take_rows(sample_weight, train), bases)
+    decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
                                 bases)
     scores = [_scores(model, X, y, context, split, held_out, diff)
               for model, diff in zip(models, decisions, strict=True)]
@@ -386,9 +388,9 @@ def _link_scores(held_out, y, splits, features, link, context=None, sample_weigh
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
         fitted = fit_link(held_out[others], y[others], features[others], link=link,
-                          context=_take(context, others),
-                          sample_weight=_take(sample_weight, others))
-        proba = fitted.predict_proba(held_out[val], _take(context, val), features[val])
+                          context=take_rows(context, others),
+                          sample_weight=take_rows(sample_weight, others))
+        proba = fitted.predict_proba(held_out[val], take_rows(context, val), features[val])
         log_losses.append(outcome_log_loss(y[val], proba))
         briers.append(outcome_brier(y[val], proba))
     return np.array(log_losses), float(np.mean(briers))

@@ -26,7 +26,7 @@ import pandas as pd
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
-from ._validation import check_context, check_pairs_labels, check_sample_weight
+from ._validation import check_context, check_pairs_labels, check_sample_weight, take_rows
 from .bootstrap import alignment
 from .solvers.interrupt import PROGRESS_AFTER
 
@@ -119,10 +119,6 @@ class RollingResult:
     fit_seconds: pd.Series
 
 
-def _take(values, rows):
-    return None if values is None else values[rows]
-
-
 def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, half_life=None,
                 times=None, first=None, items=None, item_ids=None, progress="auto"):
     """Before each period, fit on all earlier pairs and predict the period's.
@@ -184,21 +180,21 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                delay=PROGRESS_AFTER if progress == "auto" else 0.0)
     for period in bar:
         train, test = periods < period, periods == period
-        weight = _take(sample_weight, train)
+        weight = take_rows(sample_weight, train)
         if moments is not None:
             now = moments[test].min()
             decay = time_decay(moments[train], half_life, now=now)
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
-        model = clone(estimator).fit(X[train], y[train], context=_take(context, train),
+        model = clone(estimator).fit(X[train], y[train], context=take_rows(context, train),
                                      sample_weight=weight)
         seconds[period] = _clock.perf_counter() - began
         rows = np.flatnonzero(test)
-        decision[rows] = model.decision_function(X[rows], _take(context, rows))
+        decision[rows] = model.decision_function(X[rows], take_rows(context, rows))
         if hasattr(model, "predict_proba"):
             if proba is None:
                 proba = np.full((n, 3), np.nan)
-            proba[rows] = model.predict_proba(X[rows], _take(context, rows))
+            proba[rows] = model.predict_proba(X[rows], take_rows(context, rows))
         predicted[rows] = True
         if items is not None:
             scores = np.asarray(model.rank(items), dtype=float)
