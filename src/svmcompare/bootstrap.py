@@ -106,6 +106,12 @@ def _count_at_most(ordered, values):
                                                                           strict=True)])
 
 
+def point_model(model):
+    """The model that scores: a :class:`BootstrapCompare`'s fit on all pairs
+    (``estimator_``), else ``model`` itself."""
+    return model.estimator_ if isinstance(model, BootstrapCompare) else model
+
+
 def alignment(reference, replicate):
     """(scale, offset) of the least-squares map ``scale * replicate + offset``
     of one replicate's scores onto the ``reference`` scores of the same

@@ -20,15 +20,6 @@ import scipy.sparse as sp
 FORMATS = (".csv", ".html", ".png", ".svg")
 
 
-def _point(model):
-    return model.estimator_ if hasattr(model, "replicates_") else model
-
-
-def _n_context(model):
-    ranking = getattr(_point(model), "ranking_", None)
-    return 0 if ranking is None else int(ranking.n_context)
-
-
 def game_counts(a, b, y, ids):
     """Games, wins, draws and losses of each id in ``ids`` from games
     (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw."""
@@ -111,7 +102,9 @@ def head_to_head(model, items, ids, top=10):
     else:
         items = np.asarray(items, dtype=float)
         X = np.stack([items[first], items[second]], axis=1)
-    n_context = _n_context(model)
+    from .bootstrap import point_model
+
+    n_context = int(point_model(model).n_context_)
     context = np.zeros((first.size, n_context)) if n_context else None
     proba = model.predict_proba(X, context).reshape(k, k, 3)
     proba[np.arange(k), np.arange(k)] = np.nan

@@ -140,6 +140,7 @@ def load_pair_model(path, command):
     """A model file whose estimator compares pairs (not graded items); of a
     file with bootstrap replicates, the model fitted on all pairs."""
     from .._base import PairwiseKernelModel
+    from ..bootstrap import point_model
     from ..persistence import load_model
 
     model = point_model(load_model(path))
@@ -148,11 +149,6 @@ def load_pair_model(path, command):
                          f"not pairs: 'svmcompare {command}' needs a pair model (svmcompare "
                          "fit on a pairs file); 'svmcompare rank' takes this one.")
     return model
-
-
-def point_model(model):
-    """The model that scores: a bootstrap's fit on all pairs, else ``model``."""
-    return model.estimator_ if type(model).__name__ == "BootstrapCompare" else model
 
 
 def load_bootstrap(path, option):
@@ -173,11 +169,12 @@ def items_of(model, path):
     import pandas as pd
     import scipy.sparse as sp
 
+    from ..bootstrap import point_model
     from ..io import identities_of, read_items, read_table
 
     names = getattr(point_model(model), "feature_names_in_", None)
     known = None if names is None else identities_of(names)
-    if path is not None and not (known is not None and _ids_only(path)):
+    if path is not None and not (known is not None and is_id_list(path)):
         return read_items(path)
     if known is None:
         raise ValueError("this model scores item features: give an items table "
@@ -193,7 +190,8 @@ def items_of(model, path):
     return wanted.to_numpy(dtype=object), Z, list(names)
 
 
-def _ids_only(path):
+def is_id_list(path):
+    """Whether the table at ``path`` has an ``id`` column and nothing else."""
     from ..io import read_table
 
     columns = list(read_table(path).columns)

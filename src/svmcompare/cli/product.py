@@ -19,13 +19,13 @@ from .options import (
     check_context_given,
     check_file_features,
     groups_of,
+    is_id_list,
     items_of,
     load_bootstrap,
     load_pair_model,
     make_model,
     pair_columns,
     parallel_backend,
-    point_model,
     rows_of,
     with_predictions,
 )
@@ -295,6 +295,7 @@ def _pair_predictions(args, model):
 def _rank(args):
     import pandas as pd
 
+    from ..bootstrap import point_model
     from ..io import is_letor, load_letor
     from ..persistence import load_model
 
@@ -321,6 +322,7 @@ def _rank(args):
 
 
 def _leaderboard(args):
+    from ..bootstrap import point_model
     from ..leaderboard import head_to_head, leaderboard, write_leaderboard
     from ..persistence import load_model
 
@@ -348,17 +350,13 @@ def _games_of(args, model):
     """(a ids, b ids, labels) of the --games file."""
     from ..io import read_pair_extras, read_pairs
 
-    args.items = args.items_file if _has_features(args) else None
+    # An items table of features reads the games; an id list does not.
+    features = args.items_file is not None and not is_id_list(args.items_file)
+    args.items = args.items_file if features else None
     columns = pair_columns(args, model)
     _, y, _ = read_pairs(args.games, args.items, columns=columns)
     _, extras = read_pair_extras(args.games, columns)
     return extras[columns.a].to_numpy(), extras[columns.b].to_numpy(), y
-
-
-def _has_features(args):
-    from ..io import read_table
-
-    return args.items_file is not None and list(read_table(args.items_file).columns) != ["id"]
 
 
 def _evaluate(args):
