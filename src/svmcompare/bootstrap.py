@@ -39,6 +39,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
@@ -91,19 +92,9 @@ def percentile_interval(replicates, confidence, axis=0):
 
 def positions(scores):
     """Rank positions of items by score along the last axis: 1 for the
-    largest score; tied scores share the best position among them."""
-    scores = np.asarray(scores, dtype=float)
-    # Position = 1 + number of items with a strictly larger score.
-    ordered = np.sort(scores, axis=-1)
-    larger = scores.shape[-1] - _count_at_most(ordered, scores)
-    return 1 + larger
-
-
-def _count_at_most(ordered, values):
-    if ordered.ndim == 1:
-        return np.searchsorted(ordered, values, side="right")
-    return np.stack([np.searchsorted(o, v, side="right") for o, v in zip(ordered, values,
-                                                                          strict=True)])
+    largest score; tied scores share the best position among them (1 + the
+    number of items with a strictly larger score)."""
+    return rankdata(-np.asarray(scores, dtype=float), method="min", axis=-1).astype(np.int64)
 
 
 def point_model(model):
