@@ -20,6 +20,11 @@ def test_decay_halves_every_half_life():
     np.testing.assert_allclose(time_decay(["2024-01-01", "2024-01-15"], 14), [0.5, 1.0])
     np.testing.assert_allclose(time_decay(dates, 14, now=np.datetime64("2024-02-12")),
                                [0.125, 0.25, 0.5])
+    # Dates as games_features reads them: YYYYMMDD integers and day-first text.
+    np.testing.assert_allclose(time_decay([20240101, 20240115, 20240129], 14),
+                               [0.25, 0.5, 1.0])
+    np.testing.assert_allclose(time_decay(["01/01/2024", "15/01/2024", "29/01/2024"], 14),
+                               [0.25, 0.5, 1.0])
 
 
 @pytest.mark.parametrize("times, half_life, now, error, message", [

@@ -28,26 +28,23 @@ from tqdm.auto import tqdm
 
 from ._validation import check_context, check_pairs_labels, check_sample_weight, take_rows
 from .bootstrap import alignment
+from .datasets.games import read_times
 from .solvers.interrupt import PROGRESS_AFTER
 
 
 def _as_number(times, name):
-    """Times as float days (datetimes) or as the numbers given."""
+    """Times as float days (dates, as ``games_features`` reads them: YYYYMMDD
+    integers too) or as the numbers given."""
     times = np.asarray(times)
-    if np.issubdtype(times.dtype, np.datetime64):
-        return times.astype("datetime64[s]").astype(np.int64) / 86_400.0, "days"
+    if times.dtype.kind in "biuf" and times.dtype.kind != "b" \
+            and not np.all(np.isfinite(times.astype(float))):
+        raise ValueError(f"{name} contains NaN or infinity.")
+    dates = read_times(times.ravel()) if times.size else None
+    if dates is not None:
+        seconds = dates.to_numpy().astype("datetime64[s]").astype(np.int64)
+        return seconds / 86_400.0, "days"
     if times.dtype.kind in "biuf" and times.dtype.kind != "b":
-        values = times.astype(float)
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} contains NaN or infinity.")
-        return values, None
-    text = pd.Series(times.ravel()).astype(str)
-    # Only full dates: pandas reads a season label "2009-10" as October 2009.
-    if text.str.match(r"^\d{4}-\d{2}-\d{2}").all():
-        try:
-            return _as_number(pd.to_datetime(text, format="ISO8601").to_numpy(), name)
-        except (ValueError, TypeError):
-            pass
+        return times.astype(float), None
     raise TypeError(f"{name} must be numbers or dates (YYYY-MM-DD); got values like "
                     f"{times.ravel()[:1].tolist()} (a season label is not a date: give each "
                     "season a number).")

@@ -151,15 +151,17 @@ def _decayed(args, extras, weight):
     if args.half_life is None or args.time is None:
         raise ValueError("--half-life and --time go together: results weigh less as they "
                          "age, by the time in the --time column.")
+    from ..datasets.games import read_times
     from ..temporal import time_decay
 
     if args.time not in extras.columns:
         raise ValueError(f"{Path(args.pairs).name} has no column {args.time!r} for --time.")
     values = extras[args.time].to_numpy()
     numbers = _numbers_or_none(values)
-    decay = time_decay(numbers if numbers is not None else values, args.half_life)
-    print(f"weights halve every {args.half_life:g} "
-          f"{'time units' if numbers is not None else 'days'} back from the latest result; "
+    times = numbers if numbers is not None else values
+    decay = time_decay(times, args.half_life)
+    unit = "days" if read_times(times) is not None else "time units"
+    print(f"weights halve every {args.half_life:g} {unit} back from the latest result; "
           f"the oldest weighs {decay.min():.3g}", flush=True)
     return decay if weight is None else weight * decay
 

@@ -93,23 +93,35 @@ def _periods(values, period):
     values = pd.Series(values).reset_index(drop=True)
     if values.isna().any():
         raise ValueError(f"time of game {int(np.flatnonzero(values.isna())[0])} is missing.")
-    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-        if _yyyymmdd(values):
-            times = pd.to_datetime(values.astype(np.int64).astype(str), format="%Y%m%d")
-        else:
-            ordinal = values.to_numpy()
-            return np.unique(ordinal, return_inverse=True)[1].astype(np.int64)
-    elif pd.api.types.is_datetime64_any_dtype(values):
-        times = values
-    else:
-        text = values.astype(str)
-        # A date has a day: three groups of digits (a season "2009-10" has two).
-        dated = text.str.count(r"\d+").ge(3).all()
-        times = _parse_dates(text) if dated else None
-        if times is None or times.isna().any():  # labels such as seasons: sorted order
-            return np.unique(text, return_inverse=True)[1].astype(np.int64)
+    times = read_times(values)
+    if times is None:  # other integers as they are; labels such as seasons sorted
+        labels = values.to_numpy() if pd.api.types.is_numeric_dtype(values) \
+            else values.astype(str)
+        return np.unique(labels, return_inverse=True)[1].astype(np.int64)
     ordinals = pd.PeriodIndex(times.dt.to_period(period)).asi8
     return ordinals - ordinals.min()
+
+
+def read_times(values):
+    """The dates of a time column as a datetime Series, or None when it holds
+    no dates: datetimes, YYYYMMDD integers (20091008) and date strings with
+    a day (2018-12-25, 25/12/2018) are dates; other numbers and labels such as
+    seasons ("2009-10", which pandas would read as October 2009) are not."""
+    values = pd.Series(values).reset_index(drop=True)
+    if pd.api.types.is_bool_dtype(values):
+        return None
+    if pd.api.types.is_numeric_dtype(values):
+        if not _yyyymmdd(values):
+            return None
+        return pd.to_datetime(values.astype(np.int64).astype(str), format="%Y%m%d")
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return values
+    text = values.astype(str)
+    # A date has a day: three groups of digits (a season "2009-10" has two).
+    if not text.str.count(r"\d+").ge(3).all():
+        return None
+    times = _parse_dates(text)
+    return None if times is None or times.isna().any() else times
 
 
 def _parse_dates(text):
