@@ -547,3 +547,62 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
                                           max_iter=300, shrinking=False, n_threads=n_threads))
         np.testing.assert_array_equal(results[0].alpha, results[1].alpha)
         np.testing.assert_array_equal(results[0].gradient, results[1].gradient)
+
+
+def _identity_pairs(seed, players=6, games=60):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, players, games)
+    b = (a + rng.integers(1, players, games)) % players
+    strength = rng.normal(size=players)
+    d = strength[b] - strength[a] + rng.logistic(scale=0.5, size=games)
+    y = np.where(d > 0.7, 1, np.where(d < -0.7, -1, 0))
+    eye = np.eye(players)
+    return eye[a], eye[b], y
+
+
+def test_repeated_items_are_stored_once_and_rows_keep_their_differences():
+    Xi, Xip, y = _identity_pairs(0)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
+    Xt, Xtp, _ = flipped_from_definition(Xi, Xip, y)
+    assert problem.items.shape[0] == 6  # the players, not 2 x 60 rows
+    assert np.array_equal(problem.items[problem.a], Xt)
+    assert np.array_equal(problem.items[problem.b], Xtp)
+    pairs = np.stack([Xi, Xip], 1)
+    x, x2 = problem.pair_items[problem.pair].T
+    assert np.array_equal(problem.items[x], pairs[problem.pair, 0])
+    assert np.array_equal(problem.items[x2], pairs[problem.pair, 1])
+    assert np.array_equal(problem.a, np.where(problem.flipped, x2, x))
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_identity_pairs_dual_matches_generic_qp(C):
+    Xi, Xip, y = _identity_pairs(1)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, C)
+    ours = solve_dual(problem, resolve_kernel("rbf", 0.5), bias=True, tol=1e-6)
+    Xt, Xtp, yt = flipped_from_definition(Xi, Xip, y)
+    Q = ktilde_from_definition(Xt, Xtp, rbf(0.5)) * np.outer(yt, yt)
+    ref = solve_dual_reference(Q, yt, C, bias=True)
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+    assert kkt_violation(ours.alpha, Q, yt, C, ours.bias) < 1e-6
+
+
+def test_distinct_items_keep_first_appearance_order_and_survive_a_projection_collision(
+        monkeypatch):
+    from svmcompare._problem import distinct_items
+
+    rows = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0], [1.0, 0.0]])
+    items, index = distinct_items(rows)
+    assert np.array_equal(items, rows[[0, 1, 3]])
+    assert np.array_equal(index, [0, 1, 0, 2, 1])
+    distinct = np.arange(6.0).reshape(3, 2)
+    same, identity = distinct_items(distinct)
+    assert same is distinct and np.array_equal(identity, [0, 1, 2])
+
+    class Ones:  # a projection on (1, 1): [0, 1] and [1, 0] share a key
+        def standard_normal(self, size):
+            return np.ones(size)
+
+    monkeypatch.setattr(np.random, "default_rng", lambda seed: Ones())
+    items, index = distinct_items(rows)
+    assert np.array_equal(items, rows[[0, 1, 3]])
+    assert np.array_equal(index, [0, 1, 0, 2, 1])

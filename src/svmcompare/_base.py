@@ -105,15 +105,12 @@ def nystroem_rows(feature_map, problem):
     return D
 
 
-def oriented_gaps(problem, n, rows, fitted, context_coef):
-    """r(x') - r(x) of the pairs of ``rows`` (rows of ``problem``, built from
-    ``n`` pairs by ``stack_items``) from the rows' fitted values
-    f_t = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t (eq. 17), in f's units: less
-    the context term, negated where the row is (x', x).  Items are x rows
-    then x' rows, so a row's pair is a_t mod n, and it is (x', x) when
-    a_t >= n."""
+def oriented_gaps(problem, rows, fitted, context_coef):
+    """r(x') - r(x) of the pairs of ``rows`` (rows of ``problem``) from the
+    rows' fitted values f_t = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t (eq. 17),
+    in f's units: less the context term, negated where the row is (x', x)."""
     gap = fitted - problem.context[rows] @ context_coef
-    return np.where(problem.a[rows] < n, gap, -gap)
+    return np.where(problem.flipped[rows], -gap, gap)
 
 
 def _overdetermined(prepared):
@@ -125,11 +122,11 @@ def _overdetermined(prepared):
     return prepared.y.size >= IN_SAMPLE_PAIRS_PER_WEIGHT * max(weights, 1)
 
 
-def _rows_of_pairs(problem, n):
-    """The first row of each of the ``n`` pairs of ``problem`` (indexed by
-    pair), or None when some pair has no row (SVMRank's tie pairs)."""
-    pairs, first_row = np.unique(problem.a % n, return_index=True)
-    return first_row if pairs.size == n else None
+def _rows_of_pairs(problem):
+    """The first row of each pair of ``problem`` (indexed by pair), or None
+    when some pair has no row (SVMRank's tie pairs)."""
+    pairs, first_row = np.unique(problem.pair, return_index=True)
+    return first_row if pairs.size == problem.pair_items.shape[0] else None
 
 
 # The largest free set whose |F| x |F| system the leave-one-out estimate of
@@ -294,7 +291,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             # One model for every pair: its own training spread is the unit.
             return gaps / self._training_spread(prepared.Xs)
         self.calibration_ = "5-fold"
-        if _rows_of_pairs(prepared.problem, prepared.y.size) is not None:
+        if _rows_of_pairs(prepared.problem) is not None:
             held_out, scales = self._row_fold_gaps(prepared, result)
         else:
             held_out, scales = cross_validated_scores(
@@ -315,8 +312,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         gaps and its spread alike, so their ratio, the link's input, needs
         no bias: the gaps are taken in the SVM's own units u^T Phi."""
         problem, y, n = prepared.problem, prepared.y, prepared.y.size
-        first_row = _rows_of_pairs(problem, n)
-        pair_of_row = problem.a % n
+        first_row = _rows_of_pairs(problem)
+        pair_of_row = problem.pair
         splits = calibration_splits(y, random_state=self.random_state)
         # Each fold: (its rows, the first rows of its test and training pairs).
         folds = []
@@ -335,8 +332,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         def fit_fold(k):
             _, test_rows, train_rows = folds[k]
             test_fitted, train_fitted, context_coef = refit(k)
-            train_gaps = oriented_gaps(problem, n, train_rows, train_fitted, context_coef)
-            return (oriented_gaps(problem, n, test_rows, test_fitted, context_coef),
+            train_gaps = oriented_gaps(problem, train_rows, train_fitted, context_coef)
+            return (oriented_gaps(problem, test_rows, test_fitted, context_coef),
                     score_spread(train_gaps))
 
         return held_out_by_folds(fit_fold, splits, n, workers,
@@ -399,10 +396,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         ill-conditioned for the estimate's digits (exact solver only)."""
         problem = prepared.problem
         block, diagonal = kernel_rows(problem, prepared.kernel)
-        n = prepared.Xs.shape[0]
-        # stack_items puts x of pair i at item i and x' at item n + i.
         changes = loo_changes(block, diagonal, problem.y, problem.C, result.alpha,
-                              problem.a % n, problem.context, self._uses_bias,
+                              problem.pair, problem.context, self._uses_bias,
                               max_free=LOO_MAX_FREE)
         if changes is None:
             return None
@@ -410,8 +405,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         with degenerate_warnings_silenced():  # _store has warned already
             scale = self._rank_scale(result.bias, result.bias_noise)
         gaps = self._training_gaps(prepared, result, scale)
-        # A row (x', x) (a >= n) carries -(r(x') - r(x)).
-        gaps[problem.a[rows] % n] += scale * np.where(problem.a[rows] < n, change, -change)
+        # A row (x', x) carries -(r(x') - r(x)).
+        gaps[problem.pair[rows]] += scale * np.where(problem.flipped[rows], -change, change)
         return gaps
 
     def _refit_start(self, prepared, result, feature_map):
@@ -529,7 +524,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return bool(getattr(self, "probability", False)) \
             and getattr(self, "calibration", "cv") in ("auto", "cv") \
             and prepared.solver == "exact" \
-            and _rows_of_pairs(prepared.problem, prepared.y.size) is not None
+            and _rows_of_pairs(prepared.problem) is not None
 
     def _primal_rows(self, prepared):
         """The rows d_t of the primal solvers: differences of the items'
@@ -624,19 +619,19 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """
         problem, Xs = prepared.problem, prepared.Xs
         n = Xs.shape[0]
-        pairs, first_row = np.unique(problem.a % n, return_index=True)
+        pairs, first_row = np.unique(problem.pair, return_index=True)
         fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
         gaps = np.empty(n)
-        gaps[pairs] = oriented_gaps(problem, n, first_row, scale * fitted, context_coef)
+        gaps[pairs] = oriented_gaps(problem, first_row, scale * fitted, context_coef)
         if pairs.size < n:
             rest = np.ones(n, dtype=bool)
             rest[pairs] = False
             if prepared.gram is None:
                 gaps[rest] = self._decision_standardized(Xs[rest])
             else:
-                # r(x') - r(x) by eq. (19) over the training items, x' being item i + n.
-                rest = np.flatnonzero(rest)
-                rows = prepared.gram[rest + n] - prepared.gram[rest]
+                # r(x') - r(x) by eq. (19) over the training items.
+                x, x2 = problem.pair_items[np.flatnonzero(rest)].T
+                rows = prepared.gram[x2] - prepared.gram[x]
                 gaps[rest] = rows[:, self._expansion_index] @ self.ranking_.coef
         return gaps
 

@@ -182,6 +182,10 @@ class BinaryProblem:
 
     Row ``t`` is the difference ``Phi(items[b[t]]) - Phi(items[a[t]])`` with
     label ``y[t]`` in {-1, 1} and box constraint ``0 <= alpha_t <= C[t]``.
+    It comes from pair ``pair[t]``, as (x, x') or, where ``flipped[t]``, as
+    (x', x); pair i's x and x' are the items ``pair_items[i]``.  Left out,
+    these three describe the layout of :func:`stack_items` on distinct items
+    (x rows then x' rows: a row's pair is a mod n, flipped iff a >= n).
     """
 
     items: np.ndarray  # (n_items, p), C-contiguous float64 (or CSR: sparse pairs)
@@ -192,28 +196,92 @@ class BinaryProblem:
     # (m, q) float64: the pair context of each row, oriented as the row (negated
     # when the row is (x', x)); q = 0 without context.
     context: np.ndarray = None
+    pair: np.ndarray = None  # (m,) int64
+    flipped: np.ndarray = None  # (m,) bool
+    pair_items: np.ndarray = None  # (n_pairs, 2) int64
 
     def __post_init__(self):
         if self.context is None:
             object.__setattr__(self, "context", np.zeros((self.a.shape[0], 0)))
+        if self.pair is None:
+            n = self.items.shape[0] // 2
+            first = np.arange(n, dtype=np.int64)
+            object.__setattr__(self, "pair", self.a % n)
+            object.__setattr__(self, "flipped", self.a >= n)
+            object.__setattr__(self, "pair_items", np.column_stack([first, first + n]))
 
     @property
     def m(self):
         return self.a.shape[0]
 
+    def rows(self, rows):
+        """The problem restricted to the rows ``rows`` (same items and pairs)."""
+        return BinaryProblem(self.items, self.a[rows], self.b[rows], self.y[rows],
+                             self.C[rows], self.context[rows], self.pair[rows],
+                             self.flipped[rows], self.pair_items)
+
+
+_HASH_SEED = 20261126  # a fixed projection: the same items for every fit
+_VERIFY_CHUNK = 65536  # rows compared at a time (bounded extra memory)
+
+
+def distinct_items(stacked):
+    """The distinct rows of ``stacked`` (n, p), in order of first appearance,
+    and the index among them of every row.
+
+    Data with identities (one-hot teams, engines, LLMs) repeat a few items in
+    thousands of pairs; kernel rows over the distinct items cost O(items)
+    instead of O(pairs), and the item kernel of a C path fits in memory.  Rows
+    are grouped by a random projection (one float a row, sorted) and each
+    row is then compared with its group's first row; should two different
+    rows share a projection, numpy's exact unique of the rows decides.  All
+    rows distinct: ``stacked`` itself and 0..n-1 (no copy).
+    """
+    n = stacked.shape[0]
+    key = stacked @ np.random.default_rng(_HASH_SEED).standard_normal(stacked.shape[1])
+    _, first, index = np.unique(key, return_index=True, return_inverse=True)
+    index = index.ravel()
+    for lo in range(0, n, _VERIFY_CHUNK):
+        part = slice(lo, lo + _VERIFY_CHUNK)
+        if not np.array_equal(stacked[part], stacked[first[index[part]]]):
+            _, first, index = np.unique(stacked, axis=0, return_index=True,
+                                        return_inverse=True)
+            index = index.ravel()
+            break
+    if first.size == n:
+        return stacked, np.arange(n, dtype=np.int64)
+    order = np.argsort(first, kind="stable")
+    position = np.empty(first.size, dtype=np.int64)
+    position[order] = np.arange(first.size)
+    return np.ascontiguousarray(stacked[first[order]]), position[index]
+
 
 def stack_items(Xs):
-    """Items of a standardized pair array: x rows then x' rows.
+    """Items of a standardized pair array and where each pair's x and x' are.
 
-    Pair ``i`` has x at item ``i`` and x' at item ``n + i``.
+    Dense pairs: the distinct rows of x then x' (:func:`distinct_items`), so
+    with all items distinct pair ``i`` has x at item ``i`` and x' at item
+    ``n + i``.  Sparse pairs keep that layout (their rows are not compared).
     """
     n = Xs.shape[0]
     if isinstance(Xs, SparsePairs):
         items = Xs.items()
-    else:
-        items = np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
-    first = np.arange(n, dtype=np.int64)
-    return items, first, first + n
+        first = np.arange(n, dtype=np.int64)
+        return items, first, first + n
+    items, index = distinct_items(np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]],
+                                                                      axis=0)))
+    return items, index[:n], index[n:]
+
+
+def _problem(items, first, second, rows, ytilde, Cvec, ctx):
+    """A BinaryProblem from ``rows``, a list of (pair indices, flipped) in row order."""
+    pair = np.concatenate([pairs for pairs, _ in rows]).astype(np.int64)
+    flipped = np.concatenate([np.broadcast_to(np.asarray(flip, dtype=bool), pairs.shape)
+                              for pairs, flip in rows])
+    a = np.where(flipped, second[pair], first[pair])
+    b = np.where(flipped, first[pair], second[pair])
+    return BinaryProblem(items, a, b, ytilde, Cvec, ctx, pair, flipped,
+                         np.column_stack([first, second]))
 
 
 def _oriented_context(context, rows, sign):
@@ -251,8 +319,6 @@ def flip_compare(Xs, y, C, class_weight=None, context=None, sample_weight=None):
     i1 = np.flatnonzero(y == 1)
     im1 = np.flatnonzero(y == -1)
     i0 = np.flatnonzero(y == 0)
-    a = np.concatenate([first[i1], second[im1], first[i0], second[i0]])
-    b = np.concatenate([second[i1], first[im1], second[i0], first[i0]])
     ytilde = np.concatenate(
         [np.ones(i1.size + im1.size), -np.ones(2 * i0.size)]
     )
@@ -263,7 +329,8 @@ def flip_compare(Xs, y, C, class_weight=None, context=None, sample_weight=None):
     if row_weight is not None:
         Cvec = Cvec * row_weight
     ctx = _stack_context(context, [(i1, 1.0), (im1, -1.0), (i0, 1.0), (i0, -1.0)])
-    return BinaryProblem(items, a, b, ytilde, Cvec, ctx)
+    return _problem(items, first, second,
+                    [(i1, False), (im1, True), (i0, False), (i0, True)], ytilde, Cvec, ctx)
 
 
 CLASS_WEIGHTS = ("auto", "balanced")
@@ -328,11 +395,10 @@ def flip_rank(Xs, y, C, context=None, sample_weight=None):
     items, first, second = stack_items(Xs)
     ineq = np.flatnonzero(y != 0)
     better_second = y[ineq] == 1
-    a = np.where(better_second, first[ineq], second[ineq])
-    b = np.where(better_second, second[ineq], first[ineq])
     ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0))])
     Cvec = _weighted(np.full(ineq.size, float(C)), sample_weight, ineq)
-    return BinaryProblem(items, a, b, np.ones(ineq.size), Cvec, ctx)
+    return _problem(items, first, second, [(ineq, ~better_second)], np.ones(ineq.size),
+                    Cvec, ctx)
 
 
 def flip_rank2(Xs, y, C, context=None, sample_weight=None):
@@ -349,17 +415,12 @@ def flip_rank2(Xs, y, C, context=None, sample_weight=None):
     ineq = np.flatnonzero(y != 0)
     eq = np.flatnonzero(y == 0)
     better_second = y[ineq] == 1
-    a = np.concatenate(
-        [np.where(better_second, first[ineq], second[ineq]), first[eq], second[eq]]
-    )
-    b = np.concatenate(
-        [np.where(better_second, second[ineq], first[ineq]), second[eq], first[eq]]
-    )
     Cvec = np.concatenate([np.full(ineq.size, 2.0 * C), np.full(2 * eq.size, float(C))])
     Cvec = _weighted(Cvec, sample_weight, np.concatenate([ineq, eq, eq]))
     ctx = _stack_context(context, [(ineq, np.where(better_second, 1.0, -1.0)),
                                            (eq, 1.0), (eq, -1.0)])
-    return BinaryProblem(items, a, b, np.ones(a.size), Cvec, ctx)
+    rows = [(ineq, ~better_second), (eq, False), (eq, True)]
+    return _problem(items, first, second, rows, np.ones(ineq.size + 2 * eq.size), Cvec, ctx)
 
 
 def restricted_start(alpha, problem, sub_problem, sub_pairs, bias=True):
@@ -368,18 +429,16 @@ def restricted_start(alpha, problem, sub_problem, sub_pairs, bias=True):
     solution ``alpha``.
 
     Each row of the sub-problem takes the alpha of the row of ``problem`` with
-    the same pair and orientation (items are x rows then x' rows, so a row's
-    pair is a mod n and it is (x, x') iff a < n), clipped to the sub-problem's
-    C (balanced class weights move with the pairs).  With a bias, the side of
+    the same pair and orientation, clipped to the sub-problem's C (balanced
+    class weights move with the pairs).  With a bias, the side of
     y^T alpha = 0 (the equality constraint of the dual (18)) that is too
     heavy is scaled down, which keeps 0 <= alpha <= C.
     """
-    n = problem.items.shape[0] // 2
+    n = problem.pair_items.shape[0]
     row_of = np.full(2 * n, -1, dtype=np.int64)
-    row_of[(problem.a % n) * 2 + (problem.a >= n)] = np.arange(problem.m)
-    n_sub = sub_problem.items.shape[0] // 2
-    pairs = np.asarray(sub_pairs)[sub_problem.a % n_sub]
-    rows = row_of[pairs * 2 + (sub_problem.a >= n_sub)]
+    row_of[problem.pair * 2 + problem.flipped] = np.arange(problem.m)
+    pairs = np.asarray(sub_pairs)[sub_problem.pair]
+    rows = row_of[pairs * 2 + sub_problem.flipped]
     if np.any(rows < 0):
         raise ValueError("sub_problem has rows that problem does not have.")
     start = np.minimum(alpha[rows], sub_problem.C)

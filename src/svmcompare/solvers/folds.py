@@ -33,7 +33,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._problem import BinaryProblem
 from ..kernels import PRECOMPUTED
 from ._kernel_rows import kernel_pack
 from .dual_cd import solve_linear_rows
@@ -53,8 +52,7 @@ PRIMAL_FOLD_SMOOTHING = 0.1
 
 def subproblem(problem, rows):
     """The rows ``rows`` of ``problem`` (same items, C and context)."""
-    return BinaryProblem(problem.items, problem.a[rows], problem.b[rows], problem.y[rows],
-                         problem.C[rows], problem.context[rows])
+    return problem.rows(rows)
 
 
 def start_without(alpha, gradient, y, keep, bias=True):

@@ -236,7 +236,7 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
 
     Parameters
     ----------
-    problem : svmcompare.solvers.BinaryProblem
+    problem : svmcompare._problem.BinaryProblem
         Items, the index pairs (a, b) of each row, labels, per-row C and the
         rows' pair context (a linear block c_s . c_t added to K~).
     kernel : KernelSpec
