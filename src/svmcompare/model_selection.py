@@ -376,24 +376,32 @@ def default_grid(n_features, indicators=False):
     ]
 
 
-def _link_scores(held_out, y, splits, features, link, context=None, sample_weight=None):
-    """Cross-fitted log-loss per split and mean Brier score of a probability
-    link on held-out scores.
+def _link_scores(held_out, y, splits, links, tie_features, context=None, sample_weight=None):
+    """Cross-fitted log-loss per split and mean Brier score of every link
+    option (``links``: tie band x family) on one point's held-out scores.
 
-    For each split, the link is fitted on the other splits' held-out scores
-    and evaluated on its own: each pair's probability comes from a model and a
-    link that never saw it.
+    For each split, a link is fitted on the other splits' held-out scores and
+    evaluated on its own: each pair's probability comes from a model and a
+    link that never saw it.  The options of a split start from one constant
+    ordered band fitted once.
     """
-    log_losses, briers = [], []
+    log_losses = np.empty((len(links), len(splits)))
+    briers = np.empty((len(links), len(splits)))
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
-        fitted = fit_link(held_out[others], y[others], features[others], link=link,
-                          context=take_rows(context, others),
-                          sample_weight=take_rows(sample_weight, others))
-        proba = fitted.predict_proba(held_out[val], take_rows(context, val), features[val])
-        log_losses.append(outcome_log_loss(y[val], proba))
-        briers.append(outcome_brier(y[val], proba))
-    return np.array(log_losses), float(np.mean(briers))
+        fold_context, fold_weight = take_rows(context, others), take_rows(sample_weight, others)
+        start = fit_link(held_out[others], y[others], np.zeros((others.size, 0)),
+                         context=fold_context, sample_weight=fold_weight)
+        for i, option in enumerate(links):
+            features = tie_features[option.get("tie_band", "constant")]
+            fitted = fit_link(held_out[others], y[others], features[others],
+                              link=option.get("link", "ordered"), context=fold_context,
+                              sample_weight=fold_weight, start=start)
+            proba = fitted.predict_proba(held_out[val], take_rows(context, val), features[val])
+            log_losses[i, k] = outcome_log_loss(y[val], proba)
+            briers[i, k] = outcome_brier(y[val], proba)
+    return [(losses, float(np.mean(brier))) for losses, brier in
+            zip(log_losses, briers, strict=True)]
 
 
 def _pooled(per_fold, splits, n_pairs):
@@ -407,12 +415,6 @@ def _pooled(per_fold, splits, n_pairs):
     return pooled
 
 
-def _point_link_scores(pooled, links, y, splits, tie_features, context, sample_weight):
-    return [_link_scores(pooled, y, splits, tie_features[option.get("tie_band", "constant")],
-                         option.get("link", "ordered"), context, sample_weight)
-            for option in links]
-
-
 def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_weight,
                      n_jobs):
     """Every link option's cross-fitted scores (:func:`_link_scores`) at every
@@ -421,8 +423,8 @@ def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_
     a failed point."""
     todo = [i for i, pooled in enumerate(pooled_of) if pooled is not None]
     done = Parallel(n_jobs=n_jobs)(
-        delayed(_point_link_scores)(pooled_of[i], links, y, splits, tie_features, context,
-                                    sample_weight) for i in todo)
+        delayed(_link_scores)(pooled_of[i], y, splits, links, tie_features, context,
+                              sample_weight) for i in todo)
     out = [None] * len(pooled_of)
     for i, scored in zip(todo, done, strict=True):
         out[i] = scored
