@@ -45,8 +45,8 @@ from joblib import Parallel, delayed
 from svmcompare import SVMCompare, SVMCompareCV
 from svmcompare._problem import label_weights
 from svmcompare.experiments.protocol import Setting, draw_sets
+from svmcompare.grid_search import paper_grid, validation_search
 from svmcompare.metrics import comparison_report, outcome_log_loss
-from svmcompare.model_selection import paper_grid, validation_search
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_real import DATA, SETS, group_folds  # noqa: E402

@@ -19,7 +19,7 @@ import numpy as np
 from svmcompare import SVMCompare
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.experiments.protocol import MODELS as PAPER_MODELS
-from svmcompare.model_selection import paper_grid, validation_search
+from svmcompare.grid_search import paper_grid, validation_search
 
 # The paper's models as the reproductions fit them (compare: class_weight=None,
 # NoRankingError when beta >= 0), not the library's defaults.

@@ -12,7 +12,7 @@ import pandas as pd
 
 from svmcompare import SVMCompare, SVMCompareLP
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.model_selection import paper_grid, validation_search
+from svmcompare.grid_search import paper_grid, validation_search
 
 
 def main():

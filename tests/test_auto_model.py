@@ -244,14 +244,14 @@ def test_a_grid_of_class_weight_dicts_is_searched_like_any_other_value():
 
 
 def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
-    from svmcompare import model_selection
+    from svmcompare import grid_search
 
     X, y = make_norm_pairs(80, "l2", random_state=0)
     grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
     assert SVMCompareCV().get_params()["progress"] == "auto"
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     assert "SVMCompareCV" not in capsys.readouterr().err  # a short search: no bar
-    monkeypatch.setattr(model_selection, "PROGRESS_AFTER", 0.0)  # as if it ran long
+    monkeypatch.setattr(grid_search, "PROGRESS_AFTER", 0.0)  # as if it ran long
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     assert "SVMCompareCV" in capsys.readouterr().err
     SVMCompareCV(param_grid=grid, cv=3, progress=False).fit(X, y)

@@ -73,7 +73,7 @@ def test_sklearn_conventions():
 
 
 def test_C_path_shares_the_kernel_and_equals_single_fits():
-    from svmcompare.model_selection import fit_C_path
+    from svmcompare.grid_search import fit_C_path
 
     X, y = make_norm_pairs(100, "linf", random_state=5)
     Xt, _ = make_norm_pairs(200, "linf", random_state=6)

@@ -17,7 +17,7 @@ from svmcompare.experiments.protocol import (
     run_settings,
     summarize,
 )
-from svmcompare.model_selection import paper_grid
+from svmcompare.grid_search import paper_grid
 
 SUSHI = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
 CHESS = SUSHI.parent / "chess" / "lichess_kaggle_games" / "games.csv"

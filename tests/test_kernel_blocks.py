@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
+import svmcompare.grid_search as grid_search
 import svmcompare.kernels as kernels
-import svmcompare.model_selection as model_selection
 from svmcompare import SVMCompare
 from svmcompare.datasets import make_norm_pairs
+from svmcompare.grid_search import validation_search
 from svmcompare.kernels import BlockBases, resolve_kernel
-from svmcompare.model_selection import validation_search
 
 
 def _items():
@@ -90,7 +90,7 @@ def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
 
     # Nothing kept: every path computes its own, and the search is the same.
     shapes.clear()
-    monkeypatch.setattr(model_selection, "BlockBases", lambda max_bytes: BlockBases(0))
+    monkeypatch.setattr(grid_search, "BlockBases", lambda max_bytes: BlockBases(0))
     best_alone, results_alone = validation_search(SVMCompare(), grid, X, y, Xv, yv)
     assert len(shapes) == 6
     assert results.equals(results_alone)

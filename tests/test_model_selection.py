@@ -3,7 +3,7 @@ import pytest
 
 from svmcompare import NoRankingError, SVMCompare, SVMRank
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.model_selection import paper_grid, validation_search
+from svmcompare.grid_search import paper_grid, validation_search
 
 
 def test_paper_grid_values():
@@ -41,7 +41,7 @@ def test_failed_points_are_recorded():
 
 @pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
 def test_warm_started_path_equals_cold_fits(norm_data, cls):
-    from svmcompare.model_selection import fit_C_path
+    from svmcompare.grid_search import fit_C_path
 
     (X, y), (Xtest, _) = norm_data
     Cs = [10.0, 0.01, 1.0, 0.1]  # unsorted on purpose: results follow this order
@@ -55,7 +55,7 @@ def test_warm_started_path_equals_cold_fits(norm_data, cls):
 
 
 def test_path_marks_failed_fits_as_none():
-    from svmcompare.model_selection import fit_C_path
+    from svmcompare.grid_search import fit_C_path
 
     X, y = make_norm_pairs(200, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
     path = fit_C_path(SVMCompare(class_weight=None, on_degenerate="raise"), X, y, [1.0])
@@ -96,7 +96,7 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
     # SVMRank's equal pairs have no row of the dual: along a C path their
     # training rank gaps come from the path's item kernel, not kernel blocks.
     from svmcompare.calibration import score_spread
-    from svmcompare.model_selection import _fit_path
+    from svmcompare.grid_search import _fit_path
 
     (X, y), _ = norm_data
     assert np.any(y == 0)
@@ -132,7 +132,7 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
 def test_one_validation_block_per_path_scores_as_each_model(cls):
     # A C path scores its validation pairs from one kernel block against the
     # path's training items; each model must score as its own decision_function.
-    from svmcompare.model_selection import _fit_path, _path_decisions
+    from svmcompare.grid_search import _fit_path, _path_decisions
 
     X, y = make_norm_pairs(240, "l1", random_state=5)
     context = np.random.default_rng(5).choice([-1.0, 0.0, 1.0], size=(240, 1))

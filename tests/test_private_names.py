@@ -27,9 +27,9 @@ REMAINING = {
     ("hard_margin.py", "_set_ranking"), ("predictor.py", "_probabilities"),
     ("predictor.py", "_set_ranking"),
     # Warm-started C paths and calibration folds drive an estimator's fit steps.
-    ("model_selection.py", "_prepare"), ("model_selection.py", "_solve"),
-    ("model_selection.py", "_store"), ("model_selection.py", "_standardized_pairs"),
-    ("model_selection.py", "_expansion_index"), ("model_selection.py", "_training_spread"),
+    ("grid_search.py", "_prepare"), ("grid_search.py", "_solve"),
+    ("grid_search.py", "_store"), ("grid_search.py", "_standardized_pairs"),
+    ("grid_search.py", "_expansion_index"), ("grid_search.py", "_training_spread"),
     ("model_selection.py", "_calibrate"), ("model_selection.py", "_set_feature_names"),
     ("calibration.py", "_fit_solution"), ("calibration.py", "_rank_gap"),
     ("calibration.py", "_training_spread"), ("calibration.py", "_standardized_pairs"),

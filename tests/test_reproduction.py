@@ -7,7 +7,7 @@ import pytest
 
 from svmcompare import SVMCompare, SVMRank
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.model_selection import paper_grid, validation_search
+from svmcompare.grid_search import paper_grid, validation_search
 
 
 def _test_error(cls, norm, n, seed, grid):

@@ -245,7 +245,8 @@ class BootstrapCompare(BaseEstimator):
             the folds of a search (``SVMCompareCV`` with a group splitter).
         sample_weight : array of shape (n_pairs,), optional
         """
-        from .model_selection import SVMCompareCV, check_progress
+        from .grid_search import check_progress
+        from .model_selection import SVMCompareCV
 
         check_positive(self.n_resamples, "n_resamples", integer=True)
         if self.n_resamples < 2:

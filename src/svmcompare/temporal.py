@@ -147,7 +147,7 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     -------
     RollingResult
     """
-    from .model_selection import check_progress
+    from .grid_search import check_progress
 
     check_progress(progress)
     X, y = check_pairs_labels(X, y)

@@ -18,8 +18,8 @@ import pandas as pd
 
 from .._threshold import threshold_compare
 from ..datasets import latent_rank, make_norm_pairs
+from ..grid_search import paper_grid, validation_search
 from ..metrics import comparison_errors
-from ..model_selection import paper_grid, validation_search
 from .protocol import MODELS
 
 
@@ -78,7 +78,7 @@ def run_figure3(n_pairs=100, norm="l1", equality_fraction=0.5, random_state=1,
         re-run) makes the test error an estimate of the generalization error
         rather than of the draw of 100 test pairs.
     grid : dict, optional
-        Hyper-parameter grid; default :func:`svmcompare.model_selection.paper_grid`.
+        Hyper-parameter grid; default :func:`svmcompare.grid_search.paper_grid`.
     grid_points : int, default=60
         Resolution of the level-curve grid per axis.
     n_jobs : int, optional

@@ -45,8 +45,8 @@ from ..compare import SVMCompare
 from ..datasets import chess_features, load_chess_games
 from ..datasets.chess import PLAYER_FEATURES, RATING_FEATURES
 from ..exceptions import NoRankingError
+from ..grid_search import validation_search
 from ..metrics import comparison_report
-from ..model_selection import validation_search
 from .plotting import plt
 
 KERNEL_GRIDS = {

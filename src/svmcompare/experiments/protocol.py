@@ -28,8 +28,8 @@ from ..baselines import SVMRank, SVMRank2
 from ..compare import SVMCompare
 from ..datasets import latent_rank, load_sushi, make_norm_pairs
 from ..exceptions import NoRankingError
+from ..grid_search import paper_grid, validation_search
 from ..metrics import comparison_report
-from ..model_selection import paper_grid, validation_search
 
 SIMULATED = ("l1", "l2", "linf")
 PANELS = (*SIMULATED, "sushi")
@@ -146,7 +146,7 @@ def run_settings(settings, *, scoring="error", grid=None, sushi_path=None, n_job
     scoring : {"error", "auc"}
         Model selection on validation: minimum zero-one error or maximum AUC.
     grid : dict, optional
-        Default :func:`svmcompare.model_selection.paper_grid`.
+        Default :func:`svmcompare.grid_search.paper_grid`.
     sushi_path : str or Path, optional
         Folder of the sushi data, required when a setting uses that panel.
     n_jobs : int, optional

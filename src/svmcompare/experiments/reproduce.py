@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..model_selection import paper_grid
+from ..grid_search import paper_grid
 from .figure3 import run_figure3
 from .figure4 import N_PAIRS, SEEDS, run_figure4
 from .figure5 import EQUALITY_FRACTIONS, run_figure5

@@ -1,0 +1,331 @@
+"""Scoring a hyper-parameter grid on splits, reusing work across the grid.
+
+Section 4 of the paper fits a 10 x 10 grid of models (C = 10^-3..10^3,
+kernel width gamma = 2^-7..2^4, both log-spaced) on a training set and keeps
+the one with the smallest validation zero-one error (Figure 4) or the largest
+validation AUC (Figure 5).
+
+For a fixed gamma, the fits along C share everything but the costs: the
+pairs are validated, standardized and flipped once, the item kernel matrix is
+computed once (when it fits in ``cache_size``), and each dual solve starts
+from the previous one's solution scaled by C_new / C_old, which stays
+feasible for the box [0, C_new] and the equality constraint of (18)
+(alpha seeding).  :func:`fit_C_path` does this; :func:`validation_search`
+(the paper's train/validation protocol) and
+:class:`~svmcompare.model_selection.SVMCompareCV` (cross-validation) are
+built on it.  Every estimator also works unchanged in scikit-learn's
+``GridSearchCV``, which refits each grid point from scratch.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import clone
+from tqdm.auto import tqdm
+
+from ._validation import check_C, check_pairs_labels, take_rows
+from .exceptions import NoRankingError, degenerate_warnings_silenced
+from .kernels import BlockBases
+from .metrics import comparison_report
+from .solvers.interrupt import PROGRESS_AFTER
+
+
+def paper_grid(n_C=10, n_gamma=10):
+    """The paper's grid: C = 10^-3..10^3 and gamma = 2^-7..2^4, log-spaced.
+
+    gamma comes first so that C varies fastest, as in the paper's scripts,
+    which matters only for breaking ties between equally good grid points.
+    """
+    return {
+        "gamma": np.logspace(-7, 4, n_gamma, base=2.0),
+        "C": np.logspace(-3, 3, n_C),
+    }
+
+
+def grid_points(param_grid):
+    """Grid points of a dict (Cartesian product) or a list of dicts (their union)."""
+    grids = [param_grid] if isinstance(param_grid, dict) else list(param_grid)
+    points = []
+    for grid in grids:
+        if not isinstance(grid, dict):
+            raise TypeError(f"param_grid must be a dict or a list of dicts; got {grid!r}.")
+        names = list(grid)
+        for values in itertools.product(*grid.values()):
+            points.append(dict(zip(names, values, strict=True)))
+    return points
+
+
+def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
+    """Fit ``estimator`` at every C in ``Cs``, sharing work between the fits.
+
+    Parameters
+    ----------
+    estimator : SVMCompare, SVMRank, SVMRank2 or SVMCompareLP
+        Its other hyper-parameters (kernel, gamma, class_weight...) are used.
+    X, y : pair array and labels
+    Cs : sequence of float > 0
+    context : array of shape (n_pairs, q), optional
+        The pair context (see :meth:`SVMCompare.fit`).
+    sample_weight : array of shape (n_pairs,), optional
+        Pair weights (see :meth:`SVMCompare.fit`).
+
+    Returns
+    -------
+    list
+        One fitted estimator per C, in the order of ``Cs``; ``None`` where the
+        fit has no ranking function (:class:`svmcompare.NoRankingError`).
+    """
+    return _fit_path(estimator, X, y, Cs, context, sample_weight)[0]
+
+
+def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None):
+    """:func:`fit_C_path`'s models and the prepared problem they share (the item
+    kernel's base kept in ``bases``, a :class:`~svmcompare.kernels.BlockBases`)."""
+    Cs = [float(C) for C in Cs]
+    for C in Cs:
+        check_C(C)
+    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context, sample_weight)
+    unit_cost = prepared.problem.C
+    if prepared.solver in ("exact", "lp"):
+        items = prepared.problem.items
+        # SVMCompareLP has no cache_size: it builds the whole item kernel anyway.
+        budget = getattr(estimator, "cache_size", np.inf) * 2**20 / 2
+        if 8.0 * items.shape[0] ** 2 <= budget:
+            prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
+    models = [None] * len(Cs)
+    alpha, gradient, previous = None, None, None
+    for i in np.argsort(Cs, kind="stable"):
+        C = Cs[i]
+        model = clone(estimator).set_params(C=C)
+        step = replace(prepared, problem=replace(prepared.problem, C=unit_cost * C))
+        # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
+        # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
+        start = {}
+        if alpha is not None:
+            start = {"alpha0": alpha * (C / previous),
+                     "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
+        result, feature_map = model._solve(step, **start)
+        if prepared.solver == "exact":
+            alpha, gradient, previous = result.alpha, result.gradient, C
+        try:
+            # A degenerate point is recorded (``degenerate_``), not shouted once
+            # per fold and C; a refit of the chosen point still warns.
+            with degenerate_warnings_silenced():
+                models[i] = model._store(step, result, feature_map)
+        except NoRankingError:
+            models[i] = None
+    # The item kernel goes with the fits (the validation block comes next).
+    return models, replace(prepared, gram=None)
+
+
+def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None):
+    """d = r(x') - r(x) (+ v^T context) on validation pairs for every model of
+    one exact C path, from a single kernel block of the validation items
+    against the path's training items: every model's expansion is a subset of
+    those items, so a model costs a matrix-vector product instead of a kernel
+    block of its own.  None per model where the block does not apply or would
+    exceed half of ``cache_size``."""
+    fitted = [model for model in models if model is not None]
+    items = prepared.problem.items
+    n_val = X_val.shape[0]
+    budget = getattr(estimator, "cache_size", 0.0) * 2**20 / 2
+    if prepared.solver != "exact" or not fitted or 16.0 * n_val * items.shape[0] > budget:
+        return [None] * len(models)
+    Xs = fitted[0]._standardized_pairs(X_val)  # the models share the path's scaler
+    block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)
+    decisions = []
+    for model in models:
+        if model is None:
+            decisions.append(None)
+            continue
+        coef = np.zeros(items.shape[0])
+        coef[model._expansion_index] = model.expansion_coef_
+        rank = block @ coef  # eq. (19) on x then x'
+        d = rank[n_val:] - rank[:n_val]
+        decisions.append(d if context_val is None else d + context_val @ model.context_coef_)
+    return decisions
+
+
+def _scores(model, X, y, context, split, held_out, diff=None):
+    """Validation error, AUC and (``held_out``) the validation rank gaps in units
+    of the model's training spread, for a probability link; NaN when the fit failed."""
+    if model is None:
+        return {"error": np.nan, "auc": np.nan, "failed": True, "degenerate": False,
+                "held_out": None}
+    train, val = split
+    if diff is None:
+        diff = model.decision_function(X[val], take_rows(context, val))
+    report = comparison_report(y[val], diff, model.threshold_)
+    gap = None
+    if held_out:
+        # The link's input: rank gaps without the context term, in training units.
+        gap = diff if context is None else diff - context[val] @ model.context_coef_
+        gap = gap / model._training_spread(model._standardized_pairs(X[train]))
+    return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
+            "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
+
+
+def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
+                   held_out, bases=None):
+    """Fit the C path on the split's training pairs, score on its validation pairs."""
+    train, val = split
+    models, prepared = _fit_path(estimator, X[train], y[train], Cs, take_rows(context, train),
+                                 take_rows(sample_weight, train), bases)
+    decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
+                                bases)
+    scores = [_scores(model, X, y, context, split, held_out, diff)
+              for model, diff in zip(models, decisions, strict=True)]
+    return models if keep_models else [None] * len(models), scores
+
+
+def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_weight=None,
+                n_jobs=None, progress=False, description=None, keep_models=False,
+                held_out=False):
+    """Score every grid point on every (train, validation) split.
+
+    The one search engine under :func:`validation_search` (one split) and
+    :class:`SVMCompareCV` (K folds): the grid points that differ only in C
+    form one warm-started path (:func:`fit_C_path`) per split, and the paths
+    run in parallel through joblib.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A comparison estimator; its other hyper-parameters are kept.
+    param_grid : dict of name -> sequence, or list of such dicts
+        The Cartesian product of the values, in ``itertools.product`` order
+        (the union over the dicts of a list, in order).
+    X, y : pair array and labels
+    splits : list of (train indices, validation indices)
+    context : array of shape (n_pairs, q), optional
+    sample_weight : array of shape (n_pairs,), optional
+        Pair weights of the fits (validation scores are unweighted).
+    n_jobs, progress, description : parallelism and the progress bar
+    keep_models : bool, default=False
+        Return the fitted models too (memory: one model per point and split).
+    held_out : bool, default=False
+        Also return each point's validation rank gaps for a probability link
+        (the exact solver has them free; other solvers score the training
+        pairs once more per point).
+
+    Returns
+    -------
+    points : list of dict
+        The grid points.
+    scores : list (per split) of list (per point) of dict
+        ``error``, ``auc``, ``failed`` (no ranking function) and
+        ``held_out`` (with ``held_out=True``: validation rank gaps over the
+        model's training spread, else None) of each point.
+    models : list (per split) of list (per point), or None
+    """
+    points = grid_points(param_grid)
+    groups = _grouped_by_C(points, estimator)
+    tasks = [(k, others, entries) for k in range(len(splits)) for others, entries in groups]
+    check_progress(progress)
+    # "auto": the bar appears once the search has run PROGRESS_AFTER seconds.
+    jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=progress is False,
+                leave=False, delay=PROGRESS_AFTER if progress == "auto" else 0.0)
+    if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
+        # The fits run side by side: one solver thread each, not every core each.
+        estimator = clone(estimator).set_params(n_jobs=1)
+    # The paths of one split share their items: their kernel blocks' gamma-free
+    # parts are computed once (within a process; up to cache_size more memory).
+    bases = BlockBases(getattr(estimator, "cache_size", 200.0) * 2**20)
+    outputs = Parallel(n_jobs=n_jobs)(
+        delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
+                                [C for _, C in entries], X, y, context, sample_weight,
+                                splits[k], keep_models, held_out, bases)
+        for k, others, entries in jobs
+    )
+    scores = [[None] * len(points) for _ in splits]
+    models = [[None] * len(points) for _ in splits]
+    for (k, _, entries), (path_models, path_scores) in zip(tasks, outputs, strict=True):
+        for (index, _), model, score in zip(entries, path_models, path_scores, strict=True):
+            scores[k][index] = score
+            models[k][index] = model
+    return points, scores, models if keep_models else None
+
+
+def _grouped_by_C(points, estimator):
+    """Grid points grouped by everything but C: one warm-started path per group.
+
+    Returns [(other parameters as (name, value) pairs, [(point index, C), ...]), ...].
+    """
+    groups = {}
+    for index, point in enumerate(points):
+        others = tuple((k, v) for k, v in point.items() if k != "C")
+        # Values may be unhashable (a class_weight dict): group by their repr.
+        key = repr(others)
+        groups.setdefault(key, (others, []))[1].append((index, point.get("C", estimator.C)))
+    return list(groups.values())
+
+
+def check_progress(progress):
+    """``progress`` is True, False or "auto"."""
+    if not (isinstance(progress, (bool, np.bool_)) or progress == "auto"):
+        raise ValueError(f'progress must be True, False or "auto"; got {progress!r}.')
+
+
+def best_index(values, scoring):
+    values = np.asarray(values, dtype=float)
+    larger_is_better = scoring == "auc"
+    worst = -np.inf if larger_is_better else np.inf
+    values = np.where(np.isnan(values), worst, values)
+    return int(np.argmax(values) if larger_is_better else np.argmin(values))
+
+
+def validation_search(estimator, param_grid, X_train, y_train, X_val, y_val, *,
+                      scoring="error", n_jobs=None, progress=False, description=None):
+    """Fit every grid point on the training pairs; keep the best on validation.
+
+    The fits along C for each value of the other parameters form one
+    warm-started path (:func:`fit_C_path`); paths run in parallel.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A comparison estimator (``SVMCompare``, ``SVMRank``, ``SVMRank2``).
+    param_grid : dict of name -> sequence
+        Grid points are the Cartesian product; the first best one wins ties,
+        in the order of ``itertools.product`` over the dict's values.
+    X_train, y_train, X_val, y_val : pair arrays and labels
+    scoring : {"error", "auc"}
+        Minimum validation zero-one error, or maximum validation AUC (Table 3).
+    n_jobs : int or None
+        Parallel paths through joblib.
+    progress : bool
+        Show a progress bar over the paths.
+
+    Returns
+    -------
+    best : fitted estimator
+    results : pandas.DataFrame
+        One row per grid point: its parameters, validation ``error`` and
+        ``auc``, and ``failed`` (beta >= 0 for SVMCompare: no ranking).
+    """
+    if scoring not in ("error", "auc"):
+        raise ValueError(f"scoring must be 'error' or 'auc'; got {scoring!r}.")
+    X_train, y_train = check_pairs_labels(X_train, y_train)
+    X_val, y_val = check_pairs_labels(X_val, y_val)
+    n_train = X_train.shape[0]
+    split = (np.arange(n_train), np.arange(n_train, n_train + X_val.shape[0]))
+    points, scores, models = search_grid(
+        estimator, param_grid, np.concatenate([X_train, X_val]),
+        np.concatenate([y_train, y_val]), [split], n_jobs=n_jobs, progress=progress,
+        description=description, keep_models=True)
+    results = pd.DataFrame([{**p, **{k: v for k, v in score.items() if k != "held_out"}}
+                            for p, score in zip(points, scores[0], strict=True)])
+    if results["failed"].all():
+        raise NoRankingError(
+            f"Every grid point failed for {type(estimator).__name__}: beta >= 0 everywhere. "
+            "Try more weight on ties: class_weight='balanced' when ties are under a third "
+            "of the pairs, else {1: 1, -1: w} with w > 1."
+        )
+    best = best_index(results[scoring], scoring)
+    results["selected"] = np.arange(len(results)) == best
+    return models[0][best], results
