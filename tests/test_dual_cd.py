@@ -150,3 +150,129 @@ def test_unscaled_ids_fit_by_it_inside_the_estimator(monkeypatch):
     spread = np.ptp(scores_dense)
     np.testing.assert_allclose(scores_sparse - scores_sparse.mean(),
                                scores_dense - scores_dense.mean(), atol=5e-3 * spread)
+
+
+def _squared_primal(D, y, C, u, beta):
+    return 0.5 * u @ u + C @ np.maximum(0.0, 1.0 - y * (D @ u + beta)) ** 2
+
+
+def _squared_hinge_reference(D, y, C, bias):
+    """The squared-hinge primal as a QP for Clarabel: min 1/2 |u|^2 + sum C xi^2
+    s.t. xi_t >= 1 - y_t (u^T d_t + beta) (xi may go negative: its square
+    would then not be minimal, so xi_t = max(0, .) at the optimum)."""
+    from .reference.dense import solve_qp
+
+    Dd = D.toarray()
+    m, p = Dd.shape
+    k = p + bias  # u, beta, then xi
+    P = np.zeros((k + m, k + m))
+    P[:p, :p] = np.eye(p)
+    P[k:, k:] = np.diag(2.0 * C)
+    # -xi_t - y_t (u^T d_t + beta) <= -1 and -xi_t <= 0
+    A = np.zeros((2 * m, k + m))
+    A[:m, :p] = -y[:, None] * Dd
+    if bias:
+        A[:m, p] = -y
+    A[:m, k:] = -np.eye(m)
+    A[m:, k:] = -np.eye(m)
+    b = np.concatenate([-np.ones(m), np.zeros(m)])
+    x = solve_qp(P, np.zeros(k + m), A_ineq=A, b_ineq=b)
+    return x[:p], (x[p] if bias else 0.0)
+
+
+@pytest.mark.parametrize("C", [0.05, 1.0, 20.0])
+@pytest.mark.parametrize("bias", [True, False])
+def test_squared_hinge_reaches_the_interior_point_optimum_of_its_primal(C, bias):
+    D, y = _id_rows(20, 120, seed=4, context=True)
+    costs = np.random.default_rng(2).uniform(0.5, 2.0, size=y.size) * C
+    u_ref, beta_ref = _squared_hinge_reference(D, y, costs, bias)
+    optimum = _squared_primal(D, y, costs, u_ref, beta_ref)
+    ours = solve_linear_dual(D, y, costs, bias=bias, tol=1e-7, loss="squared_hinge")
+    assert ours.converged
+    assert np.all(ours.alpha >= 0)
+    np.testing.assert_allclose(ours.u, D.T @ (ours.alpha * y), atol=1e-9)
+    assert ours.objective == pytest.approx(_squared_primal(D, y, costs, ours.u, ours.bias))
+    assert ours.objective == pytest.approx(optimum, rel=1e-6)
+    np.testing.assert_allclose(ours.u, u_ref, atol=1e-4 * max(1.0, np.abs(u_ref).max()))
+    assert ours.bias == pytest.approx(beta_ref, abs=1e-4 * max(1.0, abs(beta_ref)))
+    # alpha_t = 2 C_t max(0, 1 - y_t f_t): the dual-primal link of the L2 loss.
+    margin = np.maximum(0.0, 1.0 - y * (D @ ours.u + ours.bias))
+    np.testing.assert_allclose(ours.alpha, 2.0 * costs * margin,
+                               atol=1e-4 * max(1.0, ours.alpha.max()))
+
+
+def test_squared_hinge_bias_is_the_brute_force_minimizer():
+    from svmcompare.solvers._bias import squared_hinge_bias
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        m = int(rng.integers(2, 30))
+        scores, C = rng.normal(size=m), rng.uniform(0.1, 3.0, size=m)
+        y = rng.choice([-1.0, 1.0], size=m)
+        beta = squared_hinge_bias(scores, y, C)
+        grid = np.linspace(beta - 3, beta + 3, 20001)
+        losses = (C * np.maximum(0.0, 1.0 - y * (scores + grid[:, None])) ** 2).sum(axis=1)
+        at_beta = C @ np.maximum(0.0, 1.0 - y * (scores + beta)) ** 2
+        assert at_beta <= losses.min() + 1e-12
+    assert squared_hinge_bias(np.array([0.0, 2.0]), np.array([1.0, 1.0]),
+                              np.ones(2)) == 1.0  # all rows y = 1: loss 0 from beta = 1 on
+
+
+def test_svmcompare_with_the_squared_hinge_solves_its_primal_on_dense_pairs():
+    from svmcompare._problem import flip_compare
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 2, 3))
+    d = (X[:, 1] - X[:, 0]) @ np.array([1.0, -0.5, 0.3]) + rng.logistic(scale=0.3, size=60)
+    y = np.where(d > 0.6, 1, np.where(d < -0.6, -1, 0))
+    model = SVMCompare(kernel="linear", loss="squared_hinge", class_weight=None, C=0.5,
+                       tol=1e-8).fit(X, y)
+    problem = flip_compare(model.scaler_.transform_pairs(X), y, 0.5)
+    D = sp.csr_matrix(problem.items[problem.b] - problem.items[problem.a])
+    u_ref, beta_ref = _squared_hinge_reference(D, problem.y, problem.C, bias=True)
+    assert model.intercept_ == pytest.approx(beta_ref, abs=1e-5)
+    assert not model.degenerate_  # beta < 0: Lemma 1's r = u^T x / (-beta)
+    np.testing.assert_allclose(model.ranking_.weights * -model.intercept_, u_ref, atol=1e-5)
+    assert model.primal_objective_ == pytest.approx(
+        _squared_primal(D, problem.y, problem.C, u_ref, beta_ref), rel=1e-7)
+
+
+def test_the_squared_hinge_needs_a_primal_solver():
+    X = np.random.default_rng(0).normal(size=(30, 2, 2))
+    y = np.tile([-1, 0, 1], 10)
+    for params in ({"kernel": "rbf"}, {"kernel": "linear", "solver": "exact"},
+                   {"kernel": "linear", "loss": "squared"}):
+        with pytest.raises(ValueError, match="loss"):
+            SVMCompare(**{"loss": "squared_hinge", **params}).fit(X, y)
+    # The Nystroem map gives explicit features: a primal problem.
+    SVMCompare(kernel="rbf", solver="nystroem", n_components=10, loss="squared_hinge").fit(X, y)
+
+
+def test_squared_hinge_on_identities_ranks_and_calibrates():
+    from scipy.stats import spearmanr
+
+    from svmcompare.metrics import outcome_log_loss
+
+    rng = np.random.default_rng(3)
+    strength = rng.normal(size=30)
+
+    def games(n):
+        a = rng.integers(0, 30, n)
+        b = (a + rng.integers(1, 30, n)) % 30
+        diff = strength[b] - strength[a] + rng.logistic(size=n)
+        rows = np.arange(n)
+        X = sp.csr_matrix((np.ones(2 * n), (np.r_[rows, rows], np.r_[a, 30 + b])),
+                          shape=(n, 60))
+        return X, np.where(diff > 0.8, 1, np.where(diff < -0.8, -1, 0))
+
+    (X, y), (Xt, yt) = games(1500), games(3000)
+    model = SVMCompare(kernel="linear", scale_indicators=False, probability=True,
+                       loss="squared_hinge", random_state=0).fit(X, y)
+    assert model.calibration_ == "5-fold"  # 25 games a player: refitted folds
+    ids = sp.csr_matrix(np.eye(30))
+    assert spearmanr(model.rank(ids), strength).statistic > 0.9
+    proba = model.predict_proba(Xt)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    frequencies = np.bincount(y + 1, minlength=3) / y.size
+    baseline = outcome_log_loss(yt, np.tile(frequencies, (yt.size, 1)))
+    assert outcome_log_loss(yt, proba) < baseline - 0.05

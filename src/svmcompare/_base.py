@@ -44,7 +44,7 @@ from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin, check_cost
 from .solvers import solve_dual, solver_threads
-from .solvers.dual_cd import solve_linear_rows
+from .solvers.dual_cd import check_loss, solve_linear_rows
 from .solvers.folds import fold_start, refit_from, refit_primal_without
 from .solvers.linear import differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
@@ -204,6 +204,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 "solver='linear' needs kernel='linear'; use solver='nystroem' to approximate "
                 f"the {kernel.name} kernel with explicit features, or solver='exact'."
             )
+        check_loss(self.loss)
+        if self.loss == "squared_hinge" and (
+                self.solver == "exact" or (kernel.code != LINEAR and self.solver != "nystroem")):
+            raise ValueError(
+                "loss='squared_hinge' is solved in the primal: it needs kernel='linear' "
+                f"(solver 'auto' or 'linear') or solver='nystroem'; got kernel={kernel.name!r}, "
+                f"solver={self.solver!r}.")
         return kernel
 
     def _check_sparse_settings(self, kernel):
@@ -224,6 +231,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _resolve_solver(self, kernel, n_pairs, n_features=1):
         if self.solver != "auto":
             return self.solver
+        if kernel.code == LINEAR and self.loss == "squared_hinge":
+            return "linear"  # the dual coordinate descent, at any width
         if kernel.code == LINEAR:
             # The primal solver's Newton steps hold a (p + 1)^2 Hessian and cost
             # O(m p^2): with many more features than pairs the dual is the
@@ -384,7 +393,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         def refit(k):
             keep, test_rows, train_rows = folds[k]
             fold = refit_primal_without(D, problem.y, problem.C, v, keep, alpha=result.alpha,
-                                        bias=self._uses_bias, tol=self.tol, n_threads=threads)
+                                        bias=self._uses_bias, tol=self.tol, n_threads=threads,
+                                        loss=self.loss)
             fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
             return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
         return refit
@@ -514,7 +524,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
             result = solve_linear_rows(D, problem.y, problem.C, bias=self._uses_bias,
-                                       tol=self.tol, v0=v0)
+                                       tol=self.tol, v0=v0, loss=self.loss)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):

@@ -30,7 +30,8 @@ class _RankSVMBase(PairwiseKernelModel):
 
     _uses_bias = False
 
-    def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, tol=1e-3,
+    def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, loss="hinge",
+                 tol=1e-3,
                  max_iter=None, cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, calibration="auto", cost=None, n_jobs=None, random_state=None,
                  verbose=False):
@@ -39,6 +40,7 @@ class _RankSVMBase(PairwiseKernelModel):
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.loss = loss
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size
@@ -72,7 +74,7 @@ class SVMRank(_RankSVMBase):
     ----------
     C : float, default=1.0
         Cost of the slack variables in eq. (3).
-    kernel, gamma, degree, coef0 : see :class:`svmcompare.SVMCompare`.
+    kernel, gamma, degree, coef0, loss : see :class:`svmcompare.SVMCompare`.
     tol : float, default=1e-3
         Stopping tolerance on the largest projected gradient of the dual.
     max_iter : int or None, default=None

@@ -88,6 +88,15 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         r = u^T Phi, and choose the tie threshold tau on the training pairs by
         eq. (6), as SVMRank does; a UserWarning says so, and ``degenerate_``
         is True.  "raise": the paper's behaviour, :class:`NoRankingError`.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The loss of the SVM's slacks.  "hinge": the paper's problem (eq. 15).
+        "squared_hinge": C_t max(0, 1 - y_t f_t)^2 instead (the L2-loss SVM,
+        scikit-learn's ``LinearSVC`` default), solved by dual coordinate
+        descent; it needs ``kernel="linear"`` or ``solver="nystroem"``.  Every
+        pair near or past the margin keeps pulling the ranking in proportion to
+        how far it is, where the hinge lets the pairs far past the margin go:
+        on identities at scale its win / draw / loss probabilities are the
+        better ones (BENCHMARKS.md, "Identities at scale").
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation of the dual.
     max_iter : int or None, default=None
@@ -246,7 +255,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="auto", scale_indicators=True, on_degenerate="fallback",
-                 tol=1e-3, max_iter=None,
+                 loss="hinge", tol=1e-3, max_iter=None,
                  cache_size=200.0, shrinking=True, solver="auto", n_components=100,
                  probability=False, calibration="auto", tie_band="constant", link="ordered",
                  cost=None, n_jobs=None, random_state=None, verbose=False):
@@ -258,6 +267,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         self.class_weight = class_weight
         self.scale_indicators = scale_indicators
         self.on_degenerate = on_degenerate
+        self.loss = loss
         self.tol = tol
         self.max_iter = max_iter
         self.cache_size = cache_size

@@ -83,3 +83,38 @@ def primal_bias_interval(scores, y, C):
     if abs(passed[k] - positive) <= slack:
         return low, float(kinks[k + 1]) if k + 1 < kinks.size else np.inf
     return low, low
+
+
+def squared_hinge_bias(scores, y, C):
+    """The beta minimizing sum_t C_t max(0, 1 - y_t (beta + scores_t))^2 (the
+    squared hinge with u fixed).
+
+    Half the derivative, sum_t C_t (beta - k_t) over the active rows, is
+    continuous, increasing and linear between the kinks k_t (1 - scores_t
+    for y_t = 1, active below it; -1 - scores_t for y_t = -1, active above
+    it): the root is found on the piece where W beta - S changes sign, W
+    and S the active rows' sums of C_t and C_t k_t.  With rows of one label
+    only, every beta past all their kinks has loss 0: the nearest such is
+    returned.
+    """
+    positive = y > 0
+    kinks = np.where(positive, 1.0 - scores, -1.0 - scores)
+    if positive.all():
+        return float(kinks.max())
+    if not positive.any():
+        return float(kinks.min())
+    order = np.argsort(kinks, kind="stable")
+    kinks, weights, up = kinks[order], C[order], positive[order]
+    # Active on the piece just below kink j: the y = 1 rows from j on, the
+    # y = -1 rows before j.  Piece j = 0 is (-inf, k_0), piece n is (k_{n-1}, inf).
+    tail_w = np.concatenate([np.cumsum((weights * up)[::-1])[::-1], [0.0]])
+    tail_s = np.concatenate([np.cumsum((weights * kinks * up)[::-1])[::-1], [0.0]])
+    head_w = np.concatenate([[0.0], np.cumsum(weights * ~up)])
+    head_s = np.concatenate([[0.0], np.cumsum(weights * kinks * ~up)])
+    W, S = tail_w + head_w, tail_s + head_s
+    low = np.concatenate([[-np.inf], kinks])
+    high = np.concatenate([kinks, [np.inf]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = S / W
+    inside = (W > 0) & (root >= low) & (root <= high)
+    return float(root[np.flatnonzero(inside)[0]])

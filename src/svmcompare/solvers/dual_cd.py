@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._bias import choose_bias, primal_bias_interval
+from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 from .linear import LinearResult, solve_linear
 
@@ -60,10 +60,13 @@ def _next(state):
 
 
 @njit(cache=True, nogil=True)
-def _round(indptr, indices, data, y, C, qdiag, alpha, u, lam, rho, tol, max_passes, seed):
+def _round(indptr, indices, data, y, C, qdiag, diag, alpha, u, lam, rho, tol, max_passes,
+           seed):
     """One round of the method of multipliers: coordinate steps on the box
-    until every projected gradient is within ``tol``.  Updates ``alpha`` and
-    ``u`` in place; returns (passes, s = y^T alpha, converged)."""
+    [0, C_t] until every projected gradient is within ``tol``.  ``diag`` is
+    the dual's extra diagonal (1 / (2 C_t) for the squared hinge, else 0).
+    Updates ``alpha`` and ``u`` in place; returns (passes, s = y^T alpha,
+    converged)."""
     m = y.shape[0]
     s = 0.0
     for t in range(m):
@@ -95,9 +98,10 @@ def _round(indptr, indices, data, y, C, qdiag, alpha, u, lam, rho, tol, max_pass
             score = 0.0
             for q in range(indptr[t], indptr[t + 1]):
                 score += u[indices[q]] * data[q]
-            # Gradient of the augmented dual in alpha_t: y_t (u^T d_t + beta) - 1.
-            g = y[t] * (score + lam + rho * s) - 1.0
+            # Gradient of the augmented dual in alpha_t: y_t (u^T d_t + beta) - 1
+            # (+ alpha_t / (2 C_t) for the squared hinge).
             a = alpha[t]
+            g = y[t] * (score + lam + rho * s) - 1.0 + diag[t] * a
             pg = g
             if a <= 0.0:
                 if g > upper_old:
@@ -113,7 +117,7 @@ def _round(indptr, indices, data, y, C, qdiag, alpha, u, lam, rho, tol, max_pass
                 pg = max(g, 0.0)
             upper = max(upper, pg)
             lower = min(lower, pg)
-            curvature = qdiag[t] + rho
+            curvature = qdiag[t] + diag[t] + rho
             if pg != 0.0 and curvature > 0.0:
                 new = min(max(a - g / curvature, 0.0), C[t])
                 change = (new - a) * y[t]
@@ -175,8 +179,13 @@ def _start(D, y, C, alpha0):
 
 @announces_compilation(_round)
 def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
-                      max_passes=10_000, max_rounds=100):
+                      max_passes=10_000, max_rounds=100, loss="hinge"):
     """Minimize eq. (15) with a linear kernel by dual coordinate descent.
+
+    ``loss="squared_hinge"`` minimizes 1/2 ||u||^2 + sum_t C_t max(0, 1 -
+    y_t (beta + u^T d_t))^2 instead (the L2-loss SVM): its dual is eq. (18)
+    with 1 / (2 C_t) added to the diagonal of K~ and no upper bound on alpha
+    (Hsieh et al., sec. 2), the same coordinate steps.
 
     Parameters
     ----------
@@ -200,17 +209,25 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
         Passes over the rows within one round.
     max_rounds : int, default=100
         Rounds of the method of multipliers.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
 
     Returns
     -------
     LinearResult
-        ``n_iter`` counts passes over the rows; ``smoothing`` is 0 (the hinge
+        ``n_iter`` counts passes over the rows; ``smoothing`` is 0 (the loss
         itself is minimized).
     """
+    check_loss(loss)
     D = _csr(D)
     y = np.ascontiguousarray(y, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     qdiag = np.asarray(D.multiply(D).sum(axis=1)).ravel()
+    cost = C
+    diag = np.zeros(y.size)
+    if loss == "squared_hinge":
+        weighted = C > 0  # rows with C_t = 0 stay out (fixed at alpha_t = 0)
+        diag[weighted] = 0.5 / C[weighted]
+        C = np.where(weighted, np.inf, 0.0)
     alpha, u = _start(D, y, C, alpha0)
     lam = float(bias0) if bias else 0.0
     # rho trades rounds for passes: large, beta moves freely within a round but
@@ -220,14 +237,14 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     # beta move by O(1) in one round when C is small.
     rho = 0.0
     if bias and y.size:
-        rho = max(0.05 * float(qdiag.mean()), 1.0 / max(float(C.sum()), 1e-12))
+        rho = max(0.05 * float(qdiag.mean()), 1.0 / max(float(cost.sum()), 1e-12))
     passes = 0
     converged = False
     last_move = 0.0
     eps = float(tol)
     for k in range(max_rounds):
-        n, s, inner = _round(D.indptr, D.indices, D.data, y, C, qdiag, alpha, u, lam, rho,
-                             eps, int(max_passes), np.uint64(_SEED + k))
+        n, s, inner = _round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u, lam,
+                             rho, eps, int(max_passes), np.uint64(_SEED + k))
         passes += n
         move = rho * s
         lam += move
@@ -249,27 +266,44 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
             "solution may be inaccurate.", ConvergenceWarning, stacklevel=3)
     scores = np.asarray(D @ u).ravel()  # u^T d_t
     beta = 0.0
-    if bias and y.size:
-        # With u fixed, beta minimizes the exact hinge over an interval: the
-        # point of it the other solvers take (solvers/_bias.py).
-        kept = C > 0
-        beta = choose_bias(*primal_bias_interval(scores[kept], y[kept], C[kept])) \
-            if kept.any() else lam
+    kept = cost > 0
+    if bias and kept.any():
+        # With u fixed, beta minimizes the exact loss: over an interval for the
+        # hinge (the point of it the other solvers take), at one point for
+        # the squared hinge (solvers/_bias.py).
+        beta = squared_hinge_bias(scores[kept], y[kept], cost[kept]) \
+            if loss == "squared_hinge" else \
+            choose_bias(*primal_bias_interval(scores[kept], y[kept], cost[kept]))
+    elif bias:
+        beta = lam
     hinge = np.maximum(0.0, 1.0 - y * (scores + beta))
-    objective = float(0.5 * u @ u + C @ hinge)
+    objective = float(0.5 * u @ u + cost @ (hinge * hinge if loss == "squared_hinge" else hinge))
     score_scale = float(np.max(np.abs(scores))) if scores.size else 0.0
     noise = max(float(tol), 1e-8) * max(1.0, score_scale)
     return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
 
 
+LOSSES = ("hinge", "squared_hinge")
+
+
+def check_loss(loss):
+    """``loss`` is one of :data:`LOSSES`."""
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}.")
+
+
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
-                      first_smoothing=1.0):
+                      first_smoothing=1.0, loss="hinge"):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
-    of ``v0``) where :func:`dual_cd_suits`, else the smoothed primal Newton
-    method (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u,
-    beta) at ``first_smoothing``)."""
-    if dual_cd_suits(D, C):
+    of ``v0``) for the squared hinge (dense rows too: its dual's diagonal
+    keeps the steps well conditioned at any C, as in LIBLINEAR) and where
+    :func:`dual_cd_suits`, else the smoothed primal Newton method
+    (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u, beta) at
+    ``first_smoothing``)."""
+    check_loss(loss)
+    if loss == "squared_hinge" or dual_cd_suits(D, C):
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
-        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0)
+        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
+                                 loss=loss)
     return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing)

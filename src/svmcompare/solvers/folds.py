@@ -190,7 +190,7 @@ def refit_without(problem, kernel, alpha, gradient, keep, held_out, *, bias=True
 
 
 def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
-                         n_threads=None):
+                         n_threads=None, loss="hinge"):
     """Minimize the primal (:func:`solvers.dual_cd.solve_linear_rows`) on the
     rows ``keep`` of the difference vectors ``D``, from the full solution.
 
@@ -212,6 +212,7 @@ def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
     tol : float
     n_threads : int, optional
         The solver's threads (:func:`solvers.threads.solver_threads`).
+    loss : {"hinge", "squared_hinge"}, default="hinge"
 
     Returns
     -------
@@ -228,4 +229,4 @@ def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
     C_fold[keep] = C[keep]
     with solver_threads(n_threads):
         return solve_linear_rows(D, y, C_fold, bias=bias, tol=tol, v0=v, alpha0=alpha,
-                                 first_smoothing=PRIMAL_FOLD_SMOOTHING)
+                                 first_smoothing=PRIMAL_FOLD_SMOOTHING, loss=loss)
