@@ -189,6 +189,13 @@ def test_squared_hinge_reaches_the_interior_point_optimum_of_its_primal(C, bias)
     optimum = _squared_primal(D, y, costs, u_ref, beta_ref)
     ours = solve_linear_dual(D, y, costs, bias=bias, tol=1e-7, loss="squared_hinge")
     assert ours.converged
+    # The primal Newton method (dense rows, or sparse ones past dual_cd_suits)
+    # reaches the same optimum.
+    for rows in (D, D.toarray()):
+        newton = solve_linear(rows, y, costs, bias=bias, loss="squared_hinge")
+        assert newton.objective == pytest.approx(optimum, rel=1e-7)
+        np.testing.assert_allclose(newton.u, u_ref, atol=1e-5 * max(1.0, np.abs(u_ref).max()))
+        assert newton.bias == pytest.approx(beta_ref, abs=1e-5 * max(1.0, abs(beta_ref)))
     assert np.all(ours.alpha >= 0)
     np.testing.assert_allclose(ours.u, D.T @ (ours.alpha * y), atol=1e-9)
     assert ours.objective == pytest.approx(_squared_primal(D, y, costs, ours.u, ours.bias))

@@ -296,14 +296,13 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
                       first_smoothing=1.0, loss="hinge"):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
-    of ``v0``) for the squared hinge (dense rows too: its dual's diagonal
-    keeps the steps well conditioned at any C, as in LIBLINEAR) and where
-    :func:`dual_cd_suits`, else the smoothed primal Newton method
+    of ``v0``) where :func:`dual_cd_suits`, else the primal Newton method
     (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u, beta) at
-    ``first_smoothing``)."""
+    ``first_smoothing``), for either loss."""
     check_loss(loss)
-    if loss == "squared_hinge" or dual_cd_suits(D, C):
+    if dual_cd_suits(D, C):
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
         return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
                                  loss=loss)
-    return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing)
+    return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing,
+                        loss=loss)

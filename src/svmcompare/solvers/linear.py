@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
-from ._bias import choose_bias, primal_bias_interval
+from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 
 
@@ -532,10 +532,20 @@ def smoothing_levels(delta_min, first=1.0):
     return deltas
 
 
+# The squared hinge C max(0, 1 - z)^2 is the quadratic zone of L_delta for C
+# scaled by 2 delta: one Newton level at a delta that no margin reaches.
+SQUARED_HINGE_ZONE = 1e8
+
+
 @announces_compilation(_loss_sum)
 def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200,
-                 v0=None, first_smoothing=1.0):
+                 v0=None, first_smoothing=1.0, loss="hinge"):
     """Minimize F(u, beta) over u (and beta when ``bias``) on difference vectors.
+
+    ``loss="squared_hinge"`` minimizes 1/2 ||u||^2 + sum_t C_t max(0, 1 -
+    z_t)^2 instead: it is F_delta with costs 2 delta C_t at
+    delta = :data:`SQUARED_HINGE_ZONE`, whose quadratic zone holds every
+    margin (checked), so one level of Newton steps minimizes it exactly.
 
     Parameters
     ----------
@@ -564,10 +574,18 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
         calibration fold's, can skip the coarsest; see
         ``solvers.folds.PRIMAL_FOLD_SMOOTHING``).
 
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+
     Returns
     -------
     LinearResult
     """
+    squared = loss == "squared_hinge"
+    if squared:
+        C = 2.0 * SQUARED_HINGE_ZONE * np.asarray(C, dtype=np.float64)
+        delta_min = first_smoothing = SQUARED_HINGE_ZONE
+    elif loss != "hinge":
+        raise ValueError(f"loss must be 'hinge' or 'squared_hinge'; got {loss!r}.")
     if sp.issparse(D):
         D = sp.csr_matrix(D, dtype=np.float64)
         D.sum_duplicates()  # canonical rows for the compiled products
@@ -624,6 +642,9 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0
     scores = z * y - beta  # u^T d_t
+    if squared:
+        return _squared_hinge_result(u, beta, alpha, scores, y, C / (2.0 * delta), bias, total,
+                                     converged)
     if bias and z.size:
         # With u fixed, beta minimizes the exact hinge over an interval: take
         # the point of it that the dual solver takes (solvers/_bias.py), so that
@@ -635,3 +656,19 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     score_scale = float(np.max(np.abs(scores))) if z.size else 0.0
     noise = max(delta, 1e-8) * max(1.0, score_scale)
     return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), noise)
+
+
+def _squared_hinge_result(u, beta, alpha, scores, y, C, bias, n_iter, converged):
+    """The LinearResult of the squared hinge from the last Newton iterate: beta
+    exactly minimizing the loss given u, the objective with the costs ``C``."""
+    if bias and scores.size:
+        beta = squared_hinge_bias(scores, y, C)
+    z = y * (scores + beta)
+    if np.any(z <= 1.0 - SQUARED_HINGE_ZONE):
+        raise ValueError(
+            "A margin left the squared hinge's quadratic zone: the costs are too large "
+            "for the primal solver; lower C.")
+    slack = np.maximum(0.0, 1.0 - z)
+    objective = float(0.5 * u @ u + C @ (slack * slack))
+    noise = 1e-8 * max(1.0, float(np.max(np.abs(scores))) if scores.size else 0.0)
+    return LinearResult(u, float(beta), alpha, objective, 0.0, n_iter, bool(converged), noise)
