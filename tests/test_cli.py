@@ -355,3 +355,21 @@ def test_fit_calibration_flag_reaches_the_model_and_refuses_without_probability(
                  str(tmp_path / "y.skops")]) == 2
     assert "own search folds" in capsys.readouterr().err
     assert not (tmp_path / "x.skops").exists() and not (tmp_path / "y.skops").exists()
+
+
+def test_fit_takes_the_squared_hinge_for_a_single_linear_fit(tmp_path, capsys):
+    from svmcompare.persistence import load_model
+
+    _matches(tmp_path / "matches.csv", np.random.default_rng(2))
+    model = str(tmp_path / "m.skops")
+    base = ["fit", str(tmp_path / "matches.csv"), "--model", model, "--a", "home", "--b", "away",
+            "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context", "adv"]
+    assert main([*base, "--loss", "squared_hinge", "--probability"]) == 0
+    fitted = load_model(model)
+    assert fitted.get_params()["loss"] == "squared_hinge"
+    assert list(np.argsort(-fitted.rank(np.eye(4)))) == [0, 1, 2, 3]
+    capsys.readouterr()
+    assert main([*base, "--loss", "squared_hinge", "--kernel", "rbf"]) == 2
+    assert "loss='squared_hinge'" in capsys.readouterr().err
+    assert main([*base, "--loss", "squared_hinge", "--auto"]) == 2
+    assert "--loss applies to a single fit" in capsys.readouterr().err

@@ -16,10 +16,14 @@ def make_model(args):
     params = {"C": args.C, "kernel": kernel_of(args), "gamma": args.gamma, "degree": args.degree}
     class_weight = None if args.class_weight == "none" else args.class_weight
     calibration = getattr(args, "calibration", "auto")
+    loss = args.loss
     if args.model_type == "lp":
         if args.probability:
             raise ValueError("--probability is not available for --model-type lp.")
+        if loss != "hinge":
+            raise ValueError("--model-type lp solves the paper's LP: no --loss.")
         return SVMCompareLP(class_weight=class_weight, **params)
+    params["loss"] = loss
     if calibration != "auto" and not args.probability:
         raise ValueError(f"--calibration {calibration} sets how --probability calibrates; "
                          "add --probability.")

@@ -96,6 +96,9 @@ def _fit(args):
     if args.auto and args.calibration != "auto":
         raise ValueError("--auto calibrates on its own search folds; --calibration applies "
                          "to a single fit.")
+    if args.auto and args.loss != "hinge":
+        raise ValueError("--auto searches hinge-loss models (its grid has RBF kernels); "
+                         "--loss applies to a single fit.")
     model = make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
@@ -468,6 +471,9 @@ def add_product_commands(sub):
                      help="compare and lp: 'balanced' weighs ties and non-ties equally; "
                           "'none' is the paper's problem; 'auto' (default) is 'balanced' when "
                           "ties are under a third of the pairs, else 'none'")
+    fit.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
+                     help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
+                          "(linear kernel: better probabilities for ratings of many ids)")
     fit.add_argument("--probability", action="store_true",
                      help="also fit win/tie/loss probabilities (five calibration folds "
                           "started from the fit: about 1.5-4x its time)")
