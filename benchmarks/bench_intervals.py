@@ -1,7 +1,7 @@
 """Do 90% bootstrap intervals cover 90% of the time?  And what does a
 bootstrap cost at 100,000 games?
 
-    python benchmarks/bench_intervals.py [--repeats 40] [--resamples 200]
+    python benchmarks/bench_intervals.py [--repeats 40] [--resamples 200] [--loss squared_hinge]
     python benchmarks/bench_intervals.py --timing-only
 
 Coverage, by simulation: games between ``players`` ids with normal
@@ -60,11 +60,11 @@ def true_proba(strength, a, b):
     return np.c_[1.0 - not_win_a, not_win_a - win_b, win_b]
 
 
-def model(C):
-    return SVMCompare(kernel="linear", scale_indicators=False, probability=True, C=C)
+def model(C, loss="hinge"):
+    return SVMCompare(kernel="linear", scale_indicators=False, probability=True, C=C, loss=loss)
 
 
-def coverage(players, n_games, C, repeats, resamples, confidence, seed=0):
+def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="hinge"):
     rng = np.random.default_rng(seed)
     strength = rng.normal(size=players)
     items = sp.identity(players, format="csr")
@@ -72,7 +72,7 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0):
     pairs = wide(pa, pb, players)
     big = 50
     a, b, y = games(strength, big * n_games, rng)
-    population = model(C).fit(wide(a, b, players), y,
+    population = model(C, loss).fit(wide(a, b, players), y,
                               sample_weight=np.full(y.size, 1.0 / big))
     target = {"score": population.rank(items), "proba": population.predict_proba(pairs)}
     target["position"] = positions(target["score"])
@@ -82,7 +82,7 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0):
     start = time.perf_counter()
     for _ in range(repeats):
         a, b, y = games(strength, n_games, rng)
-        boot = BootstrapCompare(model(C), n_resamples=resamples, confidence=confidence,
+        boot = BootstrapCompare(model(C, loss), n_resamples=resamples, confidence=confidence,
                                 n_jobs=2, random_state=int(rng.integers(2**31)),
                                 progress=False).fit(wide(a, b, players), y)
         lo, hi = boot.rank_interval(items)
@@ -130,16 +130,20 @@ def main(argv=None):
     parser.add_argument("--resamples", type=int, default=200)
     parser.add_argument("--confidence", type=float, default=0.9)
     parser.add_argument("--timing-only", action="store_true")
+    parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge")
+    parser.add_argument("--sizes", default="30x1000x1,30x1000x0.01,100x5000x1,100x5000x0.01",
+                        help="players x games x C, comma-separated")
     args = parser.parse_args(argv)
     if not args.timing_only:
         print(f"coverage of {100 * args.confidence:g}% intervals, {args.repeats} repeats x "
-              f"{args.resamples} resamples")
+              f"{args.resamples} resamples, loss {args.loss}")
         print(f"{'players':>7} {'games':>7} {'C':>6} {'score':>6} {'position':>8} {'proba':>6} "
               f"{'true pos':>8} {'true P':>6} {'w r/sd':>7} {'width P':>7} {'s/repeat':>8}")
-        for players, n_games, C in ((30, 1000, 1.0), (30, 1000, 0.01), (100, 5000, 1.0),
-                                    (100, 5000, 0.01)):
+        for size in args.sizes.split(","):
+            players, n_games, C = (float(v) for v in size.split("x"))
+            players, n_games = int(players), int(n_games)
             hit, width, seconds = coverage(players, n_games, C, args.repeats, args.resamples,
-                                           args.confidence)
+                                           args.confidence, loss=args.loss)
             print(f"{players:>7} {n_games:>7} {C:>6g} {hit['score']:>6.3f} "
                   f"{hit['position']:>8.3f} {hit['proba']:>6.3f} {hit['true position']:>8.3f} "
                   f"{hit['true proba']:>6.3f} {width['score']:>7.3f} {width['proba']:>7.3f} "
