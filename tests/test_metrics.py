@@ -108,14 +108,14 @@ def test_errors_reject_mismatched_lengths():
 
 
 def test_comparison_report_is_the_errors_of_t_tau_and_the_auc_when_defined():
-    from svmcompare._threshold import threshold_compare
+    from svmcompare._threshold import labels_at_threshold
     from svmcompare.metrics import comparison_report
 
     rng = np.random.default_rng(4)
     y = rng.integers(-1, 2, size=80)
     score = y * 1.2 + rng.normal(size=80)
     report = comparison_report(y, score, tau=0.7)
-    errors = comparison_errors(y, threshold_compare(score, 0.7))
+    errors = comparison_errors(y, labels_at_threshold(score, 0.7))
     assert {k: report[k] for k in errors} == errors
     assert report["error_rate"] == errors["error"] / 80
     assert report["auc"] == comparison_auc(y, score)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def threshold_compare(diff, tau):
+def labels_at_threshold(diff, tau):
     """t_tau of eq. (4) applied to rank differences r(x') - r(x)."""
     out = np.zeros(diff.shape, dtype=np.int64)
     out[diff > tau] = 1

@@ -296,7 +296,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         return scale
 
     def _finish_fit(self, decision, y):
-        self.threshold_, self.margin_ = compare_threshold(decision, y, self.degenerate_,
+        self.threshold_, self.margin_ = machine_threshold(decision, y, self.degenerate_,
                                                           self.intercept_)
 
 
@@ -342,7 +342,7 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
     return 1.0, True
 
 
-def compare_threshold(d_train, y, degenerate, beta):
+def machine_threshold(d_train, y, degenerate, beta):
     """(threshold, margin) of a comparison machine: c_1 of eq. (5) with margin
     -1 / beta, or for a degenerate fit the threshold of eq. (6) on the training
     rank differences ``d_train()`` (margin NaN).

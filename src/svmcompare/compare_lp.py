@@ -6,7 +6,7 @@ import numpy as np
 
 from ._base import PairwiseKernelModel
 from ._validation import check_C
-from .compare import FlippedPairsMixin, check_on_degenerate, compare_threshold, lemma1_scale
+from .compare import FlippedPairsMixin, check_on_degenerate, lemma1_scale, machine_threshold
 from .kernels import resolve_kernel
 from .solvers.lp import solve_l1_svm
 
@@ -125,7 +125,7 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         self.converged_ = result.converged
         # Rows whose margin constraint binds with a positive multiplier.
         self.support_ = np.flatnonzero(result.dual > 1e-9 * max(1.0, float(result.dual.max())))
-        self.threshold_, self.margin_ = compare_threshold(
+        self.threshold_, self.margin_ = machine_threshold(
             lambda: self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_,
             result.bias)
         return self

@@ -170,12 +170,12 @@ def comparison_report(y_true, score, tau=1.0, inversions="false_negative", y_pre
         (error / count) and ``auc`` (:func:`comparison_auc`; NaN unless
         ``y_true`` has both ties and non-ties, where it is undefined).
     """
-    from ._threshold import threshold_compare
+    from ._threshold import labels_at_threshold
 
     y_true = check_labels(y_true)
     score = check_vector(score, y_true.shape[0], "score",
                          lambda k: f"score has {k} entries but y_true has {y_true.shape[0]}.")
-    report = comparison_errors(y_true, threshold_compare(score, tau) if y_pred is None
+    report = comparison_errors(y_true, labels_at_threshold(score, tau) if y_pred is None
                                else y_pred)
     report["error_rate"] = report["error"] / report["count"]
     both = 0 < report["equality"] < report["count"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._threshold import threshold_compare
+from ._threshold import labels_at_threshold
 from ._validation import (
     LABELS,
     check_context,
@@ -329,7 +329,7 @@ class ComparisonMixin:
         -------
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
-        return threshold_compare(self.decision_function(X, context), self.threshold_)
+        return labels_at_threshold(self.decision_function(X, context), self.threshold_)
 
     def predict(self, X, context=None):
         """Labels -1, 0, 1 of each pair.

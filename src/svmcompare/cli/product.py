@@ -427,7 +427,7 @@ def _evaluate(args):
 def _labels_and_rule(model, score, proba):
     """The labels ``predict`` gives (from the scores and probabilities at
     hand) and the rule that made them, in words."""
-    from .._threshold import threshold_compare
+    from .._threshold import labels_at_threshold
     from ..ranking_function import least_cost_labels
 
     if proba is not None:
@@ -435,7 +435,7 @@ def _labels_and_rule(model, score, proba):
         rule = ("labels: the most probable outcome" if cost is None
                 else "labels: the outcome of least expected cost")
         return least_cost_labels(proba, cost), rule
-    return threshold_compare(score, model.threshold_), \
+    return labels_at_threshold(score, model.threshold_), \
         f"labels: the comparison rule, a tie when |r(x') - r(x)| <= {model.threshold_:.4g}"
 
 

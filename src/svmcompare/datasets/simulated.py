@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._threshold import threshold_compare
+from .._threshold import labels_at_threshold
 from ..pairs import make_pairs
 
 # Half-widths of the uniform step x' - x, per coordinate, as in the paper's scripts.
@@ -85,7 +85,7 @@ def make_norm_pairs(n_pairs, norm="l1", equality_fraction=0.5, noise=0.25, rando
         xp = x + rng.uniform(lo, hi, size=(batch, 2))
         eps = rng.normal(0.0, noise, size=batch) if noise > 0 else np.zeros(batch)
         d = latent_rank(xp, norm) - latent_rank(x, norm) + eps
-        y = threshold_compare(d, 1.0)  # t_1, eq. (4)
+        y = labels_at_threshold(d, 1.0)  # t_1, eq. (4)
         pairs = make_pairs(x, xp)
         eq_parts.append((pairs[y == 0], y[y == 0]))
         ineq_parts.append((pairs[y != 0], y[y != 0]))
@@ -138,7 +138,7 @@ def make_linear_pairs(n_pairs, weights=(2.0, -1.0), scales=(1.0, 1.0), gap=0.2,
     xp = x + rng.uniform(-1.5, 1.5, size=(n_pairs, weights.size)) * scales
     d = (xp - x) @ (weights / scales)
     keep = np.abs(np.abs(d) - 1) > gap
-    y = threshold_compare(d[keep], 1.0)
+    y = labels_at_threshold(d[keep], 1.0)
     return make_pairs(x[keep], xp[keep]), y
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._threshold import threshold_compare
+from .._threshold import labels_at_threshold
 from ..datasets import latent_rank, make_norm_pairs
 from ..grid_search import paper_grid, validation_search
 from ..metrics import comparison_errors
@@ -119,7 +119,7 @@ def run_figure3(n_pairs=100, norm="l1", equality_fraction=0.5, random_state=1,
 
     for set_name, (X, y) in sets.items():
         diff = latent_rank(X[:, 1], norm) - latent_rank(X[:, 0], norm)
-        truth = threshold_compare(diff, 1.0)  # c_1 of eq. (5) with the latent r
+        truth = labels_at_threshold(diff, 1.0)  # c_1 of eq. (5) with the latent r
         error_rows.append(_error_row("truth", set_name, y, truth, {"C": np.nan, "gamma": np.nan}))
     add_levels("latent", latent_rank(Z, norm))
 
