@@ -2,7 +2,7 @@
 earlier result, against a fit frozen before the season and against Elo and
 Glicko updated daily.
 
-    python benchmarks/bench_time.py [--sets football_odds germany_leagues]
+    python benchmarks/bench_time.py [--sets football_odds germany_leagues] [--loss squared_hinge]
 
 Data: the public suite's league football (``python benchmarks/suite_data.py
 fetch`` first; sets not fetched are skipped).  Identities only: the two
@@ -54,10 +54,11 @@ def id_pairs(games):
     return X, ids
 
 
-def choose(X, y, context, seasons):
+def choose(X, y, context, seasons, loss="hinge"):
     grid = {"kernel": ["linear"], "C": list(np.logspace(-3, 1, 5)),
             "scale_indicators": [False, True]}
-    search = SVMCompareCV(SVMCompare(kernel="linear"), param_grid=grid, probability=True,
+    search = SVMCompareCV(SVMCompare(kernel="linear", loss=loss), param_grid=grid,
+                          probability=True,
                           cv=GroupKFold(len(np.unique(seasons))), n_jobs=2,
                           progress=False).fit(X, y, context=context, groups=seasons)
     return search.best_params_
@@ -80,7 +81,7 @@ def rating_peer(games, before, test, column):
     return link.predict_proba(design(test))
 
 
-def run_set(name):
+def run_set(name, loss="hinge"):
     data = getattr(suite_data, f"load_{name}")()
     games = data.games
     test_season = int(games.loc[data.test, "group"].min())
@@ -97,9 +98,11 @@ def run_set(name):
     week = ((times - times.min()) // np.timedelta64(7, "D")).astype(int)
     before = ~(games["group"] == test_season).to_numpy()
     start = time.perf_counter()
-    params = choose(X[before], y[before], context[before], games["group"].to_numpy()[before])
+    params = choose(X[before], y[before], context[before], games["group"].to_numpy()[before],
+                    loss)
     choose_seconds = time.perf_counter() - start
-    base = SVMCompare(kernel="linear", probability=True, random_state=0).set_params(**params)
+    base = SVMCompare(kernel="linear", probability=True, random_state=0,
+                      loss=loss).set_params(**params)
     rows = []
 
     def record(model, proba, seconds, refits=None):
@@ -148,13 +151,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", nargs="+", default=["football_odds", "germany_leagues",
                                                        "italy_1980s"])
+    parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
+                        help="the loss of every ours (default: %(default)s)")
     args = parser.parse_args(argv)
     rows = []
     for name in args.sets:
         if not suite_data.available(name):
             print(f"{name}: not fetched (python benchmarks/suite_data.py fetch); skipped")
             continue
-        rows += run_set(name)
+        rows += run_set(name, args.loss)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
