@@ -71,3 +71,5 @@ def test_the_intervals_walk_through_runs(tmp_path, monkeypatch):
     assert (board["score_lower"] <= board["score_upper"]).all()
     assert (tmp_path / "board.png").stat().st_size > 10_000
     assert "p_tie_upper" in pd.read_csv(tmp_path / "predictions.csv").columns
+    assert pd.read_csv(tmp_path / "paths.csv", index_col="season").shape == (3, 16)
+    assert len(pd.read_csv(tmp_path / "replay.csv")) == 3 * 240  # seasons 2-4 predicted

@@ -149,3 +149,66 @@ def test_rating_paths_are_plotted(season, tmp_path):
     assert (tmp_path / "paths.png").read_bytes()[:4] == b"\x89PNG"
     with pytest.raises(ValueError, match="non-empty DataFrame"):
         plot_rating_paths(None)
+
+
+def _league_files(tmp_path):
+    from svmcompare.cli import main
+
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    return tmp_path / "lg" / "matches.csv"
+
+
+ROLLING = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+           "H=-1,D=0,A=1", "--context", "home_adv", "--period", "season", "--no-progress"]
+
+
+def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
+    import scipy.sparse as sp
+
+    from svmcompare.cli import main
+    from svmcompare.io import PairColumns, identities_of, read_pair_extras, read_pairs
+
+    matches = _league_files(tmp_path)
+    out, paths, plot = tmp_path / "roll.csv", tmp_path / "paths.csv", tmp_path / "paths.png"
+    assert main(["rolling", str(matches), *ROLLING, "--half-life", "1", "-o", str(out),
+                 "--ratings", str(paths), "--plot", str(plot)]) == 0
+    assert "3 periods replayed (720 games predicted" in capsys.readouterr().out
+    # The same replay in Python, on the same pairs.
+    columns = PairColumns(a="home", b="away", outcome="result",
+                          outcome_map={"H": -1, "D": 0, "A": 1}, context=("home_adv",),
+                          sparse_identities=True)
+    X, y, features, context = read_pairs(matches, return_context=True, columns=columns)
+    _, extras = read_pair_extras(matches, columns)
+    ids = identities_of(features)
+    expected = rolling_fit(SVMCompare(kernel="linear", probability=True, random_state=0),
+                           X, y, extras["season"].to_numpy(dtype=float), context=context,
+                           half_life=1.0,
+                           items=sp.identity(len(ids), format="csr"), item_ids=ids,
+                           progress=False)
+    written = pd.read_csv(out)
+    done = expected.predicted
+    assert list(written["season"].unique()) == [2, 3, 4]
+    np.testing.assert_allclose(written[["p_x_better", "p_tie", "p_xprime_better"]],
+                               expected.proba[done])
+    np.testing.assert_array_equal(written["y"], y[done])
+    ratings = pd.read_csv(paths, index_col="season")
+    assert ratings.shape == (3, 16)
+    np.testing.assert_allclose(ratings.to_numpy(), expected.ratings.to_numpy())
+    assert plot.stat().st_size > 0
+    # --first: only the last season predicted.
+    assert main(["rolling", str(matches), *ROLLING, "--first", "4", "-o", str(out)]) == 0
+    assert list(pd.read_csv(out)["season"].unique()) == [4]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--period", "round"], "no column 'round' for --period"),
+    (["--time", "season"], "add --half-life"),
+    (["--first", "late"], "--first 'late' is not a number"),
+    (["--first", "9"], "no period to predict"),
+])
+def test_cli_rolling_errors_name_the_option(tmp_path, capsys, extra, message):
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    assert main(["rolling", str(matches), *ROLLING, *extra, "-o", str(tmp_path / "r.csv")]) == 2
+    assert message in capsys.readouterr().err

@@ -257,3 +257,12 @@ def kernel_of(args):
     from ..io import is_ids_table
 
     return "linear" if args.items is None and is_ids_table(args.pairs) else "rbf"
+
+
+def numbers_or_none(values):
+    """``values`` (a column as read: text) as floats when all are numbers,
+    else None (dates, labels)."""
+    import pandas as pd
+
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce")
+    return numbers.to_numpy(dtype=float) if numbers.notna().all() else None

@@ -24,15 +24,17 @@ from .options import (
     load_bootstrap,
     load_pair_model,
     make_model,
+    numbers_or_none,
     pair_columns,
     parallel_backend,
     rows_of,
     with_predictions,
 )
 from .plots import plot_evaluation
+from .rolling import add_rolling_command
 
 
-def _add_pairs_arguments(parser, labels):
+def add_pairs_arguments(parser, labels):
     parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
                         + (" and y" if labels else "") + ", or item_a, item_b"
                         + (", y" if labels else "") + " (ids: with --items, or alone for "
@@ -160,21 +162,13 @@ def _decayed(args, extras, weight):
     if args.time not in extras.columns:
         raise ValueError(f"{Path(args.pairs).name} has no column {args.time!r} for --time.")
     values = extras[args.time].to_numpy()
-    numbers = _numbers_or_none(values)
+    numbers = numbers_or_none(values)
     times = numbers if numbers is not None else values
     decay = time_decay(times, args.half_life)
     unit = "days" if read_times(times) is not None else "time units"
     print(f"weights halve every {args.half_life:g} {unit} back from the latest result; "
           f"the oldest weighs {decay.min():.3g}", flush=True)
     return decay if weight is None else weight * decay
-
-
-def _numbers_or_none(values):
-    """``values`` as floats when all are numbers, else None (dates, text)."""
-    import pandas as pd
-
-    numbers = pd.to_numeric(pd.Series(values), errors="coerce")
-    return numbers.to_numpy(dtype=float) if numbers.notna().all() else None
 
 
 def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
@@ -456,7 +450,7 @@ def add_product_commands(sub):
         "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
         description="Fit SVMCompare (or a baseline) on labeled pairs and write a model file. "
                     "Labels y: -1 x better, 0 tie, 1 x' better.")
-    _add_pairs_arguments(fit, labels=True)
+    add_pairs_arguments(fit, labels=True)
     fit.add_argument("--model", required=True, help="model file to write (skops format)")
     fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
                      help="compare (SVMCompare), rank, rank2 (RankSVM baselines), lp "
@@ -565,7 +559,7 @@ def add_product_commands(sub):
     predict = sub.add_parser("predict", help="compare pairs with a saved model",
                              description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")
     predict.add_argument("model", help="model file from svmcompare fit")
-    _add_pairs_arguments(predict, labels=False)
+    add_pairs_arguments(predict, labels=False)
     predict.add_argument("--proba", action="store_true",
                          help="add P(x better), P(tie), P(x' better) (model fitted with "
                               "--probability)")
@@ -618,6 +612,7 @@ def add_product_commands(sub):
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
     board.set_defaults(func=_leaderboard, context="", items=None)
+    add_rolling_command(sub, add_pairs_arguments)
 
     evaluate = sub.add_parser(
         "evaluate", help="test error, probability scores and AUC of a saved model",
@@ -629,6 +624,6 @@ def add_product_commands(sub):
                     "probabilities next to the training frequencies (the baseline to beat); "
                     "and the comparison AUC (Table 3).")
     evaluate.add_argument("model", help="model file from svmcompare fit")
-    _add_pairs_arguments(evaluate, labels=True)
+    add_pairs_arguments(evaluate, labels=True)
     evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")
     evaluate.set_defaults(func=_evaluate)

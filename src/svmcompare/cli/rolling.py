@@ -1,0 +1,139 @@
+"""``svmcompare rolling``: a history replayed period by period.
+
+Before each period, the model is fitted on every earlier result (older ones
+weighed less with ``--half-life``) and predicts the period; the predictions
+of every replayed period and each item's score before it (a rating path, one
+scale for all periods) are written.  The command line of
+:func:`svmcompare.temporal.rolling_fit`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .options import PROBABILITY_COLUMNS, make_model, numbers_or_none, pair_columns, rows_of
+
+
+def add_rolling_command(sub, add_pairs_arguments):
+    rolling = sub.add_parser(
+        "rolling", help="replay results period by period: next-period predictions, rating paths",
+        description="Before each period (--period: a round, week or season column), fit on "
+                    "every earlier result and predict the period's games; write the "
+                    "predictions with their win / draw / loss probabilities, and each item's "
+                    "score before every period (rating paths).")
+    add_pairs_arguments(rolling, labels=True)
+    rolling.add_argument("--period", required=True, metavar="COLUMN",
+                         help="column of each result's period (sortable: numbers or dates)")
+    rolling.add_argument("--first", default=None, metavar="VALUE",
+                         help="the first period to predict (default: the second period)")
+    rolling.add_argument("--time", default=None, metavar="COLUMN",
+                         help="column of each result's time for --half-life (default: the "
+                              "period)")
+    rolling.add_argument("--half-life", type=float, default=None, metavar="H",
+                         help="weigh each earlier result by 2^(-age / H) (days for dates)")
+    rolling.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
+                         default=None, help="default: linear for a table of ids without "
+                                            "--items, else rbf")
+    rolling.add_argument("--C", type=float, default=1.0)
+    rolling.add_argument("--gamma", type=float, default=1.0)
+    rolling.add_argument("--degree", type=int, default=3)
+    rolling.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto")
+    rolling.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge")
+    rolling.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="CSV of the replayed periods' games with their predictions")
+    rolling.add_argument("--ratings", default=None, metavar="FILE",
+                         help="CSV of every item's score before each predicted period")
+    rolling.add_argument("--plot", default=None, metavar="FILE",
+                         help="PNG or SVG of the top items' rating paths")
+    rolling.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rolling.set_defaults(func=run_rolling, model_type="compare", probability=True,
+                         calibration="auto")
+
+
+def _column(extras, column):
+    """A column of the pairs file as numbers when every value is one (the
+    file is read as text: "10" must sort after "9"), else as read."""
+    values = extras[column].to_numpy()
+    numbers = numbers_or_none(values)
+    return values if numbers is None else numbers
+
+
+def _typed(value, like):
+    """``value`` (text) as the type of the column values ``like``."""
+    import numpy as np
+
+    if np.issubdtype(np.asarray(like).dtype, np.number):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"--first {value!r} is not a number; the periods are.") from None
+    return value
+
+
+def _rated_items(args, features):
+    """(ids, items) whose scores the rating paths follow: an identities model's
+    ids, or the --items table; None when there is neither."""
+    import scipy.sparse as sp
+
+    from ..io import identities_of, read_items
+
+    if args.items is not None:
+        ids, Z, _ = read_items(args.items)
+        return list(ids), Z
+    ids = identities_of(features)
+    if ids is None:
+        return None, None
+    return list(ids), sp.identity(len(ids), format="csr")
+
+
+def run_rolling(args):
+
+    from ..io import read_pair_extras, read_pairs
+    from ..metrics import outcome_log_loss
+    from ..temporal import plot_rating_paths, rolling_fit
+
+    columns = pair_columns(args)
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns)
+    weight, extras = read_pair_extras(args.pairs, columns)
+    rows = rows_of(args, extras, args.pairs)
+    if rows is not None:
+        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
+        context = None if context is None else context[rows]
+        weight = None if weight is None else weight[rows]
+    name = Path(args.pairs).name
+    for option, column in (("--period", args.period), ("--time", args.time)):
+        if column is not None and column not in extras.columns:
+            raise ValueError(f"{name} has no column {column!r} for {option}.")
+    if args.time is not None and args.half_life is None:
+        raise ValueError("--time sets the ages of --half-life; add --half-life H.")
+    periods = _column(extras, args.period)
+    times = None if args.time is None else _column(extras, args.time)
+    first = None if args.first is None else _typed(args.first, periods)
+    ids, items = _rated_items(args, features)
+    result = rolling_fit(make_model(args), X, y, periods, context=context,
+                         sample_weight=weight, half_life=args.half_life, times=times,
+                         first=first, items=items, item_ids=ids,
+                         progress=False if args.no_progress else "auto")
+    done = result.predicted
+    out = extras[done].reset_index(drop=True).assign(
+        y=y[done], rank_difference=result.decision[done])
+    for column, values in zip(PROBABILITY_COLUMNS, result.proba[done].T, strict=True):
+        out[column] = values
+    out.to_csv(args.output, index=False)
+    print(f"{len(result.fit_seconds)} periods replayed ({int(done.sum())} games predicted, "
+          f"log-loss {outcome_log_loss(y[done], result.proba[done]):.4f}, "
+          f"{result.fit_seconds.mean():.3f} s a fit): {args.output}")
+    if (args.ratings or args.plot) and result.ratings is None:
+        print("note: no rating paths: the model scores item features; give --items "
+              "(an id column plus its features) to follow items", file=sys.stderr)
+        return 0
+    result.ratings.index.name = args.period
+    if args.ratings:
+        result.ratings.to_csv(args.ratings)
+        print(f"rating paths of {result.ratings.shape[1]} items written to {args.ratings}")
+    if args.plot:
+        plot_rating_paths(result.ratings, args.plot)
+        print(f"rating paths drawn to {args.plot}")
+    return 0
