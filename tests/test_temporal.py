@@ -212,3 +212,14 @@ def test_cli_rolling_errors_name_the_option(tmp_path, capsys, extra, message):
     matches = _league_files(tmp_path)
     assert main(["rolling", str(matches), *ROLLING, *extra, "-o", str(tmp_path / "r.csv")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_rolling_names_a_result_without_a_period(tmp_path, capsys):
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    frame = pd.read_csv(matches).astype({"season": object})
+    frame.loc[3, "season"] = None
+    frame.to_csv(matches, index=False)
+    assert main(["rolling", str(matches), *ROLLING, "-o", str(tmp_path / "r.csv")]) == 2
+    assert "1 row(s) have no 'season' (first on line 5)" in capsys.readouterr().err

@@ -59,6 +59,21 @@ def _column(extras, column):
     return values if numbers is None else numbers
 
 
+def _check_filled(extras, names, file):
+    """Every row has a value in the columns ``names`` that exist (a result
+    without a period cannot be replayed)."""
+    import numpy as np
+
+    for column in names:
+        if column is None or column not in extras.columns:
+            continue
+        values = extras[column]
+        empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
+                             f"line {int(np.flatnonzero(empty)[0]) + 2}).")
+
+
 def _typed(value, like):
     """``value`` (text) as the type of the column values ``like``."""
     import numpy as np
@@ -97,6 +112,7 @@ def run_rolling(args):
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)
     weight, extras = read_pair_extras(args.pairs, columns)
+    _check_filled(extras, [args.period, args.time], Path(args.pairs).name)
     rows = rows_of(args, extras, args.pairs)
     if rows is not None:
         X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
