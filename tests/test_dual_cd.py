@@ -223,6 +223,21 @@ def test_squared_hinge_bias_is_the_brute_force_minimizer():
         assert at_beta <= losses.min() + 1e-12
     assert squared_hinge_bias(np.array([0.0, 2.0]), np.array([1.0, 1.0]),
                               np.ones(2)) == 1.0  # all rows y = 1: loss 0 from beta = 1 on
+    # A stretch of zero loss between the labels' kinks (-6 .. 3.9): a point of it,
+    # not an error; rows with C = 0 do not count.
+    beta = squared_hinge_bias(np.array([-2.9, -7.0]), np.array([1.0, -1.0]), np.full(2, 0.7))
+    assert -6.0 <= beta <= 3.9
+    assert squared_hinge_bias(np.array([0.1, 0.3]), np.array([1.0, -1.0]),
+                              np.array([0.3, 0.0])) == pytest.approx(0.9)
+    for _ in range(400):  # random zero-loss gaps and unweighted rows
+        m = int(rng.integers(2, 8))
+        scores, y = rng.normal(scale=4.0, size=m), rng.choice([-1.0, 1.0], size=m)
+        C = np.where(rng.random(m) < 0.3, 0.0, rng.uniform(0.1, 2.0, size=m))
+        beta = squared_hinge_bias(scores, y, C)
+        grid = np.linspace(beta - 10, beta + 10, 4001)
+        losses = (C * np.maximum(0.0, 1.0 - y * (scores + grid[:, None])) ** 2).sum(axis=1)
+        at_beta = C @ np.maximum(0.0, 1.0 - y * (scores + beta)) ** 2
+        assert at_beta <= losses.min() + 1e-9
 
 
 def test_svmcompare_with_the_squared_hinge_solves_its_primal_on_dense_pairs():

@@ -89,24 +89,30 @@ def squared_hinge_bias(scores, y, C):
     """The beta minimizing sum_t C_t max(0, 1 - y_t (beta + scores_t))^2 (the
     squared hinge with u fixed).
 
-    Half the derivative, sum_t C_t (beta - k_t) over the active rows, is
-    continuous, increasing and linear between the kinks k_t (1 - scores_t
-    for y_t = 1, active below it; -1 - scores_t for y_t = -1, active above
-    it): the root is found on the piece where W beta - S changes sign, W
-    and S the active rows' sums of C_t and C_t k_t.  With rows of one label
-    only, every beta past all their kinks has loss 0: the nearest such is
-    returned.
+    Half the derivative, g(beta) = sum_t C_t (beta - k_t) over the active
+    rows, is continuous, non-decreasing and linear between the kinks k_t
+    (1 - scores_t for y_t = 1, active below it; -1 - scores_t for y_t = -1,
+    active above it).  The root lies on the piece below the first kink where
+    g >= 0: there g = W beta - S, W and S the active rows' sums of C_t and
+    C_t k_t, and beta = S / W kept inside the piece.  A piece without active
+    rows (every y = 1 kink below every y = -1 kink) is a stretch of zero
+    loss: its point :func:`choose_bias` takes.  Rows with C_t = 0 do not
+    count; with rows of one label only, the nearest beta of zero loss.
     """
+    weighted = C > 0
+    scores, y, C = scores[weighted], y[weighted], C[weighted]
     positive = y > 0
     kinks = np.where(positive, 1.0 - scores, -1.0 - scores)
+    if not kinks.size:
+        return 0.0
     if positive.all():
         return float(kinks.max())
     if not positive.any():
         return float(kinks.min())
     order = np.argsort(kinks, kind="stable")
     kinks, weights, up = kinks[order], C[order], positive[order]
-    # Active on the piece just below kink j: the y = 1 rows from j on, the
-    # y = -1 rows before j.  Piece j = 0 is (-inf, k_0), piece n is (k_{n-1}, inf).
+    # Piece j (0..n) lies between kinks j - 1 and j; active on it: the y = 1
+    # rows from j on and the y = -1 rows before j.
     tail_w = np.concatenate([np.cumsum((weights * up)[::-1])[::-1], [0.0]])
     tail_s = np.concatenate([np.cumsum((weights * kinks * up)[::-1])[::-1], [0.0]])
     head_w = np.concatenate([[0.0], np.cumsum(weights * ~up)])
@@ -114,7 +120,9 @@ def squared_hinge_bias(scores, y, C):
     W, S = tail_w + head_w, tail_s + head_s
     low = np.concatenate([[-np.inf], kinks])
     high = np.concatenate([kinks, [np.inf]])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = S / W
-    inside = (W > 0) & (root >= low) & (root <= high)
-    return float(root[np.flatnonzero(inside)[0]])
+    at_kink = W[:-1] * kinks - S[:-1]  # g at kink j, from the piece below it
+    rising = np.flatnonzero(at_kink >= 0.0)
+    j = int(rising[0]) if rising.size else kinks.size
+    if W[j] <= 0.0:
+        return float(choose_bias(low[j], high[j]))
+    return float(np.clip(S[j] / W[j], low[j], high[j]))

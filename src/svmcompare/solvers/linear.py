@@ -50,9 +50,10 @@ class LinearResult:
     bias : float
         beta (0 without a bias).
     alpha : ndarray of shape (m,)
-        Dual variables alpha_t = -C_t L'_delta(z_t) in [0, C_t].
+        Dual variables alpha_t = -C_t L'_delta(z_t) in [0, C_t]; for the
+        squared hinge 2 C_t max(0, 1 - z_t), without an upper bound.
     objective : float
-        The primal objective F(u, beta) with the exact hinge.
+        The primal objective F(u, beta) with the exact loss.
     smoothing : float
         The final delta; F is within (delta / 2) sum C of its minimum plus
         the Newton tolerance.
@@ -661,7 +662,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
 def _squared_hinge_result(u, beta, alpha, scores, y, C, bias, n_iter, converged):
     """The LinearResult of the squared hinge from the last Newton iterate: beta
     exactly minimizing the loss given u, the objective with the costs ``C``."""
-    if bias and scores.size:
+    if bias and np.any(C > 0):
         beta = squared_hinge_bias(scores, y, C)
     z = y * (scores + beta)
     if np.any(z <= 1.0 - SQUARED_HINGE_ZONE):
