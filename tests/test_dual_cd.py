@@ -298,3 +298,17 @@ def test_squared_hinge_on_identities_ranks_and_calibrates():
     frequencies = np.bincount(y + 1, minlength=3) / y.size
     baseline = outcome_log_loss(yt, np.tile(frequencies, (yt.size, 1)))
     assert outcome_log_loss(yt, proba) < baseline - 0.05
+
+
+def test_wide_dense_rows_take_coordinate_steps_for_the_squared_hinge():
+    from svmcompare.solvers.dual_cd import solve_linear_rows
+
+    rng = np.random.default_rng(5)
+    D = rng.normal(size=(30, 200))  # more features than rows
+    y = np.where(rng.random(30) < 0.5, 1.0, -1.0)
+    C = np.full(30, 0.3)
+    rows = solve_linear_rows(D, y, C, loss="squared_hinge", tol=1e-8)
+    assert rows.n_iter > 0 and rows.smoothing == 0.0
+    newton = solve_linear(D, y, C, loss="squared_hinge")
+    assert rows.objective == pytest.approx(newton.objective, rel=1e-6)
+    np.testing.assert_allclose(rows.u, newton.u, atol=1e-5)

@@ -232,7 +232,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         if self.solver != "auto":
             return self.solver
         if kernel.code == LINEAR and self.loss == "squared_hinge":
-            return "linear"  # the dual coordinate descent, at any width
+            return "linear"  # a primal solver (coordinate descent on wide rows)
         if kernel.code == LINEAR:
             # The primal solver's Newton steps hold a (p + 1)^2 Hessian and cost
             # O(m p^2): with many more features than pairs the dual is the

@@ -204,6 +204,9 @@ class BinaryProblem:
         if self.context is None:
             object.__setattr__(self, "context", np.zeros((self.a.shape[0], 0)))
         if self.pair is None:
+            if self.items.shape[0] % 2:
+                raise ValueError("A BinaryProblem without pair, flipped and pair_items needs "
+                                 "x rows then x' rows as its items (an even number).")
             n = self.items.shape[0] // 2
             first = np.arange(n, dtype=np.int64)
             object.__setattr__(self, "pair", self.a % n)
@@ -221,33 +224,23 @@ class BinaryProblem:
                              self.flipped[rows], self.pair_items)
 
 
-_HASH_SEED = 20261126  # a fixed projection: the same items for every fit
-_VERIFY_CHUNK = 65536  # rows compared at a time (bounded extra memory)
-
-
 def distinct_items(stacked):
     """The distinct rows of ``stacked`` (n, p), in order of first appearance,
     and the index among them of every row.
 
     Data with identities (one-hot teams, engines, LLMs) repeat a few items in
     thousands of pairs; kernel rows over the distinct items cost O(items)
-    instead of O(pairs), and the item kernel of a C path fits in memory.  Rows
-    are grouped by a random projection (one float a row, sorted) and each
-    row is then compared with its group's first row; should two different
-    rows share a projection, numpy's exact unique of the rows decides.  All
-    rows distinct: ``stacked`` itself and 0..n-1 (no copy).
+    instead of O(pairs), and the item kernel of a C path fits in memory.
+    Rows are compared by their bytes (exactly; -0.0 counts as 0.0).  All rows
+    distinct: ``stacked`` itself and 0..n-1 (no copy).
     """
-    n = stacked.shape[0]
-    key = stacked @ np.random.default_rng(_HASH_SEED).standard_normal(stacked.shape[1])
-    _, first, index = np.unique(key, return_index=True, return_inverse=True)
+    n, p = stacked.shape
+    if n == 0:
+        return stacked, np.arange(0, dtype=np.int64)
+    rows = np.ascontiguousarray(stacked, dtype=np.float64) + 0.0  # -0.0 -> 0.0
+    keys = rows.view(np.dtype((np.void, 8 * p))).ravel()
+    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
     index = index.ravel()
-    for lo in range(0, n, _VERIFY_CHUNK):
-        part = slice(lo, lo + _VERIFY_CHUNK)
-        if not np.array_equal(stacked[part], stacked[first[index[part]]]):
-            _, first, index = np.unique(stacked, axis=0, return_index=True,
-                                        return_inverse=True)
-            index = index.ravel()
-            break
     if first.size == n:
         return stacked, np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")

@@ -296,10 +296,18 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
                       first_smoothing=1.0, loss="hinge"):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
-    of ``v0``) where :func:`dual_cd_suits`, else the primal Newton method
+    of ``v0``) where :func:`dual_cd_suits` and for the squared hinge on rows
+    with more features than rows, else the primal Newton method
     (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u, beta) at
     ``first_smoothing``), for either loss."""
     check_loss(loss)
+    if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
+        # More features than rows: Newton's (p + 1)^2 system costs more than
+        # coordinate steps on the rows (the hinge goes to SMO on the dual there).
+        D = sp.csr_matrix(D)
+        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
+                                 bias0=float(v0[-1]) if v0 is not None and bias else 0.0,
+                                 loss=loss)
     if dual_cd_suits(D, C):
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
         return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
