@@ -223,3 +223,39 @@ def test_cli_rolling_names_a_result_without_a_period(tmp_path, capsys):
     frame.to_csv(matches, index=False)
     assert main(["rolling", str(matches), *ROLLING, "-o", str(tmp_path / "r.csv")]) == 2
     assert "1 row(s) have no 'season' (first on line 5)" in capsys.readouterr().err
+
+
+def test_cli_rolling_orders_dates_as_time_and_refuses_labels(tmp_path, capsys):
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    frame = pd.read_csv(matches)
+    # Day-first dates whose text order is not their time order.
+    frame["date"] = frame["season"].map({1: "20/12/2021", 2: "15/01/2022", 3: "16/02/2022",
+                                         4: "10/03/2022"})
+    frame["label"] = "Week " + frame["season"].astype(str)
+    frame.to_csv(matches, index=False)
+    by_season, by_date = tmp_path / "season.csv", tmp_path / "date.csv"
+    assert main(["rolling", str(matches), *ROLLING, "-o", str(by_season)]) == 0
+    dated = [arg if arg != "season" else "date" for arg in ROLLING]
+    assert main(["rolling", str(matches), *dated, "-o", str(by_date), "--ratings",
+                 str(tmp_path / "paths.csv"), "--first", "2022-02-16"]) == 0
+    paths = pd.read_csv(tmp_path / "paths.csv")
+    assert list(paths["date"]) == ["2022-02-16", "2022-03-10"]
+    seasons, dates = pd.read_csv(by_season), pd.read_csv(by_date)
+    later = seasons[seasons["season"] >= 3].reset_index(drop=True)
+    np.testing.assert_allclose(dates["p_tie"], later["p_tie"])  # the same replay
+    capsys.readouterr()
+    labelled = [arg if arg != "season" else "label" for arg in ROLLING]
+    assert main(["rolling", str(matches), *labelled, "-o", str(by_date)]) == 2
+    assert "holds labels such as 'Week 1' whose order is not known" in capsys.readouterr().err
+
+
+def test_a_period_whose_fit_fails_is_named():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2, 3))
+    y = np.r_[np.ones(10, dtype=int), np.tile([-1, 0, 1], 10)]  # period 1: one label only
+    periods = np.r_[np.ones(10), np.repeat([2, 3], 15)]
+    with pytest.raises(ValueError, match="before period 2.0 failed"):
+        rolling_fit(SVMCompare(kernel="linear", probability=True), X, y, periods,
+                    progress=False)

@@ -183,8 +183,13 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
             decay = time_decay(moments[train], half_life, now=now)
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
-        model = clone(estimator).fit(X[train], y[train], context=take_rows(context, train),
-                                     sample_weight=weight)
+        try:
+            model = clone(estimator).fit(X[train], y[train],
+                                         context=take_rows(context, train),
+                                         sample_weight=weight)
+        except ValueError as exc:
+            raise ValueError(f"the fit on the results before period {period} failed: {exc} "
+                             "(a later first period gives it more results).") from exc
         seconds[period] = _clock.perf_counter() - began
         rows = np.flatnonzero(test)
         decision[rows] = model.decision_function(X[rows], take_rows(context, rows))

@@ -51,17 +51,10 @@ def add_rolling_command(sub, add_pairs_arguments):
                          calibration="auto")
 
 
-def _column(extras, column):
-    """A column of the pairs file as numbers when every value is one (the
-    file is read as text: "10" must sort after "9"), else as read."""
-    values = extras[column].to_numpy()
-    numbers = numbers_or_none(values)
-    return values if numbers is None else numbers
-
-
-def _check_filled(extras, names, file):
-    """Every row has a value in the columns ``names`` that exist (a result
-    without a period cannot be replayed)."""
+def _check_filled(extras, names, file, rows):
+    """Every kept row (``rows``: a mask, or None for all) has a value in the
+    columns ``names`` that exist: a result without a period cannot be
+    replayed.  Lines are those of the file."""
     import numpy as np
 
     for column in names:
@@ -69,21 +62,51 @@ def _check_filled(extras, names, file):
             continue
         values = extras[column]
         empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+        if rows is not None:
+            empty &= np.asarray(rows, dtype=bool)
         if empty.any():
             raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
                              f"line {int(np.flatnonzero(empty)[0]) + 2}).")
 
 
-def _typed(value, like):
-    """``value`` (text) as the type of the column values ``like``."""
+def _ordered(extras, column, option, file):
+    """A column of periods or times in an order that means time: numbers
+    (integers kept as such: "10" after "9"), or dates; labels are refused,
+    their order is not known."""
     import numpy as np
 
-    if np.issubdtype(np.asarray(like).dtype, np.number):
+    from ..datasets.games import read_times
+
+    values = extras[column].to_numpy()
+    numbers = numbers_or_none(values)
+    if numbers is not None:
+        whole = np.all(numbers == np.round(numbers))
+        return numbers.astype(np.int64) if whole else numbers
+    dates = read_times(values)
+    if dates is not None:
+        return dates.to_numpy()
+    raise ValueError(f"{file}: the {option} column {column!r} holds labels such as "
+                     f"{values[0]!r} whose order is not known; give numbers (1, 2, ...) or "
+                     "dates (2024-08-23).")
+
+
+def _first(value, periods):
+    """--first as a value of the periods' kind."""
+    import numpy as np
+    import pandas as pd
+
+    if value is None:
+        return None
+    if np.issubdtype(periods.dtype, np.datetime64):
         try:
-            return float(value)
+            return pd.Timestamp(value).to_datetime64()
         except ValueError:
-            raise ValueError(f"--first {value!r} is not a number; the periods are.") from None
-    return value
+            raise ValueError(f"--first {value!r} is not a date; the periods are dates "
+                             "(give it as 2024-08-23).") from None
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"--first {value!r} is not a number; the periods are.") from None
 
 
 def _rated_items(args, features):
@@ -112,23 +135,24 @@ def run_rolling(args):
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns)
     weight, extras = read_pair_extras(args.pairs, columns)
-    _check_filled(extras, [args.period, args.time], Path(args.pairs).name)
-    rows = rows_of(args, extras, args.pairs)
-    if rows is not None:
-        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
-        context = None if context is None else context[rows]
-        weight = None if weight is None else weight[rows]
     name = Path(args.pairs).name
     for option, column in (("--period", args.period), ("--time", args.time)):
         if column is not None and column not in extras.columns:
             raise ValueError(f"{name} has no column {column!r} for {option}.")
     if args.time is not None and args.half_life is None:
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
-    periods = _column(extras, args.period)
-    times = None if args.time is None else _column(extras, args.time)
-    first = None if args.first is None else _typed(args.first, periods)
+    rows = rows_of(args, extras, args.pairs)
+    _check_filled(extras, [args.period, args.time], name, rows)
+    if rows is not None:
+        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
+        context = None if context is None else context[rows]
+        weight = None if weight is None else weight[rows]
+    periods = _ordered(extras, args.period, "--period", name)
+    times = None if args.time is None else _ordered(extras, args.time, "--time", name)
+    first = _first(args.first, periods)
     ids, items = _rated_items(args, features)
-    result = rolling_fit(make_model(args), X, y, periods, context=context,
+    model = make_model(args).set_params(verbose=False)  # the periods have their own bar
+    result = rolling_fit(model, X, y, periods, context=context,
                          sample_weight=weight, half_life=args.half_life, times=times,
                          first=first, items=items, item_ids=ids,
                          progress=False if args.no_progress else "auto")
