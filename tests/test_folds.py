@@ -51,7 +51,7 @@ def _split(problem, n, seed=0):
     """Rows kept and the held-out pairs' first rows for one random fifth of the pairs."""
     held = np.zeros(n, dtype=bool)
     held[np.random.default_rng(seed).choice(n, n // 5, replace=False)] = True
-    pair = problem.a % n
+    pair = problem.pair
     keep = np.flatnonzero(~held[pair])
     _, first = np.unique(pair, return_index=True)
     return keep, first[held[np.sort(np.unique(pair))]]
@@ -177,17 +177,35 @@ def test_warm_started_shrinking_rebuilds_the_gradient_from_the_start():
     assert warm.objective == pytest.approx(cold.objective, rel=1e-4)
 
 
+def _repeated_items(seed, n, distinct=12, p=3):
+    """Pairs of ``n`` comparisons among ``distinct`` items (as identities
+    repeat): the binary problem keeps each item once."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(distinct, p))
+    first = rng.integers(0, distinct, n)
+    second = (first + rng.integers(1, distinct, n)) % distinct
+    score = base @ np.array([1.0, -0.5, 0.3])
+    d = score[second] - score[first] + rng.logistic(scale=0.3, size=n)
+    return np.stack([base[first], base[second]], 1), np.where(d > 0.4, 1,
+                                                              np.where(d < -0.4, -1, 0))
+
+
+DATA = {"features": lambda seed, n: _pairs(seed, n), "repeated items": _repeated_items}
+
+
+@pytest.mark.parametrize("data", list(DATA))
 @pytest.mark.parametrize("estimator", [SVMCompare(tol=1e-9), SVMRank2(tol=1e-9)],
                          ids=["compare", "rank2"])
-def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator):
-    X, y = _pairs(9, 150)
+def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator, data):
+    X, y = DATA[data](9, 150)
     context = np.random.default_rng(9).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = estimator.set_params(random_state=0, n_jobs=2)
     prepared, result, _ = model._fit_solution(X, y, context)
     held, spreads = model._row_fold_gaps(prepared, result)
     problem, n = prepared.problem, y.size
+    assert problem.items.shape[0] == (12 if data == "repeated items" else 2 * n)
     block, _ = kernel_rows(problem, prepared.kernel)
-    pair = problem.a % n
+    pair = problem.pair
     _, first = np.unique(pair, return_index=True)
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
         # The plain computation: a cold solve of the rows of the training
@@ -199,7 +217,7 @@ def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator):
         v = problem.context[keep].T @ coef
         rows = first[np.arange(n)]
         gap = block(rows, keep) @ coef - problem.context[rows] @ v
-        gap = np.where(problem.a[rows] < n, gap, -gap)
+        gap = np.where(problem.flipped[rows], -gap, gap)
         tolerance = 1e-6 * np.abs(gap).max()
         np.testing.assert_allclose(held[test], gap[test], atol=tolerance)
         spread = np.sqrt(np.mean(gap[train] ** 2))
@@ -225,15 +243,16 @@ def test_svmrank_with_ties_refits_its_folds(monkeypatch):
 @pytest.mark.parametrize("params", [{"kernel": "linear"},
                                     {"kernel": "rbf", "solver": "nystroem", "n_components": 30}],
                          ids=["linear", "nystroem"])
-def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(params):
-    X, y = _pairs(11, 300)
+@pytest.mark.parametrize("data", list(DATA))
+def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(params, data):
+    X, y = DATA[data](11, 300)
     context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
     prepared, result, _ = model._fit_solution(X, y, context)
     held, spreads = model._row_fold_gaps(prepared, result)
-    problem, n = prepared.problem, y.size
+    problem = prepared.problem
     D = model._primal_rows(prepared)  # the fit's features: Nystroem's landmarks kept
-    pair = problem.a % n
+    pair = problem.pair
     _, first = np.unique(pair, return_index=True)
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
         # The plain computation: a cold solve (every smoothing level) of the
@@ -242,7 +261,7 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
         keep = np.flatnonzero(np.isin(pair, train))
         fold = solve_linear(D[keep], problem.y[keep], problem.C[keep], tol=1e-6)
         gap = D[first] @ fold.u - problem.context[first] @ fold.u[-1:]
-        gap = np.where(problem.a[first] < n, gap, -gap)
+        gap = np.where(problem.flipped[first], -gap, gap)
         tolerance = 1e-4 * np.abs(gap).max()
         np.testing.assert_allclose(held[test], gap[test], atol=tolerance)
         spread = np.sqrt(np.mean(gap[train] ** 2))
@@ -345,15 +364,14 @@ def test_restricted_start_takes_each_rows_alpha_and_is_feasible(build):
     bias = build is flip_compare  # rank2's RankSVM has no bias, no y^T alpha = 0
     start = restricted_start(alpha, full, sub, train, bias)
     # Brute force: the full row with the same pair and the same orientation.
-    n, n_sub = 200, 150
     for t in range(sub.m):
-        pair, flipped = train[sub.a[t] % n_sub], sub.a[t] >= n_sub
-        (match,) = np.flatnonzero((full.a % n == pair) & ((full.a >= n) == flipped))
+        pair, flipped = train[sub.pair[t]], sub.flipped[t]
+        (match,) = np.flatnonzero((full.pair == pair) & (full.flipped == flipped))
         assert full.y[match] == sub.y[t]
         assert start[t] <= alpha[match] + 1e-15
     assert np.all(start >= 0) and np.all(start <= sub.C)
-    taken = np.minimum(alpha[[np.flatnonzero((full.a % n == train[sub.a[t] % n_sub])
-                                             & ((full.a >= n) == (sub.a[t] >= n_sub)))[0]
+    taken = np.minimum(alpha[[np.flatnonzero((full.pair == train[sub.pair[t]])
+                                             & (full.flipped == sub.flipped[t]))[0]
                               for t in range(sub.m)]], sub.C)
     if not bias:
         np.testing.assert_array_equal(start, taken)

@@ -60,7 +60,7 @@ def test_estimates_equal_refits_where_no_other_row_changes_its_bound(name):
     for seed in (3, 4, 6, 7):
         problem, bias, n = _problems(seed)[name]
         full = solve_dual(problem, KERNEL, bias=bias, tol=TOL)
-        pair = problem.a % n
+        pair = problem.pair
         block, diagonal = kernel_rows(problem, KERNEL)
         rows, change, n_free = loo_changes(block, diagonal, problem.y, problem.C, full.alpha,
                                            pair, problem.context, bias)
@@ -96,9 +96,9 @@ def test_pairs_without_support_vectors_and_no_free_rows():
     # With every variable bounded (none free) only each pair's own terms go.
     alpha = np.where(full.alpha > 0, problem.C, 0.0)
     rows, change, n_free = loo_changes(block, diagonal, problem.y, problem.C, alpha,
-                                       problem.a % n, problem.context, bias)
+                                       problem.pair, problem.context, bias)
     assert n_free == 0
-    own = np.array([_fitted_values(problem, np.where(problem.a % n == problem.a[r] % n,
+    own = np.array([_fitted_values(problem, np.where(problem.pair == problem.pair[r],
                                                      alpha, 0.0), np.array([r]))[0]
                     for r in rows])
     np.testing.assert_allclose(change, -own, rtol=1e-10, atol=1e-12)
@@ -175,7 +175,7 @@ def test_no_estimate_past_max_free():
     problem, bias, n = _problems()["compare"]
     full = solve_dual(problem, KERNEL, bias=bias, tol=TOL)
     block, diagonal = kernel_rows(problem, KERNEL)
-    args = (block, diagonal, problem.y, problem.C, full.alpha, problem.a % n,
+    args = (block, diagonal, problem.y, problem.C, full.alpha, problem.pair,
             problem.context, bias)
     n_free = loo_changes(*args)[2]
     assert loo_changes(*args, max_free=n_free - 1) is None

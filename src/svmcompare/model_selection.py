@@ -29,10 +29,21 @@ from ._validation import (
 from .calibration import fit_link, tie_features_for
 from .compare import SVMCompare
 from .exceptions import NoRankingError
-from .grid_search import best_index, check_progress, grid_points, search_grid
+from .grid_search import (  # the engine's public functions, importable from here as before
+    best_index,
+    check_progress,
+    fit_C_path,
+    grid_points,
+    paper_grid,
+    search_grid,
+    validation_search,
+)
 from .metrics import outcome_brier, outcome_log_loss
 from .ranking_function import check_cost
 from .sparse_pairs import SparsePairs
+
+__all__ = ["SVMCompareCV", "default_grid", "fit_C_path", "paper_grid", "search_grid",
+           "validation_search"]
 
 SCORINGS = ("error", "auc", "log_loss")
 SELECTIONS = ("one_se", "best")
