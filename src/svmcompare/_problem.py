@@ -231,13 +231,14 @@ def distinct_items(stacked):
     Data with identities (one-hot teams, engines, LLMs) repeat a few items in
     thousands of pairs; kernel rows over the distinct items cost O(items)
     instead of O(pairs), and the item kernel of a C path fits in memory.
-    Rows are compared by their bytes (exactly; -0.0 counts as 0.0).  All rows
-    distinct: ``stacked`` itself and 0..n-1 (no copy).
+    Rows are compared by their bytes, exactly (so -0.0 and 0.0 differ: add
+    0.0 first to merge them).  All rows distinct: ``stacked`` itself and
+    0..n-1 (no copy).
     """
     n, p = stacked.shape
     if n == 0:
         return stacked, np.arange(0, dtype=np.int64)
-    rows = np.ascontiguousarray(stacked, dtype=np.float64) + 0.0  # -0.0 -> 0.0
+    rows = np.ascontiguousarray(stacked, dtype=np.float64)
     keys = rows.view(np.dtype((np.void, 8 * p))).ravel()
     _, first, index = np.unique(keys, return_index=True, return_inverse=True)
     index = index.ravel()
@@ -261,8 +262,9 @@ def stack_items(Xs):
         items = Xs.items()
         first = np.arange(n, dtype=np.int64)
         return items, first, first + n
-    items, index = distinct_items(np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]],
-                                                                      axis=0)))
+    stacked = np.ascontiguousarray(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
+    stacked += 0.0  # -0.0 -> 0.0, in place: equal items get equal bytes
+    items, index = distinct_items(stacked)
     return items, index[:n], index[n:]
 
 
