@@ -108,8 +108,9 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     shrinking : bool, default=True
         Set aside dual variables that sit at a bound while the solver works on
         the rest (LIBSVM's shrinking, exact solver).  It starts once steps
-        revisit variables, so it saves most at large C (3-5x at C = 100) and
-        costs nothing measurable at small C; False turns it off.
+        revisit variables, so it saves most at large C and costs nothing
+        measurable at small C (BENCHMARKS.md, "Exact RBF fit"); False turns
+        it off.
     solver : {"auto", "exact", "linear", "nystroem"}, default="auto"
         "exact": SMO on the dual (18).  "linear" (kernel="linear" only): the
         primal problem on difference vectors, for millions of pairs (sparse
@@ -136,24 +137,21 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
         did not see.  "auto": "cv", except for a linear fit with at least
         100 pairs per weight (identities at scale: 1,000,000 games of
         10,000 players), whose own rank differences are used ("in-sample",
-        no refit: their optimism is negligible there; on simulated ids the
-        test log-loss was 0.0002 from the folds' at 100 pairs a weight,
-        0.0014 at 50, 0.005 at 20).  "cv": five folds, each this fit's problem without the
-        fold's pairs (same standardization, C and features), started from
-        the solution on all pairs and run side by side (``n_jobs`` threads,
-        :mod:`svmcompare.solvers.folds`): about 1.4x the time of a plain fit
-        for the exact solver at 6,400 pairs (2.3x where most support
-        vectors are free), 4x for the linear one.
+        no refit: their optimism is negligible there; BENCHMARKS.md,
+        "Identities at scale").  "cv": five folds, each this fit's problem
+        without the fold's pairs (same standardization, C and features),
+        started from the solution on all pairs and run side by side
+        (``n_jobs`` threads, :mod:`svmcompare.solvers.folds`; their cost over
+        a plain fit is in BENCHMARKS.md, "Probabilities from row folds").
         "loo" (exact solver): leave-one-pair-out rank differences estimated
         from the fit itself (Opper and Winther's approximation,
         :mod:`svmcompare.solvers.loo`: one factorization of the free support
-        vectors' kernel block, no refit), 1-3x faster than "cv" when at most
-        2,000 dual variables are free and their system is well conditioned
-        (otherwise, and for the other solvers, it refits the folds).  On the
-        simulations its test log-loss equals the folds' (within 0.004); on
-        real games it is 0.001 worse on average and up to 0.01 worse at some
-        settings (``benchmarks/bench_calibration.py``; BENCHMARKS.md), hence
-        not the default.  ``calibration_`` says which was used.
+        vectors' kernel block, no refit) when at most 2,000 dual variables
+        are free and their system is well conditioned (otherwise, and for the
+        other solvers, it refits the folds).  Faster than "cv", but on real
+        games its log-loss can be worse at some settings
+        (``benchmarks/bench_calibration.py``; BENCHMARKS.md), hence not the
+        default.  ``calibration_`` says which was used.
     tie_band : {"constant", "pair"}, default="constant"
         The probability link's tie band.  "constant": P(y = 0) depends on
         the pair only through |r(x') - r(x)| (the paper's model).  "pair":

@@ -60,10 +60,9 @@ def default_grid(n_features, indicators=False):
     10^-2..10, gamma = 1/4, 1 and 4 divided by the number of features (on
     standardized features a typical squared distance is 2 n_features, so
     gamma = 1 / n_features gives kernel values around e^-2), class_weight
-    "balanced".  The RBF points left out cost the most and were not chosen on
-    the shared real data: with class_weight=None and few ties, C = 10-100 took
-    5-75 s per fit on 3,700 chess pairs (balanced: under 8 s), and the
-    one-standard-error rule prefers small C.
+    "balanced".  The RBF points left out (class_weight None, C = 100) cost
+    the most and were not chosen on the shared real data, and the
+    one-standard-error rule prefers small C (BENCHMARKS.md, "Class weights").
     """
     n = max(int(n_features), 1)
     linear = {"kernel": ["linear"], "class_weight": ["balanced", None],
