@@ -62,7 +62,8 @@ def default_grid(n_features, indicators=False):
     gamma = 1 / n_features gives kernel values around e^-2), class_weight
     "balanced".  The RBF points left out (class_weight None, C = 100) cost
     the most and were not chosen on the shared real data, and the
-    one-standard-error rule prefers small C (BENCHMARKS.md, "Class weights").
+    one-standard-error rule prefers small C (BENCHMARKS.md, "The recommended
+    model's fit time").
     """
     n = max(int(n_features), 1)
     linear = {"kernel": ["linear"], "class_weight": ["balanced", None],
