@@ -312,3 +312,23 @@ def test_wide_dense_rows_take_coordinate_steps_for_the_squared_hinge():
     newton = solve_linear(D, y, C, loss="squared_hinge")
     assert rows.objective == pytest.approx(newton.objective, rel=1e-6)
     np.testing.assert_allclose(rows.u, newton.u, atol=1e-5)
+
+
+def test_a_small_beta_of_a_small_c_is_not_noise_for_either_solver():
+    # The same id pairs, dense (primal Newton) and sparse (dual coordinate
+    # descent): the same beta (~C), and neither calls it numerically 0.
+    from svmcompare.datasets import make_league
+    from svmcompare.pairs import pairs_from_frame
+
+    matches, _ = make_league(random_state=0)
+    fits = []
+    for sparse in (False, True):
+        data = pairs_from_frame(matches, a="home", b="away", outcome="result",
+                                outcome_map={"H": -1, "D": 0, "A": 1}, context=["home_adv"],
+                                sparse=sparse)
+        fits.append(SVMCompare(kernel="linear", C=1e-4, scale_indicators=False).fit(
+            data.X, data.y, context=data.context))
+    dense, sparse = fits
+    assert sparse.intercept_ == pytest.approx(dense.intercept_, rel=1e-3)
+    assert -1e-2 < dense.intercept_ < 0
+    assert not dense.degenerate_ and not sparse.degenerate_

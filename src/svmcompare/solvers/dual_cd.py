@@ -279,7 +279,10 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     hinge = np.maximum(0.0, 1.0 - y * (scores + beta))
     objective = float(0.5 * u @ u + cost @ (hinge * hinge if loss == "squared_hinge" else hinge))
     score_scale = float(np.max(np.abs(scores))) if scores.size else 0.0
-    noise = max(float(tol), 1e-8) * max(1.0, score_scale)
+    # What the stopping rule left unsettled: its last tolerance (tol, made finer
+    # when the fitted values are small), not tol itself, or a small beta of a
+    # small C reads as 0 here and not from the Newton solver on the same rows.
+    noise = max(eps, 1e-8) * max(1.0, score_scale)
     return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
 
 
