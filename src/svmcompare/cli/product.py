@@ -68,6 +68,23 @@ def add_pairs_arguments(parser, labels):
                              "on later games)")
 
 
+def add_model_arguments(parser):
+    """The model's hyper-parameters on the command line (fit, rolling)."""
+    parser.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
+                        default=None, help="default: linear for a table of ids without "
+                                           "--items (identities, kept sparse), else rbf")
+    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--gamma", type=float, default=1.0)
+    parser.add_argument("--degree", type=int, default=3)
+    parser.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
+                        help="compare and lp: 'balanced' weighs ties and non-ties equally; "
+                             "'none' is the paper's problem; 'auto' (default) is 'balanced' "
+                             "when ties are under a third of the pairs, else 'none'")
+    parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
+                        help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
+                             "(linear kernel: better probabilities for ratings of many ids)")
+
+
 def _fit(args):
     if fits_every_pair(args):
         return fit_graded(args)
@@ -455,19 +472,7 @@ def add_product_commands(sub):
     fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
                      help="compare (SVMCompare), rank, rank2 (RankSVM baselines), lp "
                           "(SVMCompareLP); default %(default)s")
-    fit.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"], default=None,
-                     help="default: linear for a table of ids without --items (identities, "
-                          "kept sparse), else rbf")
-    fit.add_argument("--C", type=float, default=1.0)
-    fit.add_argument("--gamma", type=float, default=1.0)
-    fit.add_argument("--degree", type=int, default=3)
-    fit.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
-                     help="compare and lp: 'balanced' weighs ties and non-ties equally; "
-                          "'none' is the paper's problem; 'auto' (default) is 'balanced' when "
-                          "ties are under a third of the pairs, else 'none'")
-    fit.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
-                     help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
-                          "(linear kernel: better probabilities for ratings of many ids)")
+    add_model_arguments(fit)
     fit.add_argument("--probability", action="store_true",
                      help="also fit win/tie/loss probabilities (five calibration folds "
                           "started from the fit: about 1.5-4x its time)")
@@ -612,7 +617,7 @@ def add_product_commands(sub):
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
     board.set_defaults(func=_leaderboard, context="", items=None)
-    add_rolling_command(sub, add_pairs_arguments)
+    add_rolling_command(sub, add_pairs_arguments, add_model_arguments)
 
     evaluate = sub.add_parser(
         "evaluate", help="test error, probability scores and AUC of a saved model",

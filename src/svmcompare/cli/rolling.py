@@ -15,7 +15,7 @@ from pathlib import Path
 from .options import PROBABILITY_COLUMNS, make_model, numbers_or_none, pair_columns, rows_of
 
 
-def add_rolling_command(sub, add_pairs_arguments):
+def add_rolling_command(sub, add_pairs_arguments, add_model_arguments):
     rolling = sub.add_parser(
         "rolling", help="replay results period by period: next-period predictions, rating paths",
         description="Before each period (--period: a round, week or season column), fit on "
@@ -32,14 +32,7 @@ def add_rolling_command(sub, add_pairs_arguments):
                               "period)")
     rolling.add_argument("--half-life", type=float, default=None, metavar="H",
                          help="weigh each earlier result by 2^(-age / H) (days for dates)")
-    rolling.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
-                         default=None, help="default: linear for a table of ids without "
-                                            "--items, else rbf")
-    rolling.add_argument("--C", type=float, default=1.0)
-    rolling.add_argument("--gamma", type=float, default=1.0)
-    rolling.add_argument("--degree", type=int, default=3)
-    rolling.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto")
-    rolling.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge")
+    add_model_arguments(rolling)
     rolling.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="CSV of the replayed periods' games with their predictions")
     rolling.add_argument("--ratings", default=None, metavar="FILE",
