@@ -44,9 +44,9 @@ from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import ComparisonMixin, check_cost
 from .solvers import solve_dual, solver_threads
-from .solvers.dual_cd import check_loss, solve_linear_rows
+from .solvers.dual_cd import solve_linear_rows
 from .solvers.folds import fold_start, refit_from, refit_primal_without
-from .solvers.linear import differences, row_scores
+from .solvers.linear import check_loss, differences, row_scores
 from .solvers.loo import kernel_rows, loo_changes
 from .solvers.threads import thread_count
 from .sparse_pairs import SparsePairs

@@ -43,7 +43,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
-from .linear import LinearResult, solve_linear
+from .linear import LinearResult, check_loss, solve_linear
 
 # The order of the coordinates in a pass is a fixed pseudo-random permutation
 # (xorshift64*, seeded per round), so that fits are reproducible on any machine.
@@ -286,15 +286,6 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
 
 
-LOSSES = ("hinge", "squared_hinge")
-
-
-def check_loss(loss):
-    """``loss`` is one of :data:`LOSSES`."""
-    if not isinstance(loss, str) or loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}.")
-
-
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
                       first_smoothing=1.0, loss="hinge"):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
@@ -302,8 +293,7 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
     of ``v0``) where :func:`dual_cd_suits` and for the squared hinge on rows
     with more features than rows, else the primal Newton method
     (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u, beta) at
-    ``first_smoothing``), for either loss."""
-    check_loss(loss)
+    ``first_smoothing``), for either loss (each checks it)."""
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
         # coordinate steps on the rows (the hinge goes to SMO on the dual there).

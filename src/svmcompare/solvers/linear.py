@@ -533,6 +533,15 @@ def smoothing_levels(delta_min, first=1.0):
     return deltas
 
 
+LOSSES = ("hinge", "squared_hinge")
+
+
+def check_loss(loss):
+    """``loss`` is one of :data:`LOSSES`."""
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}.")
+
+
 # The squared hinge C max(0, 1 - z)^2 is the quadratic zone of L_delta for C
 # scaled by 2 delta: one Newton level at a delta that no margin reaches.
 SQUARED_HINGE_ZONE = 1e8
@@ -581,12 +590,11 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     -------
     LinearResult
     """
+    check_loss(loss)
     squared = loss == "squared_hinge"
     if squared:
         C = 2.0 * SQUARED_HINGE_ZONE * np.asarray(C, dtype=np.float64)
         delta_min = first_smoothing = SQUARED_HINGE_ZONE
-    elif loss != "hinge":
-        raise ValueError(f"loss must be 'hinge' or 'squared_hinge'; got {loss!r}.")
     if sp.issparse(D):
         D = sp.csr_matrix(D, dtype=np.float64)
         D.sum_duplicates()  # canonical rows for the compiled products
