@@ -259,3 +259,20 @@ def test_a_period_whose_fit_fails_is_named():
     with pytest.raises(ValueError, match="before period 2.0 failed"):
         rolling_fit(SVMCompare(kernel="linear", probability=True), X, y, periods,
                     progress=False)
+
+
+def test_cli_fit_reads_time_as_rolling_does(tmp_path, capsys):
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    frame = pd.read_csv(matches)
+    frame["day"] = 20240101 + frame["season"]  # YYYYMMDD numbers are dates
+    frame["label"] = "S" + frame["season"].astype(str)
+    frame.to_csv(matches, index=False)
+    base = ["fit", str(matches), "--a", "home", "--b", "away", "--outcome", "result",
+            "--outcome-map", "H=-1,D=0,A=1", "--model", str(tmp_path / "m.skops"),
+            "--half-life", "1", "--no-progress"]
+    assert main([*base, "--time", "day"]) == 0
+    assert "weights halve every 1 days" in capsys.readouterr().out
+    assert main([*base, "--time", "label"]) == 2
+    assert "the --time column 'label' holds labels such as 'S1'" in capsys.readouterr().err

@@ -1,6 +1,6 @@
-"""What the command line's options mean for the library: the model to fit,
-the pair columns, row filters, folds, the model file to read, and checks
-worded for the command line."""
+"""What the command line's options mean for the library: the options shared
+by commands, the model to fit, the pair columns, row filters, time columns,
+folds, the model file to read, and checks worded for the command line."""
 
 from __future__ import annotations
 
@@ -8,6 +8,58 @@ import contextlib
 from pathlib import Path
 
 MODEL_TYPES = ("compare", "rank", "rank2", "lp")
+
+
+def add_pairs_arguments(parser, labels):
+    """The pairs file and how to read it (fit, predict, evaluate, rolling)."""
+    parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
+                        + (" and y" if labels else "") + ", or item_a, item_b"
+                        + (", y" if labels else "") + " (ids: with --items, or alone for "
+                        "one-hot identities)")
+    parser.add_argument("--items", default=None,
+                        help="items CSV (id plus feature columns) for a pairs file of ids")
+    parser.add_argument("--a", default="item_a", metavar="COLUMN",
+                        help="column of x's id in a pairs file of ids (default %(default)s)")
+    parser.add_argument("--b", default="item_b", metavar="COLUMN",
+                        help="column of x''s id (default %(default)s)")
+    if labels:
+        parser.add_argument("--outcome", default="y", metavar="COLUMN",
+                            help="column of the labels or outcomes (default %(default)s)")
+        parser.add_argument("--outcome-map", default=None, metavar="MAP",
+                            help="outcome value to label, e.g. 'H=-1,D=0,A=1' (x home: home "
+                                 "win = x better); without it the column holds -1, 0, 1")
+    parser.add_argument("--context", default="", metavar="COLUMNS",
+                        help="comma-separated pair-context columns besides ctx_<name> ones "
+                             "(+1: x' has the advantage, -1: x has it)")
+    parser.add_argument("--allow-self-pairs", action="store_true",
+                        help="accept rows whose two ids are the same (refused by default)")
+    parser.add_argument("--unknown", choices=["error", "mean"], default="error",
+                        help="ids missing from the items (or from an identities model): an "
+                             "error naming them all (default), or 'mean': scored as the mean "
+                             "item (identities: the mean rating), with a note")
+    parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
+                             "train on the past)")
+    parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
+                        help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
+                             "on later games)")
+
+
+def add_model_arguments(parser):
+    """The model's hyper-parameters on the command line (fit, rolling)."""
+    parser.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
+                        default=None, help="default: linear for a table of ids without "
+                                           "--items (identities, kept sparse), else rbf")
+    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--gamma", type=float, default=1.0)
+    parser.add_argument("--degree", type=int, default=3)
+    parser.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
+                        help="compare and lp: 'balanced' weighs ties and non-ties equally; "
+                             "'none' is the paper's problem; 'auto' (default) is 'balanced' "
+                             "when ties are under a third of the pairs, else 'none'")
+    parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
+                        help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
+                             "(linear kernel: better probabilities for ratings of many ids)")
 
 
 def make_model(args):
@@ -266,3 +318,25 @@ def numbers_or_none(values):
 
     numbers = pd.to_numeric(pd.Series(values), errors="coerce")
     return numbers.to_numpy(dtype=float) if numbers.notna().all() else None
+
+
+def ordered_column(extras, column, option, file):
+    """A column of periods or times (read as text) in an order that means
+    time: dates (date strings with a day, or YYYYMMDD numbers) as datetime64,
+    else numbers (integers kept as such: "10" after "9"); labels are refused,
+    their order is not known."""
+    import numpy as np
+
+    from ..datasets.games import read_times
+
+    values = extras[column].to_numpy()
+    numbers = numbers_or_none(values)
+    dates = read_times(values if numbers is None else numbers)
+    if dates is not None:
+        return dates.to_numpy()
+    if numbers is not None:
+        whole = np.all(numbers == np.round(numbers))
+        return numbers.astype(np.int64) if whole else numbers
+    raise ValueError(f"{file}: the {option} column {column!r} holds labels such as "
+                     f"{values[0]!r} whose order is not known; give numbers (1, 2, ...) or "
+                     "dates (2024-08-23).")

@@ -15,6 +15,8 @@ from .letor import (
 )
 from .options import (
     MODEL_TYPES,
+    add_model_arguments,
+    add_pairs_arguments,
     auto_folds,
     check_context_given,
     check_file_features,
@@ -24,7 +26,7 @@ from .options import (
     load_bootstrap,
     load_pair_model,
     make_model,
-    numbers_or_none,
+    ordered_column,
     pair_columns,
     parallel_backend,
     rows_of,
@@ -32,57 +34,6 @@ from .options import (
 )
 from .plots import plot_evaluation
 from .rolling import add_rolling_command
-
-
-def add_pairs_arguments(parser, labels):
-    parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
-                        + (" and y" if labels else "") + ", or item_a, item_b"
-                        + (", y" if labels else "") + " (ids: with --items, or alone for "
-                        "one-hot identities)")
-    parser.add_argument("--items", default=None,
-                        help="items CSV (id plus feature columns) for a pairs file of ids")
-    parser.add_argument("--a", default="item_a", metavar="COLUMN",
-                        help="column of x's id in a pairs file of ids (default %(default)s)")
-    parser.add_argument("--b", default="item_b", metavar="COLUMN",
-                        help="column of x''s id (default %(default)s)")
-    if labels:
-        parser.add_argument("--outcome", default="y", metavar="COLUMN",
-                            help="column of the labels or outcomes (default %(default)s)")
-        parser.add_argument("--outcome-map", default=None, metavar="MAP",
-                            help="outcome value to label, e.g. 'H=-1,D=0,A=1' (x home: home "
-                                 "win = x better); without it the column holds -1, 0, 1")
-    parser.add_argument("--context", default="", metavar="COLUMNS",
-                        help="comma-separated pair-context columns besides ctx_<name> ones "
-                             "(+1: x' has the advantage, -1: x has it)")
-    parser.add_argument("--allow-self-pairs", action="store_true",
-                        help="accept rows whose two ids are the same (refused by default)")
-    parser.add_argument("--unknown", choices=["error", "mean"], default="error",
-                        help="ids missing from the items (or from an identities model): an "
-                             "error naming them all (default), or 'mean': scored as the mean "
-                             "item (identities: the mean rating), with a note")
-    parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
-                        help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
-                             "train on the past)")
-    parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
-                        help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
-                             "on later games)")
-
-
-def add_model_arguments(parser):
-    """The model's hyper-parameters on the command line (fit, rolling)."""
-    parser.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
-                        default=None, help="default: linear for a table of ids without "
-                                           "--items (identities, kept sparse), else rbf")
-    parser.add_argument("--C", type=float, default=1.0)
-    parser.add_argument("--gamma", type=float, default=1.0)
-    parser.add_argument("--degree", type=int, default=3)
-    parser.add_argument("--class-weight", choices=["auto", "balanced", "none"], default="auto",
-                        help="compare and lp: 'balanced' weighs ties and non-ties equally; "
-                             "'none' is the paper's problem; 'auto' (default) is 'balanced' "
-                             "when ties are under a third of the pairs, else 'none'")
-    parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
-                        help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
-                             "(linear kernel: better probabilities for ratings of many ids)")
 
 
 def _fit(args):
@@ -173,16 +124,16 @@ def _decayed(args, extras, weight):
     if args.half_life is None or args.time is None:
         raise ValueError("--half-life and --time go together: results weigh less as they "
                          "age, by the time in the --time column.")
-    from ..datasets.games import read_times
+    import numpy as np
+
     from ..temporal import time_decay
 
+    name = Path(args.pairs).name
     if args.time not in extras.columns:
-        raise ValueError(f"{Path(args.pairs).name} has no column {args.time!r} for --time.")
-    values = extras[args.time].to_numpy()
-    numbers = numbers_or_none(values)
-    times = numbers if numbers is not None else values
+        raise ValueError(f"{name} has no column {args.time!r} for --time.")
+    times = ordered_column(extras, args.time, "--time", name)
     decay = time_decay(times, args.half_life)
-    unit = "days" if read_times(times) is not None else "time units"
+    unit = "days" if np.issubdtype(times.dtype, np.datetime64) else "time units"
     print(f"weights halve every {args.half_life:g} {unit} back from the latest result; "
           f"the oldest weighs {decay.min():.3g}", flush=True)
     return decay if weight is None else weight * decay
@@ -617,7 +568,7 @@ def add_product_commands(sub):
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
     board.set_defaults(func=_leaderboard, context="", items=None)
-    add_rolling_command(sub, add_pairs_arguments, add_model_arguments)
+    add_rolling_command(sub)
 
     evaluate = sub.add_parser(
         "evaluate", help="test error, probability scores and AUC of a saved model",

@@ -12,10 +12,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .options import PROBABILITY_COLUMNS, make_model, numbers_or_none, pair_columns, rows_of
+from .options import (
+    PROBABILITY_COLUMNS,
+    add_model_arguments,
+    add_pairs_arguments,
+    make_model,
+    ordered_column,
+    pair_columns,
+    rows_of,
+)
 
 
-def add_rolling_command(sub, add_pairs_arguments, add_model_arguments):
+def add_rolling_command(sub):
     rolling = sub.add_parser(
         "rolling", help="replay results period by period: next-period predictions, rating paths",
         description="Before each period (--period: a round, week or season column), fit on "
@@ -60,27 +68,6 @@ def _check_filled(extras, names, file, rows):
         if empty.any():
             raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
                              f"line {int(np.flatnonzero(empty)[0]) + 2}).")
-
-
-def _ordered(extras, column, option, file):
-    """A column of periods or times in an order that means time: numbers
-    (integers kept as such: "10" after "9"), or dates; labels are refused,
-    their order is not known."""
-    import numpy as np
-
-    from ..datasets.games import read_times
-
-    values = extras[column].to_numpy()
-    numbers = numbers_or_none(values)
-    if numbers is not None:
-        whole = np.all(numbers == np.round(numbers))
-        return numbers.astype(np.int64) if whole else numbers
-    dates = read_times(values)
-    if dates is not None:
-        return dates.to_numpy()
-    raise ValueError(f"{file}: the {option} column {column!r} holds labels such as "
-                     f"{values[0]!r} whose order is not known; give numbers (1, 2, ...) or "
-                     "dates (2024-08-23).")
 
 
 def _first(value, periods):
@@ -140,8 +127,8 @@ def run_rolling(args):
         X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
         context = None if context is None else context[rows]
         weight = None if weight is None else weight[rows]
-    periods = _ordered(extras, args.period, "--period", name)
-    times = None if args.time is None else _ordered(extras, args.time, "--time", name)
+    periods = ordered_column(extras, args.period, "--period", name)
+    times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
     first = _first(args.first, periods)
     ids, items = _rated_items(args, features)
     model = make_model(args).set_params(verbose=False)  # the periods have their own bar
