@@ -1,6 +1,8 @@
 """Dual coordinate descent on sparse difference rows (solvers/dual_cd.py),
 against an interior-point solution of the dual (18) and the primal Newton solver."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -91,6 +93,48 @@ def test_a_warm_start_with_rows_left_out_solves_the_smaller_problem():
     assert np.all(warm.alpha[~keep] == 0.0)
     np.testing.assert_allclose(warm.u, cold.u, atol=1e-4)
     assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
+
+
+@pytest.mark.parametrize("C", [1e-7, 1e-6, 1e-4])
+def test_small_c_with_unbalanced_labels_converges_cold_and_warm(C):
+    # At small C every row violates its margin and the hinge's beta is set by
+    # the labels' balance: near -1 or 1 on unbalanced rows (and on a fold of
+    # balanced ones).  The multipliers crawled there from 0 or from the full
+    # solution's beta and stalled (ConvergenceWarning, ~10^6 passes).
+    D, y = _id_rows(20, 600, seed=4, context=True)
+    costs = np.full(y.size, C)
+    full = solve_linear_dual(D, y, costs)
+    keep = np.random.default_rng(1).random(y.size) < 0.8
+    assert abs(y[keep].sum()) > 10  # the fold's labels are unbalanced
+    fold_costs = np.where(keep, costs, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warm = solve_linear_dual(D, y, fold_costs, alpha0=full.alpha, bias0=full.bias)
+        cold = solve_linear_dual(D[keep], y[keep], costs[keep])
+    assert warm.converged and warm.n_iter < 200 and cold.converged and cold.n_iter < 300
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-6)
+    assert 0.9 < abs(warm.bias) <= 1.0
+    # The optimum, from the primal side: no beta does better with this u.
+    betas = warm.bias + np.linspace(-1e-3, 1e-3, 41)
+    assert warm.objective <= min(_primal(D[keep], y[keep], costs[keep], warm.u, b)
+                                 for b in betas) * (1 + 1e-12)
+
+
+def test_probabilities_of_sparse_ids_at_small_c_converge():
+    from svmcompare.datasets import make_league
+    from svmcompare.pairs import pairs_from_frame
+
+    matches, _ = make_league(random_state=0)
+    data = pairs_from_frame(matches, a="home", b="away", outcome="result",
+                            outcome_map={"H": -1, "D": 0, "A": 1}, context=["home_adv"],
+                            sparse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = SVMCompare(kernel="linear", C=1e-6, probability=True).fit(
+            data.X, data.y, context=data.context)
+    proba = model.predict_proba(data.X[:50], context=data.context[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.all(np.isfinite(proba))
 
 
 def test_the_same_rows_give_the_same_solution_bit_for_bit():
