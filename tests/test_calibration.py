@@ -6,7 +6,8 @@ from sklearn.base import clone
 from sklearn.metrics import log_loss
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
-from svmcompare.calibration import ScoreCalibrator, cross_validated_scores
+from svmcompare._base import cross_validated_scores
+from svmcompare.calibration import ScoreCalibrator
 from svmcompare.datasets import make_norm_pairs
 
 

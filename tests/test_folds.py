@@ -17,12 +17,14 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_info
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
+from svmcompare._base import cross_validated_scores, fit_solution, prepare, solve, training_spread
 from svmcompare._parallel import map_in_threads
 from svmcompare._problem import Standardizer, flip_compare, flip_rank2, restricted_start
 from svmcompare._threshold import fit_threshold
-from svmcompare.calibration import cross_validated_scores, score_spread
+from svmcompare.calibration import score_spread
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.kernels import resolve_kernel
+from svmcompare.ranking_function import rank_gap, standardized_pairs
 from svmcompare.solvers import interrupt, solve_dual, solve_linear
 from svmcompare.solvers._kernel_rows import kernel_pack
 from svmcompare.solvers.folds import (
@@ -200,7 +202,7 @@ def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator, 
     X, y = DATA[data](9, 150)
     context = np.random.default_rng(9).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = estimator.set_params(random_state=0, n_jobs=2)
-    prepared, result, _ = model._fit_solution(X, y, context)
+    prepared, result, _ = fit_solution(model, X, y, context)
     held, spreads = model._row_fold_gaps(prepared, result)
     problem, n = prepared.problem, y.size
     assert problem.items.shape[0] == (12 if data == "repeated items" else 2 * n)
@@ -248,7 +250,7 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
     X, y = DATA[data](11, 300)
     context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
-    prepared, result, _ = model._fit_solution(X, y, context)
+    prepared, result, _ = fit_solution(model, X, y, context)
     held, spreads = model._row_fold_gaps(prepared, result)
     problem = prepared.problem
     D = model._primal_rows(prepared)  # the fit's features: Nystroem's landmarks kept
@@ -271,7 +273,7 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
 def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
     X, y = _pairs(12, 2000)
     model = SVMCompare(kernel="linear", random_state=0)
-    prepared, result, _ = model._fit_solution(X, y)
+    prepared, result, _ = fit_solution(model, X, y)
     problem = prepared.problem
     D = model._primal_rows(prepared)
     keep = np.flatnonzero(np.random.default_rng(0).random(problem.y.size) < 0.8)
@@ -314,7 +316,7 @@ def test_fold_starts_read_the_fits_rows_and_release_them():
     assert len(kept) == 1 and kept[0] is not None and kept[0].data is None
     # Fits whose folds do not read them keep no rows: plain, leave-one-out.
     for plain in (SVMCompare(), SVMCompare(probability=True, calibration="loo")):
-        prepared, result, _ = plain._fit_solution(X, y)
+        prepared, result, _ = fit_solution(plain, X, y)
         assert result.rows is None
 
 
@@ -337,7 +339,7 @@ def test_training_spread_from_the_gradient_equals_the_rank_gaps(estimator, extra
     assert model._fit_spread is not None  # the exact solver's shortcut was taken
     # The plain computation: kernel blocks of every training pair (SVMRank's
     # equality pairs have no row and are computed in both).
-    assert model._fit_spread == pytest.approx(score_spread(model._rank_gap(X)), rel=1e-10)
+    assert model._fit_spread == pytest.approx(score_spread(rank_gap(model, X)), rel=1e-10)
     # With its signs, the same gaps (plus the context term) choose the threshold
     # of eq. (6) for the baselines and for a degenerate comparison machine.
     if isinstance(model, (SVMRank, SVMRank2)) or model.degenerate_:
@@ -349,8 +351,8 @@ def test_primal_fits_have_no_solver_spread_and_compute_it():
     X, y, _, _ = _data()
     model = SVMCompare(kernel="linear").fit(X, y)
     assert model._fit_spread is None
-    Xs = model._standardized_pairs(X)
-    assert model._training_spread(Xs) == score_spread(model._rank_gap(X))
+    Xs = standardized_pairs(model, X)
+    assert training_spread(model, Xs) == score_spread(rank_gap(model, X))
 
 
 @pytest.mark.parametrize("build", [flip_compare, flip_rank2])
@@ -388,8 +390,8 @@ def test_restricted_start_takes_each_rows_alpha_and_is_feasible(build):
 def test_started_folds_in_threads_match_cold_serial_folds(estimator):
     X, y, context, weight = _data(400, seed=2)
     full = clone(estimator).fit(X, y, context=context, sample_weight=weight)
-    prepared = full._prepare(X, y, context, weight)
-    result, feature_map = full._solve(prepared)
+    prepared = prepare(full, X, y, context, weight)
+    result, feature_map = solve(full, prepared)
     start = full._refit_start(prepared, result, feature_map)
     assert start is not None
     cold, cold_spreads = cross_validated_scores(

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from svmcompare import SVMCompare, SVMRank2
+from svmcompare._base import fit_solution
 from svmcompare._problem import BinaryProblem, flip_compare, flip_rank2
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
@@ -131,7 +132,7 @@ def test_probability_fits_use_the_estimate_and_match_five_folds(estimator):
             for m in (loo, folds)]
     assert loss[0] <= loss[1] + 0.01
     # Calibrated on held-out gaps, not on the training fit's own (closer) gaps.
-    prepared, result, _ = loo._fit_solution(X, y)
+    prepared, result, _ = fit_solution(loo, X, y)
     training = loo._training_gaps(prepared, result, 1.0 if estimator is SVMRank2
                                   else 1.0 / -result.bias)
     held_out = loo._loo_gaps(prepared, result)

@@ -4,6 +4,7 @@ import pytest
 from svmcompare import NoRankingError, SVMCompare, SVMRank
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.grid_search import paper_grid, validation_search
+from svmcompare.ranking_function import rank_gap
 
 
 def test_paper_grid_values():
@@ -121,7 +122,7 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
     assert prepared.gram is None  # not kept past the fits
     for model in models:
         training = seen[id(model)]
-        gaps = model._rank_gap(X)  # kernel blocks against the expansion
+        gaps = rank_gap(model, X)  # kernel blocks against the expansion
         np.testing.assert_allclose(training, gaps, rtol=1e-9, atol=1e-12)
         assert model._fit_spread == pytest.approx(score_spread(gaps), rel=1e-10)
         cold = SVMRank(C=model.C, gamma=0.5).fit(X, y)

@@ -13,27 +13,20 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "svmcompare"
 
-# (module, private name): the fit layer's template hooks and the C-path /
-# calibration-fold access to an estimator's fit steps, which the fit-as-
-# functions refactor of issue 34 removes; and numba's cache internals.
+# (module, private name): the fit layer's template hooks, which the fit-as-
+# functions refactor of issue 34 removes, and numba's cache internals.  The C
+# paths, calibration folds, graded fits and the search reach an estimator's fit
+# steps through _base's functions (prepare, solve, store, fit_solution, ...).
 REMAINING = {
     # PairwiseKernelModel calls hooks its subclasses define (compare.py, baselines.py).
     ("_base.py", "_binary_problem"), ("_base.py", "_check_label_set"),
     ("_base.py", "_decision_standardized"), ("_base.py", "_finish_fit"),
     ("_base.py", "_probabilities"), ("_base.py", "_rank_scale"),
-    ("_base.py", "_set_feature_names"), ("_base.py", "_set_ranking"),
+    ("_base.py", "_set_ranking"),
     # Subclasses of PairwiseKernelModel / ComparisonMixin use the base's steps.
     ("compare_lp.py", "_decision_standardized"), ("compare_lp.py", "_set_ranking"),
     ("hard_margin.py", "_set_ranking"), ("predictor.py", "_probabilities"),
     ("predictor.py", "_set_ranking"),
-    # Warm-started C paths and calibration folds drive an estimator's fit steps.
-    ("grid_search.py", "_prepare"), ("grid_search.py", "_solve"),
-    ("grid_search.py", "_store"), ("grid_search.py", "_standardized_pairs"),
-    ("grid_search.py", "_expansion_index"), ("grid_search.py", "_training_spread"),
-    ("model_selection.py", "_calibrate"), ("model_selection.py", "_set_feature_names"),
-    ("calibration.py", "_fit_solution"), ("calibration.py", "_rank_gap"),
-    ("calibration.py", "_training_spread"), ("calibration.py", "_standardized_pairs"),
-    ("graded.py", "_check_params"), ("graded.py", "_store_all_pairs"),
     # numba's on-disk cache index (no public API for it).
     ("solvers/_compile.py", "_index_path"), ("solvers/_compile.py", "_cache_file"),
     ("solvers/_compile.py", "_cache"),

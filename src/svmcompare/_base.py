@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -33,7 +33,6 @@ from ._validation import (
 )
 from .calibration import (
     calibration_splits,
-    cross_validated_scores,
     fit_link,
     fold_workers,
     held_out_by_folds,
@@ -42,7 +41,13 @@ from .calibration import (
 )
 from .exceptions import degenerate_warnings_silenced
 from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
-from .ranking_function import ComparisonMixin, check_cost
+from .ranking_function import (
+    ComparisonMixin,
+    check_cost,
+    rank_gap,
+    set_feature_names,
+    standardized_pairs,
+)
 from .solvers import solve_dual, solver_threads
 from .solvers.dual_cd import solve_linear_rows
 from .solvers.folds import fold_start, refit_from, refit_primal_without
@@ -137,7 +142,7 @@ LOO_MAX_FREE = 2_000
 
 @dataclass(frozen=True)
 class Prepared:
-    """Everything a solver needs, computed once per data set (see ``_prepare``)."""
+    """Everything a solver needs, computed once per data set (see :func:`prepare`)."""
 
     kernel: object
     y: np.ndarray
@@ -270,10 +275,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        prepared, result, feature_map = self._fit_solution(X, y, context, sample_weight)
+        prepared, result, feature_map = fit_solution(self, X, y, context, sample_weight)
         if getattr(self, "probability", False):
-            self._calibrate(self._held_out_gaps(prepared, result, feature_map), prepared.y,
-                            prepared.Xs, prepared.context, prepared.sample_weight)
+            calibrate_link(self, self._held_out_gaps(prepared, result, feature_map), prepared.y,
+                           prepared.Xs, prepared.context, prepared.sample_weight)
         return self
 
     def _held_out_gaps(self, prepared, result, feature_map):
@@ -287,18 +292,18 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         calibration folds, each this fit's problem without
         its pairs' rows started from this solution (:meth:`_row_fold_gaps`),
         or, where some pair has no row (SVMRank's ties), five estimators
-        refitted (:func:`calibration.cross_validated_scores`)."""
+        refitted (:func:`cross_validated_scores`)."""
         gaps = None
         calibration = getattr(self, "calibration", "cv")
         if calibration == "auto" and _overdetermined(prepared):
             self.calibration_ = "in-sample"
-            return self._decision_standardized(prepared.Xs) / self._training_spread(prepared.Xs)
+            return self._decision_standardized(prepared.Xs) / training_spread(self, prepared.Xs)
         if calibration == "loo" and prepared.solver == "exact":
             gaps = self._loo_gaps(prepared, result)
         if gaps is not None:
             self.calibration_ = "leave-one-out"
             # One model for every pair: its own training spread is the unit.
-            return gaps / self._training_spread(prepared.Xs)
+            return gaps / training_spread(self, prepared.Xs)
         self.calibration_ = "5-fold"
         if _rows_of_pairs(prepared.problem) is not None:
             held_out, scales = self._row_fold_gaps(prepared, result)
@@ -311,7 +316,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     def _row_fold_gaps(self, prepared, result):
         """Held-out rank gaps and fold spreads (as
-        :func:`calibration.cross_validated_scores` gives them) from five
+        :func:`cross_validated_scores` gives them) from five
         folds that solve this fit's problem without their test pairs' rows,
         started from its solution (:mod:`solvers.folds`): the folds keep this
         fit's standardization, per-row C and features (Nystroem landmarks
@@ -440,69 +445,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 return {"v0": v0}
             return start
         return None
-
-    def _fit_solution(self, X, y, context=None, sample_weight=None, start=None):
-        """``fit`` without probabilities (its solver started by ``start(prepared)``
-        when given); returns the prepared problem, the solver result and the
-        feature map, from which the calibration folds start."""
-        prepared = self._prepare(X, y, context, sample_weight)
-        options = {} if start is None else dict(start(prepared))
-        if self._folds_read_rows(prepared):
-            options["keep_rows"] = True
-        result, feature_map = self._solve(prepared, **options)
-        self._store(prepared, result, feature_map)
-        self._set_feature_names(X)
-        return prepared, result, feature_map
-
-    def _calibrate(self, held_out, y, Xs, context=None, sample_weight=None):
-        """Fit the probability link on held-out rank gaps in units of their fold
-        model's training spread (see :func:`calibration.cross_validated_scores`)
-        and the pairs' context, for pairs ``Xs`` standardized by this model;
-        sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
-        self.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, self._tie_band()),
-                                    link=getattr(self, "link", "ordered"), context=context,
-                                    sample_weight=sample_weight)
-        self.score_scale_ = self._training_spread(Xs)
-        # The training shares of -1, 0, 1: the baseline every probability model
-        # has to beat (``svmcompare evaluate`` prints its scores next to ours).
-        weight = np.ones(y.size) if sample_weight is None else sample_weight
-        self.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
-            / weight.sum()
-        return self
-
-    def _prepare(self, X, y, context=None, sample_weight=None):
-        """Validate, standardize and build the binary problem (no solving)."""
-        kernel = self._check_params()
-        X, y = check_pairs_labels(X, y)
-        context = check_context(context, X.shape[0])
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        self._check_label_set(y)
-        sparse = isinstance(X, SparsePairs)
-        if sparse:
-            self._check_sparse_settings(kernel)
-        scaler = Standardizer.fit(X, sample_weight,
-                                  scale_indicators=getattr(self, "scale_indicators", True))
-        Xs = scaler.transform_pairs(X)
-        if not (Xs.any_difference() if sparse else np.any(Xs[:, 0] != Xs[:, 1])):
-            raise ValueError(
-                "x and x' are identical in every pair (on the features that vary), so the "
-                "pairs say nothing about which item is better; check how X was built."
-            )
-        if not sparse:
-            check_kernel_scale(kernel, Xs)
-        problem = self._binary_problem(Xs, y, context, sample_weight)
-        solver = "linear" if sparse else self._resolve_solver(kernel, X.shape[0], Xs.shape[2])
-        feature_map = None
-        if solver == "nystroem":
-            feature_map = NystroemMap(kernel, self.n_components, self.random_state)
-            feature_map.fit(problem.items)
-        elif solver == "exact" and self.solver == "auto":
-            feature_map = exact_feature_map(kernel, problem.items, problem.a.size)
-            if feature_map is not None:
-                solver = "nystroem"
-        return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs, problem=problem,
-                        solver=solver, feature_map=feature_map, X=X, context=context,
-                        sample_weight=sample_weight)
 
     def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
@@ -645,26 +587,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 gaps[rest] = rows[:, self._expansion_index] @ self.ranking_.coef
         return gaps
 
-    def _training_spread(self, Xs):
-        """:func:`score_spread` of r(x') - r(x) on ``Xs``, the standardized
-        pairs of the last fit (from the solver when it has it)."""
-        spread = getattr(self, "_fit_spread", None)
-        return spread if spread is not None else score_spread(self._decision_standardized(Xs))
-
-    def _store_all_pairs(self, scaler, kernel, result, Xs_sample, y_sample):
-        """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
-        (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
-        a threshold of eq. (6) is chosen on the sample of training pairs."""
-        scale = self._rank_scale(result.bias, result.bias_noise)
-        self._set_ranking(scaler, kernel, "all-pairs", weights=scale * result.u)
-        self._fit_spread = None
-        self.primal_objective_ = result.objective
-        self.n_iter_ = result.n_iter
-        self.intercept_ = float(result.bias)
-        self.converged_ = bool(result.converged)
-        self._finish_fit(lambda: self._decision_standardized(Xs_sample), y_sample)
-        return self
-
     def calibrate(self, X, y, context=None, sample_weight=None):
         """Fit the probability link on pairs this model was not fitted on.
 
@@ -695,9 +617,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         gap = decision if context is None else decision - context @ self.context_coef_
         Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
         # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
-        held_out = gap / self._training_spread(Xs)
+        held_out = gap / training_spread(self, Xs)
         self.set_params(probability=True)
-        return self._calibrate(held_out, y, Xs, context, sample_weight)
+        return calibrate_link(self, held_out, y, Xs, context, sample_weight)
 
     @available_if(lambda self: getattr(self, "probability", False))
     def predict_proba(self, X, context=None):
@@ -728,3 +650,155 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         for name in ("support_", "dual_coef_", "_expansion_index"):
             vars(copied).pop(name, None)
         return copied
+
+
+def prepare(model, X, y, context=None, sample_weight=None):
+    """Validate, standardize and build the binary problem (no solving)."""
+    kernel = model._check_params()
+    X, y = check_pairs_labels(X, y)
+    context = check_context(context, X.shape[0])
+    sample_weight = check_sample_weight(sample_weight, X.shape[0])
+    model._check_label_set(y)
+    sparse = isinstance(X, SparsePairs)
+    if sparse:
+        model._check_sparse_settings(kernel)
+    scaler = Standardizer.fit(X, sample_weight,
+                              scale_indicators=getattr(model, "scale_indicators", True))
+    Xs = scaler.transform_pairs(X)
+    if not (Xs.any_difference() if sparse else np.any(Xs[:, 0] != Xs[:, 1])):
+        raise ValueError(
+            "x and x' are identical in every pair (on the features that vary), so the "
+            "pairs say nothing about which item is better; check how X was built."
+        )
+    if not sparse:
+        check_kernel_scale(kernel, Xs)
+    problem = model._binary_problem(Xs, y, context, sample_weight)
+    solver = "linear" if sparse else model._resolve_solver(kernel, X.shape[0], Xs.shape[2])
+    feature_map = None
+    if solver == "nystroem":
+        feature_map = NystroemMap(kernel, model.n_components, model.random_state)
+        feature_map.fit(problem.items)
+    elif solver == "exact" and model.solver == "auto":
+        feature_map = exact_feature_map(kernel, problem.items, problem.a.size)
+        if feature_map is not None:
+            solver = "nystroem"
+    return Prepared(kernel=kernel, y=y, scaler=scaler, Xs=Xs, problem=problem,
+                    solver=solver, feature_map=feature_map, X=X, context=context,
+                    sample_weight=sample_weight)
+
+
+def solve(model, prepared, **start):
+    """Run ``model``'s solver on a prepared problem; ``start`` holds the warm
+    start (``alpha0``, ``gradient0``, ``v0``, ``keep_rows``; see
+    :meth:`PairwiseKernelModel._solve`).  Returns (result, feature map)."""
+    return model._solve(prepared, **start)
+
+
+def store(model, prepared, result, feature_map):
+    """Set ``model``'s fitted attributes from a solver result; returns ``model``."""
+    return model._store(prepared, result, feature_map)
+
+
+def check_params(model):
+    """Check ``model``'s hyper-parameters before any work; returns its kernel."""
+    return model._check_params()
+
+
+def expansion_index(model):
+    """The training items (of the prepared problem) that ``model``'s expansion
+    keeps, in its order: exact-solver fits only."""
+    return model._expansion_index
+
+
+def fit_solution(model, X, y, context=None, sample_weight=None, start=None):
+    """``fit`` without probabilities (its solver started by ``start(prepared)``
+    when given); returns the prepared problem, the solver result and the
+    feature map, from which the calibration folds start."""
+    prepared = prepare(model, X, y, context, sample_weight)
+    options = {} if start is None else dict(start(prepared))
+    if model._folds_read_rows(prepared):
+        options["keep_rows"] = True
+    result, feature_map = model._solve(prepared, **options)
+    model._store(prepared, result, feature_map)
+    set_feature_names(model, X)
+    return prepared, result, feature_map
+
+
+def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
+    """Fit the probability link on held-out rank gaps in units of their fold
+    model's training spread (see :func:`cross_validated_scores`)
+    and the pairs' context, for pairs ``Xs`` standardized by this model;
+    sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
+    model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, model._tie_band()),
+                                 link=getattr(model, "link", "ordered"), context=context,
+                                 sample_weight=sample_weight)
+    model.score_scale_ = training_spread(model, Xs)
+    # The training shares of -1, 0, 1: the baseline every probability model
+    # has to beat (``svmcompare evaluate`` prints its scores next to ours).
+    weight = np.ones(y.size) if sample_weight is None else sample_weight
+    model.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
+        / weight.sum()
+    return model
+
+
+def training_spread(model, Xs):
+    """:func:`score_spread` of r(x') - r(x) on ``Xs``, the standardized
+    pairs of the last fit (from the solver when it has it)."""
+    spread = getattr(model, "_fit_spread", None)
+    return spread if spread is not None else score_spread(model._decision_standardized(Xs))
+
+
+def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
+    """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
+    (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
+    a threshold of eq. (6) is chosen on the sample of training pairs."""
+    scale = model._rank_scale(result.bias, result.bias_noise)
+    model._set_ranking(scaler, kernel, "all-pairs", weights=scale * result.u)
+    model._fit_spread = None
+    model.primal_objective_ = result.objective
+    model.n_iter_ = result.n_iter
+    model.intercept_ = float(result.bias)
+    model.converged_ = bool(result.converged)
+    model._finish_fit(lambda: model._decision_standardized(Xs_sample), y_sample)
+    return model
+
+
+def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
+                           sample_weight=None, start=None):
+    """Held-out rank gaps of every pair by K-fold refits of ``estimator``
+    (folds of :func:`calibration_splits`).
+
+    ``start`` (from the estimator's fit on all pairs, see
+    ``PairwiseKernelModel._refit_start``) starts each fold's solver from that fit's solution: the
+    folds reach the same optima (to the solver's tolerance) in fewer steps.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_pairs,)
+        Each pair's rank gap r(x') - r(x) (without the context term, which
+        the link re-estimates) from the fold model that did not see it.
+    spreads : ndarray of shape (n_pairs,)
+        The :func:`score_spread` of that fold model's d on its own training
+        pairs: ``scores / spreads`` puts every fold on one scale, which a
+        link needs (pooling folds whose scores differ by orders of magnitude
+        gives probabilities that do not depend on the pair).
+    """
+    splits = calibration_splits(y, cv, random_state)
+    params = estimator.get_params()
+    workers, fold_params = fold_workers(params, len(splits))
+    fold_params["probability"] = False
+
+    def fit_fold(k):
+        train, test = splits[k]
+        model = clone(estimator).set_params(**fold_params)
+        fit_context = None if context is None else context[train]
+        fit_weight = None if sample_weight is None else sample_weight[train]
+        # The fit on all pairs has said whether it is degenerate: five more
+        # warnings about the folds would say nothing new.
+        with degenerate_warnings_silenced():
+            fit_solution(model, X[train], y[train], fit_context, fit_weight,
+                         None if start is None else lambda prepared: start(prepared, train))
+        return rank_gap(model, X[test]), training_spread(model, standardized_pairs(model, X[train]))
+
+    return held_out_by_folds(fit_fold, splits, y.shape[0], workers,
+                             bool(params.get("verbose", False)))

@@ -57,7 +57,7 @@ probability falls with |d| as 1 / (1 + 2 exp(-nu) cosh(eta)): on games
 with few draws (chess) it fits better than the ordered logit's band, on
 sets with many ties it fits worse, so the choice is left to validation.
 
-For a fitted SVM the scores must be held out: :func:`cross_validated_scores`
+For a fitted SVM the scores must be held out: :func:`_base.cross_validated_scores`
 refits clones of the model on K folds and scores each pair with the model
 that did not see it (as scikit-learn's ``SVC(probability=True)`` does for
 Platt scaling).
@@ -437,52 +437,6 @@ def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
         scores[test] = score
         spreads[test] = spread
     return scores, spreads
-
-
-def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
-                           sample_weight=None, start=None):
-    """Held-out rank gaps of every pair by K-fold refits of ``estimator``
-    (folds of :func:`calibration_splits`).
-
-    ``start`` (from the estimator's fit on all pairs, see
-    ``_refit_start``) starts each fold's solver from that fit's solution: the
-    folds reach the same optima (to the solver's tolerance) in fewer steps.
-
-    Returns
-    -------
-    scores : ndarray of shape (n_pairs,)
-        Each pair's rank gap r(x') - r(x) (without the context term, which
-        the link re-estimates) from the fold model that did not see it.
-    spreads : ndarray of shape (n_pairs,)
-        The :func:`score_spread` of that fold model's d on its own training
-        pairs: ``scores / spreads`` puts every fold on one scale, which a
-        link needs (pooling folds whose scores differ by orders of magnitude
-        gives probabilities that do not depend on the pair).
-    """
-    from sklearn.base import clone
-
-    from .exceptions import degenerate_warnings_silenced
-
-    splits = calibration_splits(y, cv, random_state)
-    params = estimator.get_params()
-    workers, fold_params = fold_workers(params, len(splits))
-    fold_params["probability"] = False
-
-    def fit_fold(k):
-        train, test = splits[k]
-        model = clone(estimator).set_params(**fold_params)
-        fit_context = None if context is None else context[train]
-        fit_weight = None if sample_weight is None else sample_weight[train]
-        # The fit on all pairs has said whether it is degenerate: five more
-        # warnings about the folds would say nothing new.
-        with degenerate_warnings_silenced():
-            model._fit_solution(X[train], y[train], fit_context, fit_weight,
-                                None if start is None else lambda prepared: start(prepared, train))
-        return (model._rank_gap(X[test]),
-                model._training_spread(model._standardized_pairs(X[train])))
-
-    return held_out_by_folds(fit_fold, splits, y.shape[0], workers,
-                             bool(params.get("verbose", False)))
 
 
 def fold_workers(params, folds):

@@ -335,7 +335,7 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         "has no scale. To avoid it, try a smaller C or more weight on ties "
         "(class_weight={1: 1, -1: w} with w > 1); "
         "on_degenerate='raise' makes it an error (the paper's NoRankingError).",
-        DegenerateWarning, stacklevel=6,  # the caller of fit (through _fit_solution, _store)
+        DegenerateWarning, stacklevel=6,  # the caller of fit (through fit_solution, _store)
     )
     return 1.0, True
 

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import check_params, store_all_pairs
 from ._problem import Standardizer
 from ._validation import check_pairs, check_positive, check_sample_weight
 from .baselines import SVMRank
@@ -86,7 +87,7 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     from .solvers.all_pairs import graded_problem, solve_all_pairs
 
     model = _pair_model(estimator, estimator.ties)
-    kernel = model._check_params()
+    kernel = check_params(model)
     scaler = Standardizer.fit_items(X, sample_weight)
     Z = scaler.transform_items(X)
     problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,
@@ -114,7 +115,7 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     del Z  # the problem holds its own copy, in block order
     with solver_threads(estimator.n_jobs):
         result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
-    model._store_all_pairs(scaler, kernel, result, sample, labels)
+    store_all_pairs(model, scaler, kernel, result, sample, labels)
     estimator.n_pairs_ = problem.n_pairs
     return model
 

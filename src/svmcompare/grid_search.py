@@ -28,10 +28,12 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
+from ._base import expansion_index, prepare, solve, store, training_spread
 from ._validation import check_C, check_pairs_labels, take_rows
 from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report
+from .ranking_function import standardized_pairs
 from .solvers.interrupt import PROGRESS_AFTER
 
 
@@ -89,7 +91,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
-    prepared = clone(estimator).set_params(C=1.0)._prepare(X, y, context, sample_weight)
+    prepared = prepare(clone(estimator).set_params(C=1.0), X, y, context, sample_weight)
     unit_cost = prepared.problem.C
     if prepared.solver in ("exact", "lp"):
         items = prepared.problem.items
@@ -109,14 +111,14 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         if alpha is not None:
             start = {"alpha0": alpha * (C / previous),
                      "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
-        result, feature_map = model._solve(step, **start)
+        result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
         try:
             # A degenerate point is recorded (``degenerate_``), not shouted once
             # per fold and C; a refit of the chosen point still warns.
             with degenerate_warnings_silenced():
-                models[i] = model._store(step, result, feature_map)
+                models[i] = store(model, step, result, feature_map)
         except NoRankingError:
             models[i] = None
     # The item kernel goes with the fits (the validation block comes next).
@@ -136,7 +138,7 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
     budget = getattr(estimator, "cache_size", 0.0) * 2**20 / 2
     if prepared.solver != "exact" or not fitted or 16.0 * n_val * items.shape[0] > budget:
         return [None] * len(models)
-    Xs = fitted[0]._standardized_pairs(X_val)  # the models share the path's scaler
+    Xs = standardized_pairs(fitted[0], X_val)  # the models share the path's scaler
     block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)
     decisions = []
     for model in models:
@@ -144,7 +146,7 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
             decisions.append(None)
             continue
         coef = np.zeros(items.shape[0])
-        coef[model._expansion_index] = model.expansion_coef_
+        coef[expansion_index(model)] = model.expansion_coef_
         rank = block @ coef  # eq. (19) on x then x'
         d = rank[n_val:] - rank[:n_val]
         decisions.append(d if context_val is None else d + context_val @ model.context_coef_)
@@ -165,7 +167,7 @@ def _scores(model, X, y, context, split, held_out, diff=None):
     if held_out:
         # The link's input: rank gaps without the context term, in training units.
         gap = diff if context is None else diff - context[val] @ model.context_coef_
-        gap = gap / model._training_spread(model._standardized_pairs(X[train]))
+        gap = gap / training_spread(model, standardized_pairs(model, X[train]))
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
             "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
 

@@ -19,6 +19,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._base import calibrate_link
 from ._problem import Standardizer, indicator_columns
 from ._validation import (
     check_context,
@@ -39,7 +40,7 @@ from .grid_search import (  # the engine's public functions, importable from her
     validation_search,
 )
 from .metrics import outcome_brier, outcome_log_loss
-from .ranking_function import check_cost
+from .ranking_function import ComparisonMixin, check_cost, set_feature_names
 from .sparse_pairs import SparsePairs
 
 __all__ = ["SVMCompareCV", "default_grid", "fit_C_path", "paper_grid", "search_grid",
@@ -413,10 +414,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             model.set_params(probability=True)
             if self.cost is not None and "cost" in model.get_params():
                 model.set_params(cost=self.cost)
-            model._calibrate(held_out[best], y, model.scaler_.transform_pairs(X), context,
-                             sample_weight)
-        if hasattr(model, "_set_feature_names"):
-            model._set_feature_names(named)
+            calibrate_link(model, held_out[best], y, model.scaler_.transform_pairs(X), context,
+                           sample_weight)
+        if isinstance(model, ComparisonMixin):
+            set_feature_names(model, named)
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_

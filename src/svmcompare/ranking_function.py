@@ -277,24 +277,11 @@ class ComparisonMixin:
         -------
         diff : ndarray of shape (n_pairs,)
         """
-        Xs = self._standardized_pairs(X)
+        Xs = standardized_pairs(self, X)
         return _finite_output(
             self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0])),
             "rank differences")
 
-    def _standardized_pairs(self, X):
-        """Validated pairs, standardized as at fit time."""
-        _check_fitted(self)
-        check_same_feature_names(self, X)
-        return self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
-
-    def _set_feature_names(self, X):
-        """``feature_names_in_`` from a wide DataFrame of pairs; none from an array."""
-        names = pair_feature_names(X)
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
 
     def _checked_context(self, context, n_pairs):
         """The validated context of n_pairs pairs: required iff the fit had one."""
@@ -308,7 +295,7 @@ class ComparisonMixin:
         on the rank gap r(x') - r(x) in units of ``score_scale_``."""
         from .calibration import tie_features_for
 
-        Xs = self._standardized_pairs(X)
+        Xs = standardized_pairs(self, X)
         context = self._checked_context(context, Xs.shape[0])
         gap = _finite_output(self._decision_standardized(Xs), "rank differences") \
             / self.score_scale_
@@ -316,10 +303,6 @@ class ComparisonMixin:
         return _finite_output(
             self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
             "probabilities")
-
-    def _rank_gap(self, X):
-        """r(x') - r(x) without the context term (the input of the probability link)."""
-        return self._decision_standardized(self._standardized_pairs(X))
 
     def compare(self, X, context=None):
         """The comparison rule c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5):
@@ -374,3 +357,27 @@ class ComparisonMixin:
         tags.input_tags.three_d_array = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+def standardized_pairs(model, X):
+    """Pairs ``X`` validated against a fitted comparison model and standardized
+    as at its fit."""
+    _check_fitted(model)
+    check_same_feature_names(model, X)
+    return model.scaler_.transform_pairs(check_pairs(X, n_features=model.n_features_in_))
+
+
+def rank_gap(model, X):
+    """r(x') - r(x) of a fitted model on pairs ``X``, without the context term
+    (the input of the probability link)."""
+    return model.ranking_.difference(standardized_pairs(model, X))
+
+
+def set_feature_names(model, X):
+    """Set ``feature_names_in_`` of ``model`` from a wide DataFrame of pairs;
+    remove it for an array."""
+    names = pair_feature_names(X)
+    if names is not None:
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    elif hasattr(model, "feature_names_in_"):
+        del model.feature_names_in_
