@@ -214,7 +214,7 @@ def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator, 
         # pairs, then r(x') - r(x) of every pair by K~ (less the context term).
         keep = np.flatnonzero(np.isin(pair, train))
         fold = solve_dual(subproblem(problem, keep), prepared.kernel,
-                          bias=model._uses_bias, tol=1e-9)
+                          bias=model.problem_kind.bias, tol=1e-9)
         coef = problem.y[keep] * fold.alpha
         v = problem.context[keep].T @ coef
         rows = first[np.arange(n)]

@@ -101,14 +101,16 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
 
     (X, y), _ = norm_data
     assert np.any(y == 0)
+    import dataclasses
+
     seen = {}
-    finish = SVMRank._finish_fit
+    kind = SVMRank.problem_kind
 
-    def recorded(self, decision, y):
-        seen[id(self)] = decision()
-        return finish(self, decision, y)
+    def recorded(model, decision, y):
+        seen[id(model)] = decision()
+        return kind.finish(model, decision, y)
 
-    monkeypatch.setattr(SVMRank, "_finish_fit", recorded)
+    monkeypatch.setattr(SVMRank, "problem_kind", dataclasses.replace(kind, finish=recorded))
     grams = []
     from_gradient = SVMRank._gaps_from_gradient
 

@@ -13,20 +13,11 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "svmcompare"
 
-# (module, private name): the fit layer's template hooks, which the fit-as-
-# functions refactor of issue 34 removes, and numba's cache internals.  The C
-# paths, calibration folds, graded fits and the search reach an estimator's fit
-# steps through _base's functions (prepare, solve, store, fit_solution, ...).
+# (module, private name): numba's cache internals only.  The C paths,
+# calibration folds, graded fits and the search reach an estimator's fit steps
+# through _base's functions (prepare, solve, store, fit_solution, ...); what sets
+# the estimators apart is data (their ProblemKind), not hooks they override.
 REMAINING = {
-    # PairwiseKernelModel calls hooks its subclasses define (compare.py, baselines.py).
-    ("_base.py", "_binary_problem"), ("_base.py", "_check_label_set"),
-    ("_base.py", "_decision_standardized"), ("_base.py", "_finish_fit"),
-    ("_base.py", "_probabilities"), ("_base.py", "_rank_scale"),
-    ("_base.py", "_set_ranking"),
-    # Subclasses of PairwiseKernelModel / ComparisonMixin use the base's steps.
-    ("compare_lp.py", "_decision_standardized"), ("compare_lp.py", "_set_ranking"),
-    ("hard_margin.py", "_set_ranking"), ("predictor.py", "_probabilities"),
-    ("predictor.py", "_set_ranking"),
     # numba's on-disk cache index (no public API for it).
     ("solvers/_compile.py", "_index_path"), ("solvers/_compile.py", "_cache_file"),
     ("solvers/_compile.py", "_cache"),

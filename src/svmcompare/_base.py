@@ -44,8 +44,10 @@ from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolv
 from .ranking_function import (
     ComparisonMixin,
     check_cost,
+    probabilities,
     rank_gap,
     set_feature_names,
+    set_ranking,
     standardized_pairs,
 )
 from .solvers import solve_dual, solver_threads
@@ -141,6 +143,35 @@ LOO_MAX_FREE = 2_000
 
 
 @dataclass(frozen=True)
+class ProblemKind:
+    """What sets a kernel comparison estimator apart: the binary problem its
+    pairs make and how the solver's solution becomes a ranking function and
+    a threshold.  Each estimator class names one (``problem_kind``).
+
+    Attributes
+    ----------
+    check_labels : callable (y, estimator name) -> None
+        Raises ValueError on a label set the problem cannot learn from.
+    build : callable (model, Xs, y, context, sample_weight) -> BinaryProblem
+        The binary problem of the standardized pairs at the model's C.
+    bias : bool
+        Whether the SVM has a free bias beta (eq. 9) or none (eq. 3).
+    rank_scale : callable (model, beta, bias_noise) -> float
+        r = scale * u^T Phi for the SVM's f = beta + u^T Phi; may refuse the
+        solution or mark the model degenerate.
+    finish : callable (model, decision, y) -> None
+        Sets the threshold from ``decision()``, the training pairs'
+        d = r(x') - r(x) + v^T context.
+    """
+
+    check_labels: object
+    build: object
+    bias: bool
+    rank_scale: object
+    finish: object
+
+
+@dataclass(frozen=True)
 class Prepared:
     """Everything a solver needs, computed once per data set (see :func:`prepare`)."""
 
@@ -160,11 +191,9 @@ class Prepared:
 class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     """Base class: fit a kernel ranking function from labeled pairs.
 
-    Subclasses implement ``_check_label_set``, ``_binary_problem``,
-    ``_rank_scale`` (r = scale * u^T Phi, where the SVM's f = beta + u^T Phi;
-    it may refuse the solution), ``_finish_fit(decision, y)`` (the threshold,
-    from ``decision()``: the training pairs' d = r(x') - r(x) + v^T context)
-    and may override ``_uses_bias``.
+    A subclass names its :class:`ProblemKind` (``problem_kind``): the
+    binary problem its pairs make and how the solution becomes a ranking
+    function and a threshold.
 
     Three solvers fit the same model:
 
@@ -183,7 +212,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
       50,000 pairs and ``"nystroem"`` beyond.
     """
 
-    _uses_bias = False
+    problem_kind = None  # a ProblemKind, set by each estimator class
 
     def _check_params(self):
         check_C(self.C)
@@ -297,7 +326,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         calibration = getattr(self, "calibration", "cv")
         if calibration == "auto" and _overdetermined(prepared):
             self.calibration_ = "in-sample"
-            return self._decision_standardized(prepared.Xs) / training_spread(self, prepared.Xs)
+            return self.ranking_.difference(prepared.Xs) / training_spread(self, prepared.Xs)
         if calibration == "loo" and prepared.solver == "exact":
             gaps = self._loo_gaps(prepared, result)
         if gaps is not None:
@@ -369,7 +398,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         def start(fold):
             keep, test_rows, _ = fold
             return fold_start(problem, prepared.kernel, result.alpha, result.gradient, keep,
-                              test_rows, bias=self._uses_bias, gram=gram, rows=result.rows)
+                              test_rows, bias=self.problem_kind.bias, gram=gram, rows=result.rows)
         # Side by side as the folds (q_product releases the GIL).
         starts = map_in_threads(start, folds, workers)
         if result.rows is not None:
@@ -378,7 +407,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         def refit(k):
             keep, _, train_rows = folds[k]
             fold, test_fitted = refit_from(problem, prepared.kernel, starts[k],
-                                           bias=self._uses_bias, gram=gram, **options)
+                                           bias=self.problem_kind.bias, gram=gram, **options)
             # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
             context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
             at = np.searchsorted(keep, train_rows)
@@ -392,14 +421,14 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         vectors, as :meth:`_dual_refit` gives them."""
         problem = prepared.problem
         D = self._primal_rows(prepared)
-        v = np.append(result.u, result.bias) if self._uses_bias else result.u
+        v = np.append(result.u, result.bias) if self.problem_kind.bias else result.u
         q = problem.context.shape[1]
 
         def refit(k):
             keep, test_rows, train_rows = folds[k]
             fold = refit_primal_without(D, problem.y, problem.C, v, keep, alpha=result.alpha,
-                                        bias=self._uses_bias, tol=self.tol, n_threads=threads,
-                                        loss=self.loss)
+                                        bias=self.problem_kind.bias, tol=self.tol,
+                                        n_threads=threads, loss=self.loss)
             fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
             return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
         return refit
@@ -412,13 +441,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         problem = prepared.problem
         block, diagonal = kernel_rows(problem, prepared.kernel)
         changes = loo_changes(block, diagonal, problem.y, problem.C, result.alpha,
-                              problem.pair, problem.context, self._uses_bias,
+                              problem.pair, problem.context, self.problem_kind.bias,
                               max_free=LOO_MAX_FREE)
         if changes is None:
             return None
         rows, change, _ = changes
         with degenerate_warnings_silenced():  # _store has warned already
-            scale = self._rank_scale(result.bias, result.bias_noise)
+            scale = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
         gaps = self._training_gaps(prepared, result, scale)
         # A row (x', x) carries -(r(x') - r(x)).
         gaps[problem.pair[rows]] += scale * np.where(problem.flipped[rows], -change, change)
@@ -431,7 +460,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         None where the solutions do not carry over (Nystroem landmarks are
         drawn per fit)."""
         if prepared.solver == "exact":
-            bias = self._uses_bias
+            bias = self.problem_kind.bias
 
             def start(sub, pairs):
                 return {"alpha0": restricted_start(result.alpha, prepared.problem,
@@ -439,7 +468,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             return start
         if feature_map is None or getattr(feature_map, "exact", False):
             # Same features in the refit (its standardization moves a little).
-            v0 = np.append(result.u, result.bias) if self._uses_bias else result.u
+            v0 = np.append(result.u, result.bias) if self.problem_kind.bias else result.u
 
             def start(sub, pairs):
                 return {"v0": v0}
@@ -454,7 +483,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         n_jobs = getattr(self, "n_jobs", None)
         if prepared.solver == "exact":
             result = solve_dual(
-                problem, kernel, bias=self._uses_bias, tol=self.tol, max_iter=self.max_iter,
+                problem, kernel, bias=self.problem_kind.bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
                 gram=prepared.gram, n_threads=n_jobs,
                 progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
@@ -462,10 +491,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             )
             return result, None
         D = self._primal_rows(prepared)
-        if v0 is not None and v0.size != D.shape[1] + bool(self._uses_bias):
+        if v0 is not None and v0.size != D.shape[1] + bool(self.problem_kind.bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
-            result = solve_linear_rows(D, problem.y, problem.C, bias=self._uses_bias,
+            result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
                                        tol=self.tol, v0=v0, loss=self.loss)
         return result, prepared.feature_map
 
@@ -501,7 +530,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """Set the fitted attributes from a solver result."""
         problem = prepared.problem
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
-        scale = self._rank_scale(result.bias, result.bias_noise)
+        scale = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
         sv = np.flatnonzero(result.alpha > 0)
         dual_coef = problem.y[sv] * result.alpha[sv]
         if prepared.solver == "exact":
@@ -510,7 +539,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                                        problem.items.shape[0])
             # v = sum_t alpha_t y_t c_t: the context block's share of eq. (17).
             context_coef = scale * (problem.context[sv].T @ dual_coef)
-            self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
+            set_ranking(self, prepared.scaler, prepared.kernel, prepared.solver,
                               expansion=(problem.items[keep], coef),
                               context_coef=_if_context(prepared, context_coef))
             self._expansion_index = keep  # of the training items (a C path's scoring)
@@ -523,7 +552,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             q = problem.context.shape[1]
             u = result.u[:result.u.size - q]
             context_coef = scale * result.u[u.size:]
-            self._set_ranking(prepared.scaler, prepared.kernel, prepared.solver,
+            set_ranking(self, prepared.scaler, prepared.kernel, prepared.solver,
                               weights=scale * u, feature_map=feature_map,
                               context_coef=_if_context(prepared, context_coef))
             self.primal_objective_ = result.objective
@@ -542,10 +571,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self._fit_spread = None if gaps is None else score_spread(gaps)
 
         def training_decision():
-            d = self._decision_standardized(prepared.Xs) if gaps is None else gaps
+            d = self.ranking_.difference(prepared.Xs) if gaps is None else gaps
             return d if prepared.context is None else d + prepared.context @ context_coef
 
-        self._finish_fit(training_decision, prepared.y)
+        self.problem_kind.finish(self, training_decision, prepared.y)
         return self
 
     def _training_gaps(self, prepared, result, scale):
@@ -579,7 +608,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             rest = np.ones(n, dtype=bool)
             rest[pairs] = False
             if prepared.gram is None:
-                gaps[rest] = self._decision_standardized(Xs[rest])
+                gaps[rest] = self.ranking_.difference(Xs[rest])
             else:
                 # r(x') - r(x) by eq. (19) over the training items.
                 x, x2 = problem.pair_items[np.flatnonzero(rest)].T
@@ -634,7 +663,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_pairs, 3)
         """
         check_is_fitted(self, "calibrator_")
-        return self._probabilities(X, context)
+        return probabilities(self, X, context)
 
     def _tie_band(self):
         return getattr(self, "tie_band", "constant")
@@ -658,7 +687,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
     X, y = check_pairs_labels(X, y)
     context = check_context(context, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
-    model._check_label_set(y)
+    model.problem_kind.check_labels(y, type(model).__name__)
     sparse = isinstance(X, SparsePairs)
     if sparse:
         model._check_sparse_settings(kernel)
@@ -672,7 +701,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
         )
     if not sparse:
         check_kernel_scale(kernel, Xs)
-    problem = model._binary_problem(Xs, y, context, sample_weight)
+    problem = model.problem_kind.build(model, Xs, y, context, sample_weight)
     solver = "linear" if sparse else model._resolve_solver(kernel, X.shape[0], Xs.shape[2])
     feature_map = None
     if solver == "nystroem":
@@ -745,21 +774,21 @@ def training_spread(model, Xs):
     """:func:`score_spread` of r(x') - r(x) on ``Xs``, the standardized
     pairs of the last fit (from the solver when it has it)."""
     spread = getattr(model, "_fit_spread", None)
-    return spread if spread is not None else score_spread(model._decision_standardized(Xs))
+    return spread if spread is not None else score_spread(model.ranking_.difference(Xs))
 
 
 def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
     """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
     (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
     a threshold of eq. (6) is chosen on the sample of training pairs."""
-    scale = model._rank_scale(result.bias, result.bias_noise)
-    model._set_ranking(scaler, kernel, "all-pairs", weights=scale * result.u)
+    scale = model.problem_kind.rank_scale(model, result.bias, result.bias_noise)
+    set_ranking(model, scaler, kernel, "all-pairs", weights=scale * result.u)
     model._fit_spread = None
     model.primal_objective_ = result.objective
     model.n_iter_ = result.n_iter
     model.intercept_ = float(result.bias)
     model.converged_ = bool(result.converged)
-    model._finish_fit(lambda: model._decision_standardized(Xs_sample), y_sample)
+    model.problem_kind.finish(model, lambda: model.ranking_.difference(Xs_sample), y_sample)
     return model
 
 

@@ -20,15 +20,52 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import PairwiseKernelModel
+from ._base import PairwiseKernelModel, ProblemKind
 from ._problem import flip_rank, flip_rank2
 from ._threshold import fit_threshold
 
 
+def _no_scale(model, beta, bias_noise=0.0):
+    # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
+    return 1.0
+
+
+def _rank_threshold(model, decision, y):
+    model.threshold_ = fit_threshold(decision(), y)
+
+
+def _inequality_pairs(y, model="SVMRank"):
+    if not np.any(y != 0):
+        raise ValueError(
+            f"{model} learns from inequality pairs (y = +-1) and y has none. "
+            "With only equality pairs no ranking can be learned."
+        )
+
+
+def _any_labels(y, model="SVMRank2"):
+    # Every label set gives inequality pairs here: nothing to refuse.
+    return None
+
+
+def _rank_pairs(model, Xs, y, context=None, sample_weight=None):
+    # Eq. (3) on I_1 and I_-1, each pair oriented toward its better item.
+    return flip_rank(Xs, y, float(model.C), context, sample_weight)
+
+
+def _rank2_pairs(model, Xs, y, context=None, sample_weight=None):
+    return flip_rank2(Xs, y, float(model.C), context, sample_weight)
+
+
+# RankSVM (no bias) on the inequality pairs, or on every pair made inequality
+# pairs (Table 2's rank2), then the threshold of eq. (6).
+RANK_SVM = ProblemKind(check_labels=_inequality_pairs, build=_rank_pairs, bias=False,
+                       rank_scale=_no_scale, finish=_rank_threshold)
+RANK2_SVM = ProblemKind(check_labels=_any_labels, build=_rank2_pairs, bias=False,
+                        rank_scale=_no_scale, finish=_rank_threshold)
+
+
 class _RankSVMBase(PairwiseKernelModel):
     """Kernel RankSVM (no bias) followed by the threshold of eq. (6)."""
-
-    _uses_bias = False
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, loss="hinge",
                  tol=1e-3,
@@ -53,13 +90,6 @@ class _RankSVMBase(PairwiseKernelModel):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    def _rank_scale(self, beta, bias_noise=0.0):
-        # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
-        return 1.0
-
-    def _finish_fit(self, decision, y):
-        self.threshold_ = fit_threshold(decision(), y)
 
 
 class SVMRank(_RankSVMBase):
@@ -101,16 +131,7 @@ class SVMRank(_RankSVMBase):
     expansion_items_, expansion_coef_ : as :class:`svmcompare.SVMCompare`.
     """
 
-    def _check_label_set(self, y):
-        if not np.any(y != 0):
-            raise ValueError(
-                "SVMRank learns from inequality pairs (y = +-1) and y has none. "
-                "With only equality pairs no ranking can be learned."
-            )
-
-    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
-        # Eq. (3) on I_1 and I_-1, each pair oriented toward its better item.
-        return flip_rank(Xs, y, float(self.C), context, sample_weight)
+    problem_kind = RANK_SVM
 
 
 class SVMRank2(_RankSVMBase):
@@ -126,9 +147,4 @@ class SVMRank2(_RankSVMBase):
     Parameters and attributes are those of :class:`SVMRank`.
     """
 
-    def _check_label_set(self, y):
-        # Every label set gives inequality pairs here: nothing to refuse.
-        return None
-
-    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
-        return flip_rank2(Xs, y, float(self.C), context, sample_weight)
+    problem_kind = RANK2_SVM

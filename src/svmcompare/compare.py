@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._base import PairwiseKernelModel
+from ._base import PairwiseKernelModel, ProblemKind
 from ._problem import flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
@@ -22,19 +22,29 @@ def check_on_degenerate(value):
         raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; got {value!r}.")
 
 
-class FlippedPairsMixin:
-    """The comparison machines' binary problem: the flipped data of eq. (8),
-    which needs both equality and inequality pairs."""
-
-    def _check_label_set(self, y):
-        check_compare_label_set(y, type(self).__name__)
-
-    def _binary_problem(self, Xs, y, context=None, sample_weight=None):
-        # Flipped data, eq. (8).
-        return flip_compare(Xs, y, float(self.C), self.class_weight, context, sample_weight)
+def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
+    # Flipped data, eq. (8).
+    return flip_compare(Xs, y, float(model.C), model.class_weight, context, sample_weight)
 
 
-class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
+def _lemma1_scale_of(model, beta, bias_noise=0.0):
+    scale, model.degenerate_ = lemma1_scale(beta, bias_noise, model.C, model.on_degenerate)
+    return scale
+
+
+def _machine_threshold_of(model, decision, y):
+    model.threshold_, model.margin_ = machine_threshold(decision, y, model.degenerate_,
+                                                        model.intercept_)
+
+
+# The comparison machines' problem: the flipped data of eq. (8), which needs both
+# equality and inequality pairs; Lemma 1's ranking function; the tie band of eq. (5).
+COMPARISON_MACHINE = ProblemKind(check_labels=check_compare_label_set, build=_flipped_pairs,
+                                 bias=True, rank_scale=_lemma1_scale_of,
+                                 finish=_machine_threshold_of)
+
+
+class SVMCompare(PairwiseKernelModel):
     """Support vector comparison machine (Algorithm 1 of Venuto et al.).
 
     Learns a ranking function r(x) and the comparison function
@@ -249,7 +259,7 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
     (60,)
     """
 
-    _uses_bias = True
+    problem_kind = COMPARISON_MACHINE
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="auto", scale_indicators=True, on_degenerate="fallback",
@@ -289,13 +299,6 @@ class SVMCompare(FlippedPairsMixin, PairwiseKernelModel):
             raise ValueError(f"link must be one of {LINKS}; got {self.link!r}.")
         return super()._check_params()
 
-    def _rank_scale(self, beta, bias_noise=0.0):
-        scale, self.degenerate_ = lemma1_scale(beta, bias_noise, self.C, self.on_degenerate)
-        return scale
-
-    def _finish_fit(self, decision, y):
-        self.threshold_, self.margin_ = machine_threshold(decision, y, self.degenerate_,
-                                                          self.intercept_)
 
 
 def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):

@@ -6,12 +6,13 @@ import numpy as np
 
 from ._base import PairwiseKernelModel
 from ._validation import check_C
-from .compare import FlippedPairsMixin, check_on_degenerate, lemma1_scale, machine_threshold
+from .compare import COMPARISON_MACHINE, check_on_degenerate, lemma1_scale, machine_threshold
 from .kernels import resolve_kernel
+from .ranking_function import set_ranking
 from .solvers.lp import solve_l1_svm
 
 
-class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
+class SVMCompareLP(PairwiseKernelModel):
     """Kernel comparison machine by linear programming (an L1-regularized SVM).
 
     Section 6 of the paper proposes "a kernelized version of the LP (7) with
@@ -76,6 +77,10 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         Ranking weights (linear kernel only).
     """
 
+    # Its binary problem is the comparison machine's (eq. 8); its own solve and
+    # store turn the LP's solution into the ranking function.
+    problem_kind = COMPARISON_MACHINE
+
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
                  class_weight="auto", on_degenerate="fallback"):
         self.C = C
@@ -116,8 +121,8 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         scale, self.degenerate_ = lemma1_scale(result.bias, 0.0, self.C, self.on_degenerate,
                                                "SVMCompareLP")
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
-        self._set_ranking(prepared.scaler, prepared.kernel, "lp",
-                          expansion=(problem.items[nonzero], scale * result.a[nonzero]))
+        set_ranking(self, prepared.scaler, prepared.kernel, "lp",
+                    expansion=(problem.items[nonzero], scale * result.a[nonzero]))
         self.intercept_ = result.bias
         self.n_nonzero_ = int(nonzero.size)
         self.objective_ = result.objective
@@ -126,6 +131,6 @@ class SVMCompareLP(FlippedPairsMixin, PairwiseKernelModel):
         # Rows whose margin constraint binds with a positive multiplier.
         self.support_ = np.flatnonzero(result.dual > 1e-9 * max(1.0, float(result.dual.max())))
         self.threshold_, self.margin_ = machine_threshold(
-            lambda: self._decision_standardized(prepared.Xs), prepared.y, self.degenerate_,
+            lambda: self.ranking_.difference(prepared.Xs), prepared.y, self.degenerate_,
             result.bias)
         return self

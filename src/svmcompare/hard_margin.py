@@ -18,7 +18,7 @@ from ._problem import Standardizer, flip_compare
 from ._validation import check_compare_label_set, check_pairs_labels
 from .exceptions import NotSeparableError
 from .kernels import resolve_kernel
-from .ranking_function import ComparisonMixin
+from .ranking_function import ComparisonMixin, set_ranking
 from .solvers import solve_dual
 from .solvers.lp import solve_margin_lp
 
@@ -81,7 +81,7 @@ class HardMarginLP(_LinearComparison):
             raise ValueError(f"max_coef must be a positive number or None; got {self.max_coef}.")
         y, scaler, Xs = self._prepare_linear(X, y)
         result = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y, self.max_coef)
-        self._set_ranking(scaler, resolve_kernel("linear"), "lp", weights=result.w)
+        set_ranking(self, scaler, resolve_kernel("linear"), "lp", weights=result.w)
         self.margin_ = result.mu
         self.threshold_ = 1.0  # c_1 of eq. (5)
         self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
@@ -154,7 +154,7 @@ class HardMarginQP(_LinearComparison):
         self.n_iter_ = result.n_iter
         self.converged_ = bool(result.converged)
         # Lemma 1: w = -u / beta.
-        self._set_ranking(scaler, resolve_kernel("linear"), "exact", weights=-u / beta)
+        set_ranking(self, scaler, resolve_kernel("linear"), "exact", weights=-u / beta)
         self.margin_ = -1.0 / beta
         self.threshold_ = 1.0  # c_1 of eq. (5)
         return self

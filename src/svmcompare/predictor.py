@@ -16,11 +16,12 @@ by both readers, not scored as all ties by one of them.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
-from .ranking_function import ComparisonMixin
+from .ranking_function import ComparisonMixin, probabilities, set_ranking
 
 JSON_MEMBER = "svmcompare-predictor.json"
 ARRAY_PREFIX = "svmcompare-predictor/"
@@ -233,7 +234,7 @@ class Predictor(ComparisonMixin):
         scaler = Standardizer(mean=arrays["mean"], scale=arrays["scale"], keep=arrays["keep"])
         kernel = resolve_kernel(meta["kernel"], meta["gamma"], meta["degree"], meta["coef0"])
         expansion = None if "weights" in arrays else (arrays["items"], arrays["coef"])
-        self._set_ranking(scaler, kernel, "file", expansion=expansion,
+        set_ranking(self, scaler, kernel, "file", expansion=expansion,
                           weights=arrays.get("weights"),
                           context_coef=arrays.get("context_coef") if meta["context"] else None)
         self.estimator_name_ = meta["estimator"]
@@ -258,5 +259,5 @@ class Predictor(ComparisonMixin):
 
     def __getattr__(self, name):
         if name == "predict_proba" and "calibrator_" in vars(self):
-            return self._probabilities
+            return functools.partial(probabilities, self)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}.")

@@ -175,25 +175,7 @@ def _finite_output(values, what):
 class ComparisonMixin:
     """``rank``, ``decision_function``, ``predict``, ``score`` and ``coef_`` of an
     estimator whose fit set ``ranking_`` (a :class:`RankingFunction`) and
-    ``threshold_`` (through :meth:`_set_ranking`)."""
-
-    def _set_ranking(self, scaler, kernel, solver, *, expansion=None, weights=None,
-                     feature_map=None, context_coef=None):
-        """Set ``ranking_`` and the state every comparison estimator shares.
-
-        Either ``expansion = (items, coef)`` for r(z) = sum_j coef_j k(items_j, z), or
-        ``weights`` for r(z) = weights^T phi(z) (phi the identity or ``feature_map``),
-        on items standardized by ``scaler``.
-        """
-        items, coef = expansion or (None, None)
-        self.ranking_ = RankingFunction(scaler, kernel, items=items, coef=coef,
-                                        weights=weights, feature_map=feature_map,
-                                        context_coef=context_coef)
-        self.kernel_ = kernel
-        self.scaler_ = scaler
-        self.solver_ = solver
-        self.n_features_in_ = scaler.keep.size
-        self.classes_ = np.array(LABELS)
+    ``threshold_`` (through :func:`set_ranking`)."""
 
     # The ranking function's parts, under the names scikit-learn users look for.
     expansion_items_ = _ranking_part(
@@ -279,30 +261,13 @@ class ComparisonMixin:
         """
         Xs = standardized_pairs(self, X)
         return _finite_output(
-            self._decision_standardized(Xs, self._checked_context(context, Xs.shape[0])),
+            self.ranking_.difference(Xs, self._checked_context(context, Xs.shape[0])),
             "rank differences")
 
 
     def _checked_context(self, context, n_pairs):
         """The validated context of n_pairs pairs: required iff the fit had one."""
         return check_context(context, n_pairs, self.ranking_.n_context)
-
-    def _decision_standardized(self, Xs, context=None):
-        return self.ranking_.difference(Xs, context)
-
-    def _probabilities(self, X, context=None):
-        """P(y = -1), P(y = 0), P(y = 1) from the probability link ``calibrator_``
-        on the rank gap r(x') - r(x) in units of ``score_scale_``."""
-        from .calibration import tie_features_for
-
-        Xs = standardized_pairs(self, X)
-        context = self._checked_context(context, Xs.shape[0])
-        gap = _finite_output(self._decision_standardized(Xs), "rank differences") \
-            / self.score_scale_
-        tie_band = getattr(self, "tie_band", "constant")
-        return _finite_output(
-            self.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
-            "probabilities")
 
     def compare(self, X, context=None):
         """The comparison rule c_tau(x, x') = t_tau(r(x') - r(x)) (eqs. 4, 5):
@@ -329,7 +294,7 @@ class ComparisonMixin:
         y_pred : ndarray of shape (n_pairs,) with values in {-1, 0, 1}
         """
         if self._has_probabilities():
-            return least_cost_labels(self._probabilities(X, context),
+            return least_cost_labels(probabilities(self, X, context),
                                      getattr(self, "cost", None))
         return self.compare(X, context)
 
@@ -381,3 +346,38 @@ def set_feature_names(model, X):
         model.feature_names_in_ = np.asarray(names, dtype=object)
     elif hasattr(model, "feature_names_in_"):
         del model.feature_names_in_
+
+
+def set_ranking(model, scaler, kernel, solver, *, expansion=None, weights=None,
+                feature_map=None, context_coef=None):
+    """Set ``ranking_`` of ``model`` and the state every comparison estimator shares.
+
+    Either ``expansion = (items, coef)`` for r(z) = sum_j coef_j k(items_j, z), or
+    ``weights`` for r(z) = weights^T phi(z) (phi the identity or ``feature_map``),
+    on items standardized by ``scaler``.
+    """
+    items, coef = expansion or (None, None)
+    model.ranking_ = RankingFunction(scaler, kernel, items=items, coef=coef,
+                                     weights=weights, feature_map=feature_map,
+                                     context_coef=context_coef)
+    model.kernel_ = kernel
+    model.scaler_ = scaler
+    model.solver_ = solver
+    model.n_features_in_ = scaler.keep.size
+    model.classes_ = np.array(LABELS)
+
+
+def probabilities(model, X, context=None):
+    """P(y = -1), P(y = 0), P(y = 1) from the probability link ``calibrator_``
+    of a fitted ``model`` on the rank gap r(x') - r(x) in units of
+    ``score_scale_``."""
+    from .calibration import tie_features_for
+
+    Xs = standardized_pairs(model, X)
+    context = model._checked_context(context, Xs.shape[0])
+    gap = _finite_output(model.ranking_.difference(Xs), "rank differences") \
+        / model.score_scale_
+    tie_band = getattr(model, "tie_band", "constant")
+    return _finite_output(
+        model.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
+        "probabilities")
