@@ -1,26 +1,41 @@
 """The one-line notice while numba compiles the solvers for the first time (issue 17)."""
 
+import os
+import sys
 import time
 from types import SimpleNamespace
 
 from svmcompare.solvers import _compile, linear, smo_loop
 
 
-def _fake(index_path, signatures=()):
-    cache_file = SimpleNamespace(_index_path=str(index_path))
-    return SimpleNamespace(signatures=list(signatures),
-                           _cache=SimpleNamespace(_cache_file=cache_file))
+def _solver():
+    return None
+
+
+def _fake(folder, cached=False, signatures=()):
+    """A dispatcher-like object of ``_solver`` whose numba cache lives in
+    ``folder``, with its index file there when ``cached``."""
+    code = _solver.__code__
+    if cached:
+        name = (f"test_compile_notice._solver-{code.co_firstlineno}"
+                f".py{sys.version_info[0]}{sys.version_info[1]}.nbi")
+        (folder / name).write_text("")
+    return SimpleNamespace(signatures=list(signatures), py_func=_solver,
+                           stats=SimpleNamespace(cache_path=str(folder)))
 
 
 def test_numba_cache_layout_is_readable_for_the_real_solvers():
     # If numba moves its cache index, the notice falls back to a timer; this
-    # says so in CI for every numba version pyproject allows.
+    # says so in CI for every numba version pyproject allows: the index we
+    # look for is the one numba itself reads.
     for dispatcher in (smo_loop.smo_steps, linear._loss_sum):
         assert _compile._cached(dispatcher) in (True, False)
+        assert _compile._cached(dispatcher) == os.path.exists(
+            dispatcher._cache._cache_file._index_path)
 
 
 def test_notice_once_when_the_cache_is_missing(tmp_path, capsys):
-    fake = _fake(tmp_path / "missing.nbi")
+    fake = _fake(tmp_path)
     with _compile.compile_notice(fake):
         pass
     assert "compiling its numerical solvers" in capsys.readouterr().err
@@ -30,8 +45,7 @@ def test_notice_once_when_the_cache_is_missing(tmp_path, capsys):
 
 
 def test_no_notice_when_cached_or_already_compiled(tmp_path, capsys):
-    (tmp_path / "present.nbi").write_text("")
-    for fake in (_fake(tmp_path / "present.nbi"), _fake(tmp_path / "x.nbi", ["sig"])):
+    for fake in (_fake(tmp_path, cached=True), _fake(tmp_path / "none", signatures=["sig"])):
         with _compile.compile_notice(fake):
             pass
     assert capsys.readouterr().err == ""

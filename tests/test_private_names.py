@@ -3,9 +3,9 @@
 A private name is one with a leading underscore (not a dunder).  A use is an
 attribute ``obj._name`` whose name the module does not define itself (a
 function, class, method or attribute it assigns), or ``from module import
-_name`` from another module.  The uses that remain are listed below, each
-with where its owner lives: the list may only shrink (a use that is gone
-must be removed from it, so that it cannot come back unnoticed).
+_name`` from another module.  None remains: a new one fails here (an
+exception would be listed in ``REMAINING`` with where its owner lives, and
+removed when it is gone).
 """
 
 import ast
@@ -13,15 +13,11 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "svmcompare"
 
-# (module, private name): numba's cache internals only.  The C paths,
-# calibration folds, graded fits and the search reach an estimator's fit steps
-# through _base's functions (prepare, solve, store, fit_solution, ...); what sets
-# the estimators apart is data (their ProblemKind), not hooks they override.
-REMAINING = {
-    # numba's on-disk cache index (no public API for it).
-    ("solvers/_compile.py", "_index_path"), ("solvers/_compile.py", "_cache_file"),
-    ("solvers/_compile.py", "_cache"),
-}
+# (module, private name) uses still allowed: none.  The C paths, calibration
+# folds, graded fits and the search reach an estimator's fit steps through
+# _base's functions (prepare, solve, store, fit_solution, ...); what sets the
+# estimators apart is data (their ProblemKind), not hooks they override.
+REMAINING = set()
 
 
 def _defined(tree):

@@ -3,7 +3,7 @@
 The compiled code is cached next to the sources (numba's ``cache=True``), so
 only the first fit after an install pays for compilation (about 15-20 s with
 nothing on screen otherwise).  Whether a solver's cache exists is read from
-numba's cache index file; should numba's layout change, a timer stands in:
+numba's cache index file; should numba not say where it is, a timer stands in:
 the notice then appears when the first call of a process runs longer than
 :data:`NOTICE_AFTER` seconds.
 """
@@ -22,11 +22,22 @@ _noticed = []  # the dispatchers already announced or checked (kept alive: no id
 
 
 def _cached(dispatcher):
-    """Whether numba has this function's compiled code on disk (None: unknown)."""
+    """Whether numba has this function's compiled code on disk (None: unknown).
+
+    numba names a function's cache index ``<module>.<qualname>-<first line>.py<XY>.nbi``
+    in the folder its compile statistics give (``dispatcher.stats.cache_path``)."""
     try:
-        return os.path.exists(dispatcher._cache._cache_file._index_path)
+        folder = dispatcher.stats.cache_path
+        code = dispatcher.py_func.__code__
+        qualname = dispatcher.py_func.__qualname__
     except AttributeError:
         return None
+    if not folder:
+        return None
+    module = os.path.splitext(os.path.basename(code.co_filename))[0]
+    index = (f"{module}.{qualname}-{code.co_firstlineno}"
+             f".py{sys.version_info[0]}{sys.version_info[1]}.nbi")
+    return os.path.exists(os.path.join(folder, index))
 
 
 def _notice():
