@@ -14,7 +14,7 @@ three fits that differ only in how the held-out gaps are made:
   fit's standardization and per-row C);
 * ``refit``: the scheme before it, five folds refitted as estimators on
   their own pairs (their own standardization and balanced C), started from
-  the restricted full solution (``_rows_of_pairs`` patched to say no);
+  the restricted full solution (``rows_of_pairs`` patched to say no);
 * ``loo``: leave-one-pair-out gaps estimated from the fit itself
   (``solvers/loo.py``) when at most 2,000 dual variables are free, else the
   folds (the ``used`` column says which).
@@ -76,12 +76,12 @@ SCHEMES = ("cv", "refit", "loo")
 def refit_folds():
     """The calibration folds refitted as estimators (the scheme before the
     row folds): no pair is seen as having a row."""
-    rows_of_pairs = base._rows_of_pairs
-    base._rows_of_pairs = lambda problem, n: None
+    rows_of_pairs = base.rows_of_pairs
+    base.rows_of_pairs = lambda problem, n: None
     try:
         yield
     finally:
-        base._rows_of_pairs = rows_of_pairs
+        base.rows_of_pairs = rows_of_pairs
 
 
 def run(names, progress=True):

@@ -72,7 +72,7 @@ def _ours(queue, scenario, mode):
         import svmcompare._base as base
 
         model.set_params(n_jobs=1)
-        base._rows_of_pairs = lambda *args: None  # estimators refitted, not row folds
+        base.rows_of_pairs = lambda *args: None  # estimators refitted, not row folds
         type(model)._refit_start = lambda self, *args: None
     base = _rss_mb()
     start = time.perf_counter()

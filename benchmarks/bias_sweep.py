@@ -27,6 +27,7 @@ from tests.reference.dense import (  # noqa: E402
 from tests.test_solver import _reference_beta_interval  # noqa: E402
 
 from svmcompare import NoRankingError, SVMCompare  # noqa: E402
+from svmcompare._base import prepare  # noqa: E402
 
 
 def pair_set(seed):
@@ -57,7 +58,7 @@ def main(argv=None):
             except NoRankingError:
                 refused += 1
             # The reference on the model's own standardized pairs.
-            Xs = model._prepare(X, y).Xs
+            Xs = prepare(model, X, y).Xs
             Xt, Xtp, yt = flipped_from_definition(Xs[:, 0], Xs[:, 1], y)
             Q = ktilde_from_definition(Xt, Xtp, rbf(1.0)) * np.outer(yt, yt)
             n_plus, n_minus = np.count_nonzero(yt > 0), np.count_nonzero(yt < 0)

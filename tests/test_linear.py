@@ -209,7 +209,7 @@ def test_linear_fits_do_not_depend_on_the_order_of_the_pairs(solver):
 def test_nystroem_rows_are_the_feature_differences_in_float32(monkeypatch):
     """Rows formed chunk by chunk equal phi(z_b) - phi(z_a) (then the context) to
     float32 rounding, across chunk boundaries; exact polynomial maps keep float64."""
-    from svmcompare import _base
+    from svmcompare import _problem
     from svmcompare.kernels import NystroemMap, exact_feature_map
 
     rng = np.random.default_rng(3)
@@ -219,8 +219,8 @@ def test_nystroem_rows_are_the_feature_differences_in_float32(monkeypatch):
     problem = flip_compare(Xs, y, 1.0, "balanced", context)
     kernel = resolve_kernel("rbf", 0.5, 3, 1.0)
     feature_map = NystroemMap(kernel, 40, random_state=0).fit(problem.items)
-    monkeypatch.setattr(_base, "NYSTROEM_CHUNK", 40 * 7)  # chunks of 7 rows
-    D = _base.nystroem_rows(feature_map, problem)
+    monkeypatch.setattr(_problem, "NYSTROEM_CHUNK", 40 * 7)  # chunks of 7 rows
+    D = _problem.nystroem_rows(feature_map, problem)
     features = feature_map.transform(problem.items)
     expected = np.hstack([features[problem.b] - features[problem.a], problem.context])
     assert D.dtype == np.float32 and D.shape == expected.shape

@@ -445,3 +445,103 @@ def restricted_start(alpha, problem, sub_problem, sub_pairs, bias=True):
         if total > 0:
             start[heavy] *= max(0.0, 1.0 - abs(balance) / total)
     return start
+
+
+def row_expansion(a, b, row_coef, n_items):
+    """Item coefficients c of r(z) = sum_j c_j k(Z_j, z) from per-row coefficients.
+
+    Row t is Phi(Z[b_t]) - Phi(Z[a_t]), so its coefficient adds to item b_t and
+    subtracts from item a_t.  Returns the indices of the items with a nonzero
+    coefficient and those coefficients.
+    """
+    c = np.zeros(n_items)
+    np.add.at(c, b, row_coef)
+    np.subtract.at(c, a, row_coef)
+    nonzero = np.flatnonzero(c)
+    return nonzero, c[nonzero]
+
+
+NYSTROEM_CHUNK = 2**22  # feature values per chunk of rows in nystroem_rows
+
+
+def nystroem_rows(feature_map, problem):
+    """The rows phi(z_b) - phi(z_a) (then the context) of an approximate feature
+    map, in float32, formed chunk by chunk of rows.
+
+    An approximation's rows need no more digits than float32 keeps (the
+    solver still sums in float64), and forming them per chunk never holds the
+    features of all items: at 1,000,000 pairs and 100 landmarks the float64
+    features (1.6 GB) and rows (1.05 GB) were the fit's peak memory.
+    """
+    a, b, context = problem.a, problem.b, problem.context
+    k = feature_map.projection_.shape[1]
+    q = context.shape[1]
+    D = np.empty((a.size, k + q), dtype=np.float32)
+    step = max(1, NYSTROEM_CHUNK // max(k, 1))
+    for start in range(0, a.size, step):
+        rows = slice(start, start + step)
+        D[rows, :k] = feature_map.transform(problem.items[b[rows]]) \
+            - feature_map.transform(problem.items[a[rows]])
+        D[rows, k:] = context[rows]  # v is the last q weights
+    return D
+
+
+def oriented_gaps(problem, rows, fitted, context_coef):
+    """r(x') - r(x) of the pairs of ``rows`` (rows of ``problem``) from the
+    rows' fitted values f_t = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t (eq. 17),
+    in f's units: less the context term, negated where the row is (x', x)."""
+    gap = fitted - problem.context[rows] @ context_coef
+    return np.where(problem.flipped[rows], -gap, gap)
+
+
+def rows_of_pairs(problem):
+    """The first row of each pair of ``problem`` (indexed by pair), or None
+    when some pair has no row (SVMRank's tie pairs)."""
+    pairs, first_row = np.unique(problem.pair, return_index=True)
+    return first_row if pairs.size == problem.pair_items.shape[0] else None
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """What sets a kernel comparison estimator apart: the binary problem its
+    pairs make and how the solver's solution becomes a ranking function and
+    a threshold.  Each estimator class names one (``problem_kind``).
+
+    Attributes
+    ----------
+    check_labels : callable (y, estimator name) -> None
+        Raises ValueError on a label set the problem cannot learn from.
+    build : callable (model, Xs, y, context, sample_weight) -> BinaryProblem
+        The binary problem of the standardized pairs at the model's C.
+    bias : bool
+        Whether the SVM has a free bias beta (eq. 9) or none (eq. 3).
+    rank_scale : callable (model, beta, bias_noise) -> float
+        r = scale * u^T Phi for the SVM's f = beta + u^T Phi; may refuse the
+        solution or mark the model degenerate.
+    finish : callable (model, decision, y) -> None
+        Sets the threshold from ``decision()``, the training pairs'
+        d = r(x') - r(x) + v^T context.
+    """
+
+    check_labels: object
+    build: object
+    bias: bool
+    rank_scale: object
+    finish: object
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything a solver needs, computed once per data set (see :func:`prepare`)."""
+
+    kernel: object
+    y: np.ndarray
+    scaler: Standardizer
+    Xs: np.ndarray
+    problem: object
+    solver: str
+    feature_map: object = None  # NystroemMap of the "nystroem" solver, fitted once
+    X: np.ndarray = None  # the validated pairs (calibration refits on them)
+    context: np.ndarray = None  # the validated pair context, or None
+    sample_weight: np.ndarray = None  # the validated pair weights, or None
+    gram: np.ndarray = None  # k(items, items), when a C path computed it for its fits

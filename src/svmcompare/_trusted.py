@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import json
 
+FORMAT = "svmcompare-model"  # the content tag of a model file
+
 # Estimators a model file may hold at its root.
 ESTIMATOR_TYPES = frozenset({
     "svmcompare.compare.SVMCompare",
@@ -121,8 +123,6 @@ def check_schema(schema, arrays, source, expected_version):
     content = root.get("content")
     if not isinstance(content, dict) or set(content) != {"format", "version", "model"}:
         raise UntrustedFileError(f"{source} is a skops file but not an svmcompare model file.")
-    from .persistence import FORMAT
-
     if _json_value(content["format"]) != FORMAT:
         raise UntrustedFileError(f"{source} is a skops file but not an svmcompare model file.")
     version = _json_value(content["version"])

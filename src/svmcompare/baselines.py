@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import PairwiseKernelModel, ProblemKind
-from ._problem import flip_rank, flip_rank2
+from ._base import PairwiseKernelModel
+from ._problem import ProblemKind, flip_rank, flip_rank2
 from ._threshold import fit_threshold
 
 

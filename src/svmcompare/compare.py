@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 
-from ._base import PairwiseKernelModel, ProblemKind
-from ._problem import flip_compare
+from ._base import PairwiseKernelModel
+from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
 from .calibration import LINKS

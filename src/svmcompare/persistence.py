@@ -39,13 +39,11 @@ import numpy as np
 from . import predictor as _predictor
 from ._archive import Archive, read_npy, read_regular_file
 from ._fitted_state import check_fitted_model, is_own_estimator
+from ._trusted import FORMAT, check_schema
 from .predictor import BadPredictorError, Predictor, check_state, predictor_state
 
 __all__ = ["FORMAT", "save_model", "load_model", "load_predictor", "Predictor",
            "BadPredictorError"]
-
-FORMAT = "svmcompare-model"
-
 
 def _minor(version):
     return tuple(str(version).split(".")[:2])
@@ -141,8 +139,6 @@ def load_model(path):
         damaged or inconsistent file, or a file from another svmcompare minor
         version.
     """
-    from ._trusted import check_schema
-
     archive = Archive(read_regular_file(path), path)
     if "schema.json" not in archive.names:
         raise ValueError(f"{path} is not an svmcompare model file (no schema.json).")
