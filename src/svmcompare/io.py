@@ -291,8 +291,14 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     if is_letor(path):
         pairs = _letor_pairs(path)
         return (*pairs, None) if return_context else pairs
-    frame = read_table(path, numeric=_numeric_pair_column(columns))
     name = Path(path).name
+    if items is None and Path(path).is_file():
+        names = _header(path, _separator(path))
+        if any(c.startswith("a_") for c in names):
+            # The wide layout's header is checked before the table is parsed:
+            # pandas takes seconds for a header of 100,000 columns.
+            _wide_columns(names, name)
+    frame = read_table(path, numeric=_numeric_pair_column(columns))
     pairs = _csv_pairs(frame, name, items, require_labels, columns)
     if not return_context:
         return pairs
@@ -357,6 +363,23 @@ def _check_not_self(frame, columns, name):
                          "or allow them (--allow-self-pairs, PairColumns(allow_self=True)).")
 
 
+def _wide_columns(names, name):
+    """The a_ and b_ columns of the wide layout and the features they name;
+    refused unless both name the same features in the same order."""
+    a_cols = [c for c in names if c.startswith("a_")]
+    b_cols = [c for c in names if c.startswith("b_")]
+    if not a_cols:
+        raise ValueError(f"{name} has no a_<feature> columns: give x's features as a_<name> "
+                         "and x''s as b_<name>, or an items file with --items.")
+    features = [c[2:] for c in a_cols]
+    if [c[2:] for c in b_cols] != features:
+        missing = sorted(set(features) ^ {c[2:] for c in b_cols})
+        detail = f"mismatched: {_shown(missing)}" if missing else "the order differs"
+        raise ValueError(f"{name}: the a_ and b_ columns must name the same features in the "
+                         f"same order; {detail}.")
+    return a_cols, b_cols, features
+
+
 def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
     if require_labels and columns.outcome not in frame.columns:
         raise ValueError(f"{name} has no {columns.outcome!r} column (labels -1, 0, 1"
@@ -392,17 +415,7 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
         if sp.issparse(Z):  # the wide layout: x's identities, then x''s
             return sp.hstack(pairs, format="csr"), y, features
         return np.stack(pairs, axis=1), y, features
-    a_cols = [c for c in frame.columns if c.startswith("a_")]
-    b_cols = [c for c in frame.columns if c.startswith("b_")]
-    if not a_cols:
-        raise ValueError(f"{name} has no a_<feature> columns: give x's features as a_<name> "
-                         "and x''s as b_<name>, or an items file with --items.")
-    features = [c[2:] for c in a_cols]
-    if [c[2:] for c in b_cols] != features:
-        missing = sorted(set(features) ^ {c[2:] for c in b_cols})
-        detail = f"mismatched: {_shown(missing)}" if missing else "the order differs"
-        raise ValueError(f"{name}: the a_ and b_ columns must name the same features in the "
-                         f"same order; {detail}.")
+    a_cols, b_cols, features = _wide_columns(frame.columns, name)
     X = np.stack([_numeric(frame, a_cols, name), _numeric(frame, b_cols, name)], axis=1)
     return X, y, features
 
