@@ -73,3 +73,22 @@ def test_the_intervals_walk_through_runs(tmp_path, monkeypatch):
     assert "p_tie_upper" in pd.read_csv(tmp_path / "predictions.csv").columns
     assert pd.read_csv(tmp_path / "paths.csv", index_col="season").shape == (3, 16)
     assert len(pd.read_csv(tmp_path / "replay.csv")) == 3 * 240  # seasons 2-4 predicted
+
+
+def test_the_module_table_lists_the_modules_as_they_are():
+    # Issue 34: the README's table of the package names every module of
+    # src/svmcompare (files and subpackages) and no module that is not there.
+    src = Path(__file__).resolve().parents[1] / "src" / "svmcompare"
+    modules = {p.stem for p in src.glob("*.py") if p.stem != "__init__"}
+    modules |= {p.name for p in src.iterdir() if (p / "__init__.py").is_file()}
+    text = README.read_text()
+    table = text[text.index("## What is in the package"):]
+    table = table[:table.index("\n\n", table.index("| module |"))]
+    listed = set()
+    for line in table.splitlines()[2:]:
+        first = line.split("|")[1] if line.startswith("|") else ""
+        listed |= set(re.findall(r"`([\w.]+)`", first))
+    listed.discard("module")
+    assert listed == modules, (
+        f"missing from the table: {sorted(modules - listed)}; "
+        f"not modules: {sorted(listed - modules)}")
