@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import svmcompare._base as base  # noqa: E402
+import svmcompare.held_out as base  # noqa: E402
 from bench_real import DATA, SETS  # noqa: E402
 from svmcompare import SVMCompare  # noqa: E402
 from svmcompare.metrics import outcome_brier, outcome_log_loss, reliability_table  # noqa: E402
@@ -77,7 +77,7 @@ def refit_folds():
     """The calibration folds refitted as estimators (the scheme before the
     row folds): no pair is seen as having a row."""
     rows_of_pairs = base.rows_of_pairs
-    base.rows_of_pairs = lambda problem, n: None
+    base.rows_of_pairs = lambda problem: None
     try:
         yield
     finally:

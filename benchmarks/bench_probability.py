@@ -7,7 +7,7 @@ estimator without probabilities; the same with ``calibration="loo"``
 (leave-one-out estimates from the fit, no refits, where the exact solver's
 free set allows; else the folds); and, as the earliest scheme in the same
 run, five estimators refitted cold one after another (row folds and
-``_refit_start`` off, one fold at a time) with its test log-loss.  Peer: the
+``refit_start`` off, one fold at a time) with its test log-loss.  Peer: the
 usual way to get probabilities from an SVM, scikit-learn's own five-fold
 Platt scaling on the same binary problem (eq. 8): ``SVC(kernel="precomputed",
 probability=True)`` on K~ for RBF, ``CalibratedClassifierCV(LinearSVC(), cv=5)``
@@ -69,11 +69,11 @@ def _ours(queue, scenario, mode):
     if mode == "loo":
         model.set_params(calibration="loo")
     if mode == "cold serial folds":
-        import svmcompare._base as base
+        import svmcompare.held_out as base
 
         model.set_params(n_jobs=1)
         base.rows_of_pairs = lambda *args: None  # estimators refitted, not row folds
-        type(model)._refit_start = lambda self, *args: None
+        base.refit_start = lambda *args: None
     base = _rss_mb()
     start = time.perf_counter()
     model.fit(X, y)

@@ -6,9 +6,9 @@ from sklearn.base import clone
 from sklearn.metrics import log_loss
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
-from svmcompare._base import cross_validated_scores
 from svmcompare.calibration import ScoreCalibrator
 from svmcompare.datasets import make_norm_pairs
+from svmcompare.held_out import cross_validated_scores
 
 
 def _ordered_logit_sample(seed, theta, w, n=20_000):

@@ -17,12 +17,14 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_info
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
-from svmcompare._base import cross_validated_scores, fit_solution, prepare, solve, training_spread
+from svmcompare import held_out as held_out_gaps
+from svmcompare._base import fit_solution, prepare, primal_rows, solve, training_spread
 from svmcompare._parallel import map_in_threads
 from svmcompare._problem import Standardizer, flip_compare, flip_rank2, restricted_start
 from svmcompare._threshold import fit_threshold
 from svmcompare.calibration import score_spread
 from svmcompare.datasets import make_norm_pairs
+from svmcompare.held_out import cross_validated_scores
 from svmcompare.kernels import resolve_kernel
 from svmcompare.ranking_function import rank_gap, standardized_pairs
 from svmcompare.solvers import interrupt, solve_dual, solve_linear
@@ -203,7 +205,7 @@ def test_probability_folds_are_the_fits_dual_without_each_folds_rows(estimator, 
     context = np.random.default_rng(9).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = estimator.set_params(random_state=0, n_jobs=2)
     prepared, result, _ = fit_solution(model, X, y, context)
-    held, spreads = model._row_fold_gaps(prepared, result)
+    held, spreads = held_out_gaps.row_fold_gaps(model, prepared, result)
     problem, n = prepared.problem, y.size
     assert problem.items.shape[0] == (12 if data == "repeated items" else 2 * n)
     block, _ = kernel_rows(problem, prepared.kernel)
@@ -234,7 +236,7 @@ def test_svmrank_with_ties_refits_its_folds(monkeypatch):
     def no_row_folds(*args):
         raise AssertionError("SVMRank's tie pairs have no rows to leave out")
 
-    monkeypatch.setattr(SVMRank, "_row_fold_gaps", no_row_folds)
+    monkeypatch.setattr(held_out_gaps, "row_fold_gaps", no_row_folds)
     model = SVMRank(probability=True, random_state=0).fit(X, y)
     assert model.calibration_ == "5-fold"
     proba = model.predict_proba(X)
@@ -251,9 +253,9 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
     context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
     prepared, result, _ = fit_solution(model, X, y, context)
-    held, spreads = model._row_fold_gaps(prepared, result)
+    held, spreads = held_out_gaps.row_fold_gaps(model, prepared, result)
     problem = prepared.problem
-    D = model._primal_rows(prepared)  # the fit's features: Nystroem's landmarks kept
+    D = primal_rows(prepared)  # the fit's features: Nystroem's landmarks kept
     pair = problem.pair
     _, first = np.unique(pair, return_index=True)
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
@@ -275,7 +277,7 @@ def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
     model = SVMCompare(kernel="linear", random_state=0)
     prepared, result, _ = fit_solution(model, X, y)
     problem = prepared.problem
-    D = model._primal_rows(prepared)
+    D = primal_rows(prepared)
     keep = np.flatnonzero(np.random.default_rng(0).random(problem.y.size) < 0.8)
     v = np.append(result.u, result.bias)
     warm = refit_primal_without(D, problem.y, problem.C, v, keep)
@@ -284,7 +286,7 @@ def test_primal_folds_reach_the_cold_optimum_in_fewer_steps():
     assert warm.n_iter < cold.n_iter
 
 
-def test_fold_starts_read_the_fits_rows_and_release_them():
+def test_fold_starts_read_the_fits_rows_and_release_them(monkeypatch):
     problem, bias, n = _problems(8)["compare, class weights, context, pair weights"]
     full = solve_dual(problem, KERNEL, bias=bias, tol=TOL, keep_rows=True)
     keep, held_out = _split(problem, n, seed=3)
@@ -304,13 +306,13 @@ def test_fold_starts_read_the_fits_rows_and_release_them():
     # A probability fit keeps its rows for the folds' starts and then drops them.
     model = SVMCompare(probability=True, random_state=0)
     kept = []
-    original = model._dual_refit
+    original = held_out_gaps.dual_refit
 
-    def spy(prepared, result, *args):
-        refit = original(prepared, result, *args)
+    def spy(model, prepared, result, *args):
+        refit = original(model, prepared, result, *args)
         kept.append(result.rows)
         return refit
-    model._dual_refit = spy
+    monkeypatch.setattr(held_out_gaps, "dual_refit", spy)
     X, y = _pairs(8, 150)
     model.fit(X, y)
     assert len(kept) == 1 and kept[0] is not None and kept[0].data is None
@@ -392,7 +394,7 @@ def test_started_folds_in_threads_match_cold_serial_folds(estimator):
     full = clone(estimator).fit(X, y, context=context, sample_weight=weight)
     prepared = prepare(full, X, y, context, weight)
     result, feature_map = solve(full, prepared)
-    start = full._refit_start(prepared, result, feature_map)
+    start = held_out_gaps.refit_start(full, prepared, result, feature_map)
     assert start is not None
     cold, cold_spreads = cross_validated_scores(
         clone(estimator).set_params(n_jobs=1), X, y, random_state=0, context=context,

@@ -7,6 +7,7 @@ import pytest
 from svmcompare import SVMCompare, SVMRank2
 from svmcompare._base import fit_solution
 from svmcompare._problem import BinaryProblem, flip_compare, flip_rank2
+from svmcompare.held_out import loo_gaps, training_gaps
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
 from svmcompare.solvers.loo import kernel_rows, loo_changes
@@ -133,9 +134,9 @@ def test_probability_fits_use_the_estimate_and_match_five_folds(estimator):
     assert loss[0] <= loss[1] + 0.01
     # Calibrated on held-out gaps, not on the training fit's own (closer) gaps.
     prepared, result, _ = fit_solution(loo, X, y)
-    training = loo._training_gaps(prepared, result, 1.0 if estimator is SVMRank2
+    training = training_gaps(loo, prepared, result, 1.0 if estimator is SVMRank2
                                   else 1.0 / -result.bias)
-    held_out = loo._loo_gaps(prepared, result)
+    held_out = loo_gaps(loo, prepared, result)
     sign = np.sign(y)
     assert np.mean(sign * held_out) < np.mean(sign * training)
 

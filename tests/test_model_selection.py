@@ -112,13 +112,15 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
 
     monkeypatch.setattr(SVMRank, "problem_kind", dataclasses.replace(kind, finish=recorded))
     grams = []
-    from_gradient = SVMRank._gaps_from_gradient
+    from svmcompare import _base
 
-    def seen_gram(self, prepared, *args):
+    from_gradient = _base.gaps_from_gradient
+
+    def seen_gram(model, prepared, *args):
         grams.append(prepared.gram)
-        return from_gradient(self, prepared, *args)
+        return from_gradient(model, prepared, *args)
 
-    monkeypatch.setattr(SVMRank, "_gaps_from_gradient", seen_gram)
+    monkeypatch.setattr(_base, "gaps_from_gradient", seen_gram)
     models, prepared = _fit_path(SVMRank(gamma=0.5), X, y, [0.1, 1.0, 10.0])
     assert len(grams) == 3 and all(gram is not None for gram in grams)
     assert prepared.gram is None  # not kept past the fits

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._parallel import map_in_threads
 from ._problem import (
     Prepared,
     Standardizer,
     label_weights,
     nystroem_rows,
     oriented_gaps,
-    restricted_start,
     row_expansion,
     rows_of_pairs,
 )
@@ -39,38 +37,26 @@ from ._validation import (
     check_sample_weight,
 )
 from .calibration import (
-    calibration_splits,
     fit_link,
-    fold_workers,
-    held_out_by_folds,
     score_spread,
     tie_features_for,
 )
-from .exceptions import degenerate_warnings_silenced
-from .kernels import LINEAR, PRECOMPUTED, NystroemMap, exact_feature_map, resolve_kernel
+from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
 from .ranking_function import (
     ComparisonMixin,
     check_cost,
     probabilities,
-    rank_gap,
     set_feature_names,
     set_ranking,
-    standardized_pairs,
 )
 from .solvers import solve_dual, solver_threads
 from .solvers.dual_cd import solve_linear_rows
-from .solvers.folds import fold_start, refit_from, refit_primal_without
-from .solvers.linear import check_loss, differences, row_scores
-from .solvers.loo import kernel_rows, loo_changes
+from .solvers.linear import check_loss, differences
 from .solvers.threads import thread_count
 from .sparse_pairs import SparsePairs
 
 SOLVERS = ("auto", "exact", "linear", "nystroem")
 CALIBRATIONS = ("auto", "cv", "loo")  # where probability=True's held-out rank gaps come from
-# calibration="auto" takes a linear fit's own rank gaps from this many pairs per
-# weight on: their optimism is then negligible (bench_ratings_scale.py ids: test
-# log-loss 0.0002 from the folds' at 100 pairs a weight, 0.0014 at 50, 0.005 at 20).
-IN_SAMPLE_PAIRS_PER_WEIGHT = 100
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
 
@@ -78,21 +64,6 @@ LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear pro
 def _if_context(prepared, context_coef):
     """v when the fit had a pair context, else None."""
     return None if prepared.context is None else context_coef
-
-
-def _overdetermined(prepared):
-    """Whether a fit is linear in explicit features (no kernel expansion, no
-    Nystroem map) with at least IN_SAMPLE_PAIRS_PER_WEIGHT pairs per weight."""
-    if prepared.solver != "linear" or prepared.feature_map is not None:
-        return False
-    weights = prepared.Xs.shape[2] + prepared.problem.context.shape[1]
-    return prepared.y.size >= IN_SAMPLE_PAIRS_PER_WEIGHT * max(weights, 1)
-
-
-# The largest free set whose |F| x |F| system the leave-one-out estimate of
-# the calibration scores solves (about 1 s at 2,000 on two cores); past it,
-# five calibration folds are refitted.
-LOO_MAX_FREE = 2_000
 
 
 class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
@@ -184,203 +155,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return "exact" if n_pairs <= AUTO_NYSTROEM_PAIRS else "nystroem"
 
     def fit(self, X, y, context=None, sample_weight=None):
-        """Fit the model on labeled pairs.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_pairs, 2, n_features)
-            ``X[:, 0]`` holds x and ``X[:, 1]`` holds x'.
-        y : array-like of shape (n_pairs,)
-            Labels in {-1, 0, 1} (eq. 1): 1 if x' is better, -1 if x is
-            better, 0 for no significant difference.
-        context : array-like of shape (n_pairs, q), optional
-            An advantage of x' over x that belongs to the positions in the
-            pair, not to the items (e.g. +1 when x' plays at home, -1 when x
-            does, 0 on neutral ground): swapping x and x' negates it.  The
-            comparison becomes d = r(x') - r(x) + v^T context with v
-            (``context_coef_``) learned jointly, as a linear block
-            c_s^T c_t added to K~ (regularized with the ranking function).
-            Then ``decision_function``, ``predict``, ``predict_proba`` and
-            ``score`` need the context of their pairs too.
-        sample_weight : array-like of shape (n_pairs,), optional
-            Non-negative weight of each pair: multiplies C on the rows of
-            the binary problem that the pair makes (as ``class_weight`` does
-            per label), and weighs the pair in the probability link.
-
-        Returns
-        -------
-        self
-        """
-        prepared, result, feature_map = fit_solution(self, X, y, context, sample_weight)
-        if getattr(self, "probability", False):
-            calibrate_link(self, self._held_out_gaps(prepared, result, feature_map), prepared.y,
-                           prepared.Xs, prepared.context, prepared.sample_weight)
+        """Fit the model on labeled pairs ``X`` (n_pairs, 2, n_features) and
+        labels ``y`` in {-1, 0, 1}; see :class:`svmcompare.SVMCompare`."""
+        fit_solution(self, X, y, context, sample_weight)
         return self
-
-    def _held_out_gaps(self, prepared, result, feature_map):
-        """Rank gaps of the training pairs from models that did not see them, in
-        units of their model's training spread (the probability link's input):
-        with ``calibration="loo"`` and the exact solver, approximate
-        leave-one-pair-out gaps from this fit's solution (``solvers/loo.py``:
-        one |F| x |F| system, no refit) when that system is small and well
-        posed; with ``calibration="auto"``, a linear fit's own gaps when it has
-        at least ``IN_SAMPLE_PAIRS_PER_WEIGHT`` pairs a weight; else five
-        calibration folds, each this fit's problem without
-        its pairs' rows started from this solution (:meth:`_row_fold_gaps`),
-        or, where some pair has no row (SVMRank's ties), five estimators
-        refitted (:func:`cross_validated_scores`)."""
-        gaps = None
-        calibration = getattr(self, "calibration", "cv")
-        if calibration == "auto" and _overdetermined(prepared):
-            self.calibration_ = "in-sample"
-            return self.ranking_.difference(prepared.Xs) / training_spread(self, prepared.Xs)
-        if calibration == "loo" and prepared.solver == "exact":
-            gaps = self._loo_gaps(prepared, result)
-        if gaps is not None:
-            self.calibration_ = "leave-one-out"
-            # One model for every pair: its own training spread is the unit.
-            return gaps / training_spread(self, prepared.Xs)
-        self.calibration_ = "5-fold"
-        if rows_of_pairs(prepared.problem) is not None:
-            held_out, scales = self._row_fold_gaps(prepared, result)
-        else:
-            held_out, scales = cross_validated_scores(
-                self, prepared.X, prepared.y, context=prepared.context,
-                sample_weight=prepared.sample_weight, random_state=self.random_state,
-                start=self._refit_start(prepared, result, feature_map))
-        return held_out / scales
-
-    def _row_fold_gaps(self, prepared, result):
-        """Held-out rank gaps and fold spreads (as
-        :func:`cross_validated_scores` gives them) from five
-        folds that solve this fit's problem without their test pairs' rows,
-        started from its solution (:mod:`solvers.folds`): the folds keep this
-        fit's standardization, per-row C and features (Nystroem landmarks
-        included).
-
-        Lemma 1's scale of a fold (1 / (-beta), > 0) multiplies its held-out
-        gaps and its spread alike, so their ratio, the link's input, needs
-        no bias: the gaps are taken in the SVM's own units u^T Phi."""
-        problem, y, n = prepared.problem, prepared.y, prepared.y.size
-        first_row = rows_of_pairs(problem)
-        pair_of_row = problem.pair
-        splits = calibration_splits(y, random_state=self.random_state)
-        # Each fold: (its rows, the first rows of its test and training pairs).
-        folds = []
-        for train, test in splits:
-            held = np.zeros(n, dtype=bool)
-            held[test] = True
-            folds.append((np.flatnonzero(~held[pair_of_row]), first_row[test], first_row[train]))
-        workers, fold_params = fold_workers(self.get_params(), len(splits))
-        threads = fold_params.get("n_jobs", getattr(self, "n_jobs", None))
-        if prepared.solver == "exact":
-            refit = self._dual_refit(prepared, result, folds, threads,
-                                     fold_params.get("cache_size", self.cache_size), workers)
-        else:
-            refit = self._primal_refit(prepared, result, folds, threads)
-
-        def fit_fold(k):
-            _, test_rows, train_rows = folds[k]
-            test_fitted, train_fitted, context_coef = refit(k)
-            train_gaps = oriented_gaps(problem, train_rows, train_fitted, context_coef)
-            return (oriented_gaps(problem, test_rows, test_fitted, context_coef),
-                    score_spread(train_gaps))
-
-        return held_out_by_folds(fit_fold, splits, n, workers,
-                                 bool(getattr(self, "verbose", False)))
-
-    def _dual_refit(self, prepared, result, folds, threads, cache_size, workers):
-        """The folds' refits of the exact solver (:mod:`solvers.folds`):
-        ``refit(k)`` gives fold k's fitted values (eq. 17) on its test and
-        training rows and its context weights.  Every fold's start is made
-        here, reading the fit's cached rows of Q (``result.rows``), which are
-        then released: the folds' own solves share ``cache_size``."""
-        problem = prepared.problem
-        options = {"tol": self.tol, "max_iter": self.max_iter, "shrinking": bool(self.shrinking),
-                   "cache_size": cache_size, "n_threads": threads}
-        gram = prepared.gram
-        if gram is None and prepared.kernel.code == PRECOMPUTED:
-            gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
-
-        def start(fold):
-            keep, test_rows, _ = fold
-            return fold_start(problem, prepared.kernel, result.alpha, result.gradient, keep,
-                              test_rows, bias=self.problem_kind.bias, gram=gram, rows=result.rows)
-        # Side by side as the folds (q_product releases the GIL).
-        starts = map_in_threads(start, folds, workers)
-        if result.rows is not None:
-            result.rows.release()
-
-        def refit(k):
-            keep, _, train_rows = folds[k]
-            fold, test_fitted = refit_from(problem, prepared.kernel, starts[k],
-                                           bias=self.problem_kind.bias, gram=gram, **options)
-            # v' = sum_t alpha'_t y_t c_t (eq. 17's context block) of the fold.
-            context_coef = problem.context[keep].T @ (problem.y[keep] * fold.alpha)
-            at = np.searchsorted(keep, train_rows)
-            train_fitted = (fold.gradient[at] + 1.0) * problem.y[keep][at]
-            return test_fitted, train_fitted, context_coef
-        return refit
-
-    def _primal_refit(self, prepared, result, folds, threads):
-        """The folds' refits of the linear or Nystroem solver
-        (:func:`solvers.folds.refit_primal_without`) on this fit's difference
-        vectors, as :meth:`_dual_refit` gives them."""
-        problem = prepared.problem
-        D = self._primal_rows(prepared)
-        v = np.append(result.u, result.bias) if self.problem_kind.bias else result.u
-        q = problem.context.shape[1]
-
-        def refit(k):
-            keep, test_rows, train_rows = folds[k]
-            fold = refit_primal_without(D, problem.y, problem.C, v, keep, alpha=result.alpha,
-                                        bias=self.problem_kind.bias, tol=self.tol,
-                                        n_threads=threads, loss=self.loss)
-            fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
-            return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
-        return refit
-
-    def _loo_gaps(self, prepared, result):
-        """The training rank gaps r(x') - r(x), each moved by its pair's
-        leave-one-out change (:func:`solvers.loo.loo_changes`); None when the
-        free set is larger than ``LOO_MAX_FREE`` or its system too
-        ill-conditioned for the estimate's digits (exact solver only)."""
-        problem = prepared.problem
-        block, diagonal = kernel_rows(problem, prepared.kernel)
-        changes = loo_changes(block, diagonal, problem.y, problem.C, result.alpha,
-                              problem.pair, problem.context, self.problem_kind.bias,
-                              max_free=LOO_MAX_FREE)
-        if changes is None:
-            return None
-        rows, change, _ = changes
-        with degenerate_warnings_silenced():  # _store has warned already
-            scale = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
-        gaps = self._training_gaps(prepared, result, scale)
-        # A row (x', x) carries -(r(x') - r(x)).
-        gaps[problem.pair[rows]] += scale * np.where(problem.flipped[rows], -change, change)
-        return gaps
-
-    def _refit_start(self, prepared, result, feature_map):
-        """How a refit on some of these pairs (a calibration fold) starts its
-        solver from this fit's solution: a function of the refit's prepared
-        problem and the indices of its pairs here, giving ``_solve``'s keywords;
-        None where the solutions do not carry over (Nystroem landmarks are
-        drawn per fit)."""
-        if prepared.solver == "exact":
-            bias = self.problem_kind.bias
-
-            def start(sub, pairs):
-                return {"alpha0": restricted_start(result.alpha, prepared.problem,
-                                                   sub.problem, pairs, bias)}
-            return start
-        if feature_map is None or getattr(feature_map, "exact", False):
-            # Same features in the refit (its standardization moves a little).
-            v0 = np.append(result.u, result.bias) if self.problem_kind.bias else result.u
-
-            def start(sub, pairs):
-                return {"v0": v0}
-            return start
-        return None
 
     def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
@@ -397,7 +175,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 keep_rows=keep_rows,
             )
             return result, None
-        D = self._primal_rows(prepared)
+        D = primal_rows(prepared)
         if v0 is not None and v0.size != D.shape[1] + bool(self.problem_kind.bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
@@ -413,25 +191,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             and getattr(self, "calibration", "cv") in ("auto", "cv") \
             and prepared.solver == "exact" \
             and rows_of_pairs(prepared.problem) is not None
-
-    def _primal_rows(self, prepared):
-        """The rows d_t of the primal solvers: differences of the items'
-        features (explicit, or Nystroem's), then the pair's context."""
-        problem, feature_map = prepared.problem, prepared.feature_map
-        if feature_map is not None and not getattr(feature_map, "exact", False):
-            return nystroem_rows(feature_map, problem)
-        if sp.issparse(problem.items):  # sparse pairs: d_t = x'_t - x_t, still sparse
-            D = problem.items[problem.b] - problem.items[problem.a]
-            if problem.context.shape[1]:
-                D = sp.hstack([D, sp.csr_matrix(problem.context)], format="csr")
-            return D
-        features = problem.items if feature_map is None else feature_map.transform(
-            problem.items)
-        D = differences(features, problem.a, problem.b)
-        del features
-        if problem.context.shape[1]:
-            D = np.hstack([D, problem.context])  # v is the last q weights
-        return D
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""
@@ -453,7 +212,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             self.dual_objective_ = result.objective
             self.kkt_violation_ = result.kkt_violation
             self.n_iter_ = result.n_iter
-            gaps = self._gaps_from_gradient(prepared, result, scale, context_coef)
+            gaps = gaps_from_gradient(self, prepared, result, scale, context_coef)
         else:
             # The primal solver returns u itself: r(z) = scale * u^T phi(z).
             q = problem.context.shape[1]
@@ -483,45 +242,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
         self.problem_kind.finish(self, training_decision, prepared.y)
         return self
-
-    def _training_gaps(self, prepared, result, scale):
-        """r(x') - r(x) of the training pairs (no context term) from the exact
-        solver's result, off its dual gradient (``_store`` has v at hand and
-        calls :meth:`_gaps_from_gradient` itself)."""
-        sv = np.flatnonzero(result.alpha > 0)
-        problem = prepared.problem
-        context_coef = scale * (problem.context[sv].T @ (problem.y[sv] * result.alpha[sv]))
-        return self._gaps_from_gradient(prepared, result, scale, context_coef)
-
-    def _gaps_from_gradient(self, prepared, result, scale, context_coef):
-        """r(x') - r(x) on the training pairs, read off the dual gradient
-        instead of kernel blocks against the expansion.
-
-        SMO returns G = Q alpha - 1 on every row, and y_t (G_t + 1)
-        = sum_s alpha_s y_s K~_ts = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t
-        (eqs. 17, 18): times Lemma 1's scale, less the context term, it is
-        r(b_t) - r(a_t), the rank gap of the row's pair with the row's
-        orientation.  Pairs without a row (SVMRank's equality pairs) are
-        computed: from the item kernel when a C path has it, else by kernel
-        blocks against the expansion.
-        """
-        problem, Xs = prepared.problem, prepared.Xs
-        n = Xs.shape[0]
-        pairs, first_row = np.unique(problem.pair, return_index=True)
-        fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
-        gaps = np.empty(n)
-        gaps[pairs] = oriented_gaps(problem, first_row, scale * fitted, context_coef)
-        if pairs.size < n:
-            rest = np.ones(n, dtype=bool)
-            rest[pairs] = False
-            if prepared.gram is None:
-                gaps[rest] = self.ranking_.difference(Xs[rest])
-            else:
-                # r(x') - r(x) by eq. (19) over the training items.
-                x, x2 = problem.pair_items[np.flatnonzero(rest)].T
-                rows = prepared.gram[x2] - prepared.gram[x]
-                gaps[rest] = rows[:, self._expansion_index] @ self.ranking_.coef
-        return gaps
 
     def calibrate(self, X, y, context=None, sample_weight=None):
         """Fit the probability link on pairs this model was not fitted on.
@@ -699,42 +419,52 @@ def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
     return model
 
 
-def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
-                           sample_weight=None, start=None):
-    """Held-out rank gaps of every pair by K-fold refits of ``estimator``
-    (folds of :func:`calibration_splits`).
+def primal_rows(prepared):
+    """The rows d_t of the primal solvers: differences of the items'
+    features (explicit, or Nystroem's), then the pair's context."""
+    problem, feature_map = prepared.problem, prepared.feature_map
+    if feature_map is not None and not getattr(feature_map, "exact", False):
+        return nystroem_rows(feature_map, problem)
+    if sp.issparse(problem.items):  # sparse pairs: d_t = x'_t - x_t, still sparse
+        D = problem.items[problem.b] - problem.items[problem.a]
+        if problem.context.shape[1]:
+            D = sp.hstack([D, sp.csr_matrix(problem.context)], format="csr")
+        return D
+    features = problem.items if feature_map is None else feature_map.transform(
+        problem.items)
+    D = differences(features, problem.a, problem.b)
+    del features
+    if problem.context.shape[1]:
+        D = np.hstack([D, problem.context])  # v is the last q weights
+    return D
 
-    ``start`` (from the estimator's fit on all pairs, see
-    ``PairwiseKernelModel._refit_start``) starts each fold's solver from that fit's solution: the
-    folds reach the same optima (to the solver's tolerance) in fewer steps.
 
-    Returns
-    -------
-    scores : ndarray of shape (n_pairs,)
-        Each pair's rank gap r(x') - r(x) (without the context term, which
-        the link re-estimates) from the fold model that did not see it.
-    spreads : ndarray of shape (n_pairs,)
-        The :func:`score_spread` of that fold model's d on its own training
-        pairs: ``scores / spreads`` puts every fold on one scale, which a
-        link needs (pooling folds whose scores differ by orders of magnitude
-        gives probabilities that do not depend on the pair).
+def gaps_from_gradient(model, prepared, result, scale, context_coef):
+    """r(x') - r(x) on the training pairs, read off the dual gradient
+    instead of kernel blocks against the expansion.
+
+    SMO returns G = Q alpha - 1 on every row, and y_t (G_t + 1)
+    = sum_s alpha_s y_s K~_ts = u^T (Phi(b_t) - Phi(a_t)) + v^T c_t
+    (eqs. 17, 18): times Lemma 1's scale, less the context term, it is
+    r(b_t) - r(a_t), the rank gap of the row's pair with the row's
+    orientation.  Pairs without a row (SVMRank's equality pairs) are
+    computed: from the item kernel when a C path has it, else by kernel
+    blocks against the expansion.
     """
-    splits = calibration_splits(y, cv, random_state)
-    params = estimator.get_params()
-    workers, fold_params = fold_workers(params, len(splits))
-    fold_params["probability"] = False
-
-    def fit_fold(k):
-        train, test = splits[k]
-        model = clone(estimator).set_params(**fold_params)
-        fit_context = None if context is None else context[train]
-        fit_weight = None if sample_weight is None else sample_weight[train]
-        # The fit on all pairs has said whether it is degenerate: five more
-        # warnings about the folds would say nothing new.
-        with degenerate_warnings_silenced():
-            fit_solution(model, X[train], y[train], fit_context, fit_weight,
-                         None if start is None else lambda prepared: start(prepared, train))
-        return rank_gap(model, X[test]), training_spread(model, standardized_pairs(model, X[train]))
-
-    return held_out_by_folds(fit_fold, splits, y.shape[0], workers,
-                             bool(params.get("verbose", False)))
+    problem, Xs = prepared.problem, prepared.Xs
+    n = Xs.shape[0]
+    pairs, first_row = np.unique(problem.pair, return_index=True)
+    fitted = (result.gradient[first_row] + 1.0) * problem.y[first_row]
+    gaps = np.empty(n)
+    gaps[pairs] = oriented_gaps(problem, first_row, scale * fitted, context_coef)
+    if pairs.size < n:
+        rest = np.ones(n, dtype=bool)
+        rest[pairs] = False
+        if prepared.gram is None:
+            gaps[rest] = model.ranking_.difference(Xs[rest])
+        else:
+            # r(x') - r(x) by eq. (19) over the training items.
+            x, x2 = problem.pair_items[np.flatnonzero(rest)].T
+            rows = prepared.gram[x2] - prepared.gram[x]
+            gaps[rest] = rows[:, model._expansion_index] @ model.ranking_.coef
+    return gaps

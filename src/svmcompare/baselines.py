@@ -23,6 +23,7 @@ import numpy as np
 from ._base import PairwiseKernelModel
 from ._problem import ProblemKind, flip_rank, flip_rank2
 from ._threshold import fit_threshold
+from .held_out import HeldOutCalibration
 
 
 def _no_scale(model, beta, bias_noise=0.0):
@@ -64,7 +65,7 @@ RANK2_SVM = ProblemKind(check_labels=_any_labels, build=_rank2_pairs, bias=False
                         rank_scale=_no_scale, finish=_rank_threshold)
 
 
-class _RankSVMBase(PairwiseKernelModel):
+class _RankSVMBase(HeldOutCalibration, PairwiseKernelModel):
     """Kernel RankSVM (no bias) followed by the threshold of eq. (6)."""
 
     def __init__(self, *, C=1.0, kernel="rbf", gamma=1.0, degree=3, coef0=1.0, loss="hinge",

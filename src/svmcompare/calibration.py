@@ -57,7 +57,7 @@ probability falls with |d| as 1 / (1 + 2 exp(-nu) cosh(eta)): on games
 with few draws (chess) it fits better than the ordered logit's band, on
 sets with many ties it fits worse, so the choice is left to validation.
 
-For a fitted SVM the scores must be held out: ``_base.cross_validated_scores``
+For a fitted SVM the scores must be held out: :func:`svmcompare.held_out.cross_validated_scores`
 refits clones of the model on K folds and scores each pair with the model
 that did not see it (as scikit-learn's ``SVC(probability=True)`` does for
 Platt scaling).

@@ -12,6 +12,7 @@ from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
 from .calibration import LINKS
 from .exceptions import DegenerateWarning, NoRankingError, degenerate_warnings_wanted
+from .held_out import HeldOutCalibration
 
 ON_DEGENERATE = ("fallback", "raise")
 TIE_BANDS = ("constant", "pair")
@@ -44,7 +45,7 @@ COMPARISON_MACHINE = ProblemKind(check_labels=check_compare_label_set, build=_fl
                                  finish=_machine_threshold_of)
 
 
-class SVMCompare(PairwiseKernelModel):
+class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
     """Support vector comparison machine (Algorithm 1 of Venuto et al.).
 
     Learns a ranking function r(x) and the comparison function
