@@ -16,24 +16,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._parameters import check_parameters, setting
 from ._problem import (
     Prepared,
     Standardizer,
-    label_weights,
     nystroem_rows,
     oriented_gaps,
     row_expansion,
     rows_of_pairs,
 )
 from ._validation import (
-    check_bool,
-    check_C,
     check_context,
     check_kernel_scale,
     check_labels,
     check_pairs,
     check_pairs_labels,
-    check_positive,
     check_sample_weight,
 )
 from .calibration import (
@@ -41,22 +38,18 @@ from .calibration import (
     score_spread,
     tie_features_for,
 )
-from .kernels import LINEAR, NystroemMap, exact_feature_map, resolve_kernel
+from .kernels import LINEAR, NystroemMap, exact_feature_map
 from .ranking_function import (
     ComparisonMixin,
-    check_cost,
     probabilities,
     set_feature_names,
     set_ranking,
 )
 from .solvers import solve_dual, solver_threads
 from .solvers.dual_cd import solve_linear_rows
-from .solvers.linear import check_loss, differences
-from .solvers.threads import thread_count
+from .solvers.linear import differences
 from .sparse_pairs import SparsePairs
 
-SOLVERS = ("auto", "exact", "linear", "nystroem")
-CALIBRATIONS = ("auto", "cv", "loo")  # where probability=True's held-out rank gaps come from
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
 
@@ -92,39 +85,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     problem_kind = None  # a ProblemKind, set by each estimator class
 
-    def _check_params(self):
-        check_C(self.C)
-        check_positive(self.tol, "tol")
-        check_positive(self.cache_size, "cache_size")
-        check_bool(self.shrinking, "shrinking")
-        check_positive(self.max_iter, "max_iter", integer=True, allow_none=True)
-        check_positive(self.n_components, "n_components", integer=True)
-        if hasattr(self, "n_jobs"):
-            thread_count(self.n_jobs)  # a bad value fails before any work
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}; got {self.solver!r}.")
-        calibration = getattr(self, "calibration", "cv")
-        if not isinstance(calibration, str) or calibration not in CALIBRATIONS:
-            raise ValueError(
-                f"calibration must be one of {CALIBRATIONS}; got {calibration!r}.")
-        check_cost(getattr(self, "cost", None))
-        label_weights(getattr(self, "class_weight", None), 1.0, 1.0)  # before any work
-        check_bool(getattr(self, "scale_indicators", True), "scale_indicators")
-        kernel = resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
-        if self.solver == "linear" and kernel.code != LINEAR:
-            raise ValueError(
-                "solver='linear' needs kernel='linear'; use solver='nystroem' to approximate "
-                f"the {kernel.name} kernel with explicit features, or solver='exact'."
-            )
-        check_loss(self.loss)
-        if self.loss == "squared_hinge" and (
-                self.solver == "exact" or (kernel.code != LINEAR and self.solver != "nystroem")):
-            raise ValueError(
-                "loss='squared_hinge' is solved in the primal: it needs kernel='linear' "
-                f"(solver 'auto' or 'linear') or solver='nystroem'; got kernel={kernel.name!r}, "
-                f"solver={self.solver!r}.")
-        return kernel
-
     def _check_sparse_settings(self, kernel):
         """Sparse pairs (identities) are fitted by the linear solver on their
         differences; what needs dense items is refused by name."""
@@ -136,7 +96,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         if self._tie_band() != "constant":
             raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
                              "tie_band='constant'.")
-        if getattr(self, "calibration", "cv") == "loo":
+        if setting(self, "calibration") == "loo":
             raise ValueError("calibration='loo' needs the exact solver; sparse pairs are "
                              "calibrated on five folds or in-sample (calibration='auto').")
 
@@ -165,13 +125,13 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         (exact) and ``v0`` (the primal solvers' (u, beta)) serve warm-started
         paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
-        n_jobs = getattr(self, "n_jobs", None)
+        n_jobs = setting(self, "n_jobs")
         if prepared.solver == "exact":
             result = solve_dual(
                 problem, kernel, bias=self.problem_kind.bias, tol=self.tol, max_iter=self.max_iter,
                 cache_size=self.cache_size, shrinking=bool(self.shrinking), alpha0=alpha0,
                 gram=prepared.gram, n_threads=n_jobs,
-                progress=bool(getattr(self, "verbose", False)), gradient0=gradient0,
+                progress=bool(setting(self, "verbose")), gradient0=gradient0,
                 keep_rows=keep_rows,
             )
             return result, None
@@ -187,8 +147,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """Whether this fit's calibration folds will start from its cached rows
         of Q (``solve_dual(keep_rows=True)``): probability=True with the row
         folds of the exact solver (every pair has a row)."""
-        return bool(getattr(self, "probability", False)) \
-            and getattr(self, "calibration", "cv") in ("auto", "cv") \
+        return bool(setting(self, "probability")) \
+            and setting(self, "calibration") in ("auto", "cv") \
             and prepared.solver == "exact" \
             and rows_of_pairs(prepared.problem) is not None
 
@@ -277,7 +237,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.set_params(probability=True)
         return calibrate_link(self, held_out, y, Xs, context, sample_weight)
 
-    @available_if(lambda self: getattr(self, "probability", False))
+    @available_if(lambda self: setting(self, "probability"))
     def predict_proba(self, X, context=None):
         """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
 
@@ -293,7 +253,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return probabilities(self, X, context)
 
     def _tie_band(self):
-        return getattr(self, "tie_band", "constant")
+        return setting(self, "tie_band")
 
     def compact_copy(self):
         """A shallow copy without the arrays of the training pairs
@@ -310,7 +270,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
 def prepare(model, X, y, context=None, sample_weight=None):
     """Validate, standardize and build the binary problem (no solving)."""
-    kernel = model._check_params()
+    kernel = check_parameters(model)
     X, y = check_pairs_labels(X, y)
     context = check_context(context, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -319,7 +279,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
     if sparse:
         model._check_sparse_settings(kernel)
     scaler = Standardizer.fit(X, sample_weight,
-                              scale_indicators=getattr(model, "scale_indicators", True))
+                              scale_indicators=setting(model, "scale_indicators"))
     Xs = scaler.transform_pairs(X)
     if not (Xs.any_difference() if sparse else np.any(Xs[:, 0] != Xs[:, 1])):
         raise ValueError(
@@ -355,11 +315,6 @@ def store(model, prepared, result, feature_map):
     return model._store(prepared, result, feature_map)
 
 
-def check_params(model):
-    """Check ``model``'s hyper-parameters before any work; returns its kernel."""
-    return model._check_params()
-
-
 def expansion_index(model):
     """The training items (of the prepared problem) that ``model``'s expansion
     keeps, in its order: exact-solver fits only."""
@@ -386,7 +341,7 @@ def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
     and the pairs' context, for pairs ``Xs`` standardized by this model;
     sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
     model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, model._tie_band()),
-                                 link=getattr(model, "link", "ordered"), context=context,
+                                 link=setting(model, "link"), context=context,
                                  sample_weight=sample_weight)
     model.score_scale_ = training_spread(model, Xs)
     # The training shares of -1, 0, 1: the baseline every probability model

@@ -250,6 +250,7 @@ def _davidson_objective(params, F, S, y, alpha, weight):
 
 
 LINKS = ("ordered", "davidson")
+TIE_BANDS = ("constant", "pair")  # a constant band, or one that moves with the pair
 
 
 class PairTieCalibrator:

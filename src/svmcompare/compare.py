@@ -10,17 +10,8 @@ from ._base import PairwiseKernelModel
 from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
-from .calibration import LINKS
 from .exceptions import DegenerateWarning, NoRankingError, degenerate_warnings_wanted
 from .held_out import HeldOutCalibration
-
-ON_DEGENERATE = ("fallback", "raise")
-TIE_BANDS = ("constant", "pair")
-
-
-def check_on_degenerate(value):
-    if value not in ON_DEGENERATE:
-        raise ValueError(f"on_degenerate must be one of {ON_DEGENERATE}; got {value!r}.")
 
 
 def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
@@ -291,15 +282,6 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
-
-    def _check_params(self):
-        check_on_degenerate(self.on_degenerate)  # before the solve, not after it
-        if self.tie_band not in TIE_BANDS:
-            raise ValueError(f"tie_band must be one of {TIE_BANDS}; got {self.tie_band!r}.")
-        if self.link not in LINKS:
-            raise ValueError(f"link must be one of {LINKS}; got {self.link!r}.")
-        return super()._check_params()
-
 
 
 def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):

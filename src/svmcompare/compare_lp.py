@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import PairwiseKernelModel
-from ._validation import check_C
-from .compare import COMPARISON_MACHINE, check_on_degenerate, lemma1_scale, machine_threshold
-from .kernels import resolve_kernel
+from .compare import COMPARISON_MACHINE, lemma1_scale, machine_threshold
 from .ranking_function import set_ranking
 from .solvers.lp import solve_l1_svm
 
@@ -90,11 +88,6 @@ class SVMCompareLP(PairwiseKernelModel):
         self.coef0 = coef0
         self.class_weight = class_weight
         self.on_degenerate = on_degenerate
-
-    def _check_params(self):
-        check_C(self.C)
-        check_on_degenerate(self.on_degenerate)
-        return resolve_kernel(self.kernel, self.gamma, self.degree, self.coef0)
 
     def _resolve_solver(self, kernel, n_pairs, n_features=1):
         return "lp"

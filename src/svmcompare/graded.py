@@ -8,7 +8,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import check_params, store_all_pairs
+from ._base import store_all_pairs
+from ._parameters import check_parameters
 from ._problem import Standardizer
 from ._validation import check_pairs, check_positive, check_sample_weight
 from .baselines import SVMRank
@@ -87,7 +88,7 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     from .solvers.all_pairs import graded_problem, solve_all_pairs
 
     model = _pair_model(estimator, estimator.ties)
-    kernel = check_params(model)
+    kernel = check_parameters(model)
     scaler = Standardizer.fit_items(X, sample_weight)
     Z = scaler.transform_items(X)
     problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,

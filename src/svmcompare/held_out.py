@@ -24,6 +24,7 @@ from ._base import (
     training_spread,
 )
 from ._parallel import map_in_threads
+from ._parameters import setting
 from ._problem import oriented_gaps, restricted_start, rows_of_pairs
 from .calibration import calibration_splits, fold_workers, held_out_by_folds, score_spread
 from .exceptions import degenerate_warnings_silenced
@@ -107,7 +108,7 @@ def held_out_gaps(model, prepared, result, feature_map):
     or, where some pair has no row (SVMRank's ties), five estimators
     refitted (:func:`cross_validated_scores`)."""
     gaps = None
-    calibration = getattr(model, "calibration", "cv")
+    calibration = setting(model, "calibration")
     if calibration == "auto" and overdetermined(prepared):
         model.calibration_ = "in-sample"
         return model.ranking_.difference(prepared.Xs) / training_spread(model, prepared.Xs)
@@ -149,7 +150,7 @@ def row_fold_gaps(model, prepared, result):
         held[test] = True
         folds.append((np.flatnonzero(~held[pair_of_row]), first_row[test], first_row[train]))
     workers, fold_params = fold_workers(model.get_params(), len(splits))
-    threads = fold_params.get("n_jobs", getattr(model, "n_jobs", None))
+    threads = fold_params.get("n_jobs", setting(model, "n_jobs"))
     if prepared.solver == "exact":
         refit = dual_refit(model, prepared, result, folds, threads,
                                  fold_params.get("cache_size", model.cache_size), workers)
@@ -164,7 +165,7 @@ def row_fold_gaps(model, prepared, result):
                 score_spread(train_gaps))
 
     return held_out_by_folds(fit_fold, splits, n, workers,
-                             bool(getattr(model, "verbose", False)))
+                             bool(setting(model, "verbose")))
 
 def dual_refit(model, prepared, result, folds, threads, cache_size, workers):
     """The folds' refits of the exact solver (:mod:`solvers.folds`):

@@ -34,7 +34,6 @@ _LINK_ARRAYS = ("link_coef", "band_coef", "feature_min", "feature_max", "feature
 _ESTIMATORS = ("SVMCompare", "SVMCompareLP", "SVMRank", "SVMRank2", "HardMarginLP",
                "HardMarginQP")
 _KERNELS = ("linear", "poly", "rbf", "laplacian")
-_TIE_BANDS = ("constant", "pair")
 
 
 class BadPredictorError(ValueError):
@@ -175,13 +174,13 @@ def check_state(meta, arrays, where):
 
 
 def _check_link(link, arrays, kept, n_context, fail):
-    from .calibration import LINKS
+    from .calibration import LINKS, TIE_BANDS
 
     if not isinstance(link, dict) or set(link) != _LINK_KEYS:
         fail("the probability link's fields are not those of a link")
     if link["link"] not in LINKS:
         fail(f"unknown probability link {str(link['link'])[:60]!r}")
-    if link["tie_band"] not in _TIE_BANDS:
+    if link["tie_band"] not in TIE_BANDS:
         fail(f"unknown tie band {str(link['tie_band'])[:60]!r}")
     for name in ("band_intercept", "scale", "limit", "score_scale"):
         _finite_number(link[name], name, fail)
