@@ -24,7 +24,7 @@ from tests.reference.dense import (  # noqa: E402
     ktilde_from_definition,
     rbf,
 )
-from tests.test_solver import _reference_beta_interval  # noqa: E402
+from tests.solvers.test_solver import _reference_beta_interval  # noqa: E402
 
 from svmcompare import NoRankingError, SVMCompare  # noqa: E402
 from svmcompare._base import prepare  # noqa: E402

@@ -19,7 +19,7 @@ from svmcompare.experiments.protocol import (
 )
 from svmcompare.grid_search import paper_grid
 
-SUSHI = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
+SUSHI = Path(__file__).resolve().parents[3] / "shared" / "data" / "sushi"
 CHESS = SUSHI.parent / "chess" / "lichess_kaggle_games" / "games.csv"
 
 

@@ -9,7 +9,7 @@ from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
 from svmcompare.solvers._newton import free_set_newton
 
-from .reference.dense import dual_objective, kkt_violation, solve_dual_reference
+from ..reference.dense import dual_objective, kkt_violation, solve_dual_reference
 from .test_solver import _random_pairs
 
 

@@ -12,7 +12,7 @@ from svmcompare import SVMCompare
 from svmcompare.solvers import dual_cd, solve_linear, solve_linear_dual
 from svmcompare.solvers.dual_cd import DUAL_CD_MAX_COST, dual_cd_suits
 
-from .reference.dense import dual_objective, solve_dual_reference
+from ..reference.dense import dual_objective, solve_dual_reference
 
 
 def _id_rows(n_players, n_games, seed=0, context=False):
@@ -204,7 +204,7 @@ def _squared_hinge_reference(D, y, C, bias):
     """The squared-hinge primal as a QP for Clarabel: min 1/2 |u|^2 + sum C xi^2
     s.t. xi_t >= 1 - y_t (u^T d_t + beta) (xi may go negative: its square
     would then not be minimal, so xi_t = max(0, .) at the optimum)."""
-    from .reference.dense import solve_qp
+    from ..reference.dense import solve_qp
 
     Dd = D.toarray()
     m, p = Dd.shape

@@ -9,7 +9,7 @@ import pytest
 from svmcompare.datasets import chess_features, load_chess_games
 from svmcompare.datasets.chess import PLAYER_FEATURES
 
-LICHESS = (Path(__file__).resolve().parents[2] / "shared" / "data" / "chess"
+LICHESS = (Path(__file__).resolve().parents[3] / "shared" / "data" / "chess"
            / "lichess_kaggle_games" / "games.csv")
 
 

@@ -7,7 +7,7 @@ from svmcompare._problem import BinaryProblem, flip_compare, flip_rank
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual, solver_threads
 
-from .reference.dense import (
+from ..reference.dense import (
     dual_objective,
     flipped_from_definition,
     kkt_violation,

@@ -8,7 +8,7 @@ import pytest
 
 from svmcompare.datasets import load_sushi, load_sushi_scores
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "sushi"
+REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "sushi"
 
 
 def _write_fake(folder, scores, rng):
