@@ -236,3 +236,23 @@ def test_make_pairs_roundtrip():
     assert X.shape == (3, 2, 2)
     np.testing.assert_array_equal(X[:, 0], Xi)
     np.testing.assert_array_equal(X[:, 1], Xip)
+
+
+def test_degenerate_warnings_point_at_the_callers_line_from_every_entry():
+    # The warning names the first frame outside svmcompare however deep the
+    # fit that warns: SVMCompare, SVMCompareLP and a search's refit.
+    from svmcompare import SVMCompareCV, SVMCompareLP
+    from svmcompare.exceptions import DegenerateWarning
+
+    X, y = make_norm_pairs(120, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
+    entries = [lambda: SVMCompare(class_weight=None).fit(X, y),
+               lambda: SVMCompareLP(class_weight=None, C=10.0).fit(X, y),
+               lambda: SVMCompareCV(param_grid={"C": [1.0], "class_weight": [None]},
+                                    cv=3).fit(X, y)]
+    for fit in entries:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit()
+        degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
+        assert degenerate, fit
+        assert all(w.filename == __file__ for w in degenerate), [w.filename for w in degenerate]

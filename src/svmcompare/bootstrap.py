@@ -52,7 +52,7 @@ from ._validation import (
     take_rows,
 )
 from .compare import SVMCompare
-from .exceptions import DegenerateWarning, degenerate_warnings_silenced
+from .exceptions import DegenerateWarning, degenerate_warnings_silenced, outside_stacklevel
 from .solvers.interrupt import PROGRESS_AFTER
 
 _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
@@ -302,7 +302,8 @@ class BootstrapCompare(BaseEstimator):
         if self.n_degenerate_:
             warnings.warn(f"{self.n_degenerate_} of {self.n_resamples} bootstrap replicates "
                           "had beta >= 0 (degenerate_: the tie band has no scale at this C; "
-                          "see SVMCompare's on_degenerate).", DegenerateWarning, stacklevel=2)
+                          "see SVMCompare's on_degenerate).", DegenerateWarning,
+                          stacklevel=outside_stacklevel())
         items = _training_items(X)
         reference = self._point_ranker().rank(items)
         self.scales_, self.offsets_ = (np.array(v) for v in zip(

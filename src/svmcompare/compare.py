@@ -10,7 +10,12 @@ from ._base import PairwiseKernelModel
 from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
-from .exceptions import DegenerateWarning, NoRankingError, degenerate_warnings_wanted
+from .exceptions import (
+    DegenerateWarning,
+    NoRankingError,
+    degenerate_warnings_wanted,
+    outside_stacklevel,
+)
 from .held_out import HeldOutCalibration
 
 
@@ -321,7 +326,7 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         "has no scale. To avoid it, try a smaller C or more weight on ties "
         "(class_weight={1: 1, -1: w} with w > 1); "
         "on_degenerate='raise' makes it an error (the paper's NoRankingError).",
-        DegenerateWarning, stacklevel=6,  # the caller of fit (through fit_solution, _store)
+        DegenerateWarning, stacklevel=outside_stacklevel(),
     )
     return 1.0, True
 

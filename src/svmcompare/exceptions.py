@@ -1,11 +1,14 @@
 """The errors and warnings svmcompare raises beyond ValueError / TypeError (the errors
 subclass ValueError)."""
 
+import inspect
+import os
 import threading
 
 from ._local import thread_setting
 
 _SILENCED = threading.local()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class NoRankingError(ValueError):
@@ -40,3 +43,15 @@ def degenerate_warnings_silenced():
 def degenerate_warnings_wanted():
     """False inside :func:`degenerate_warnings_silenced` in this thread."""
     return not getattr(_SILENCED, "on", None)
+
+
+def outside_stacklevel():
+    """The ``stacklevel`` for a warning raised by the caller of this function
+    that names the first frame outside svmcompare (the user's line), however
+    deep inside the package the warning starts."""
+    frame = inspect.currentframe().f_back  # the function that warns: stacklevel 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -276,9 +276,9 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
     """Held-out rank gaps of every pair by K-fold refits of ``estimator``
     (folds of :func:`calibration_splits`).
 
-    ``start`` (from the estimator's fit on all pairs, see
-    ``PairwiseKernelModel._refit_start``) starts each fold's solver from that fit's solution: the
-    folds reach the same optima (to the solver's tolerance) in fewer steps.
+    ``start`` (from the estimator's fit on all pairs, see :func:`refit_start`)
+    starts each fold's solver from that fit's solution: the folds reach the
+    same optima (to the solver's tolerance) in fewer steps.
 
     Returns
     -------
