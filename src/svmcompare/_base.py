@@ -156,7 +156,9 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         """Set the fitted attributes from a solver result."""
         problem = prepared.problem
         # May raise (SVMCompare with beta >= 0) before any fitted state is set.
-        scale = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
+        scale, degenerate = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
+        if degenerate is not None:
+            self.degenerate_ = degenerate
         sv = np.flatnonzero(result.alpha > 0)
         dual_coef = problem.y[sv] * result.alpha[sv]
         if prepared.solver == "exact":
@@ -363,7 +365,9 @@ def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
     """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
     (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
     a threshold of eq. (6) is chosen on the sample of training pairs."""
-    scale = model.problem_kind.rank_scale(model, result.bias, result.bias_noise)
+    scale, degenerate = model.problem_kind.rank_scale(model, result.bias, result.bias_noise)
+    if degenerate is not None:
+        model.degenerate_ = degenerate
     set_ranking(model, scaler, kernel, "all-pairs", weights=scale * result.u)
     model._fit_spread = None
     model.primal_objective_ = result.objective

@@ -515,9 +515,10 @@ class ProblemKind:
         The binary problem of the standardized pairs at the model's C.
     bias : bool
         Whether the SVM has a free bias beta (eq. 9) or none (eq. 3).
-    rank_scale : callable (model, beta, bias_noise) -> float
-        r = scale * u^T Phi for the SVM's f = beta + u^T Phi; may refuse the
-        solution or mark the model degenerate.
+    rank_scale : callable (model, beta, bias_noise) -> (float, bool or None)
+        r = scale * u^T Phi for the SVM's f = beta + u^T Phi, and whether the
+        solution is degenerate (None: the question does not arise); may
+        refuse the solution.
     finish : callable (model, decision, y) -> None
         Sets the threshold from ``decision()``, the training pairs'
         d = r(x') - r(x) + v^T context.

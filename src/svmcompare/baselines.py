@@ -27,8 +27,9 @@ from .held_out import HeldOutCalibration
 
 
 def _no_scale(model, beta, bias_noise=0.0):
-    # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3).
-    return 1.0
+    # r(z) = w^T Phi(z): the SVM's own weight vector, eq. (3); no bias, no
+    # degenerate case.
+    return 1.0, None
 
 
 def _rank_threshold(model, decision, y):

@@ -25,8 +25,7 @@ def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
 
 
 def _lemma1_scale_of(model, beta, bias_noise=0.0):
-    scale, model.degenerate_ = lemma1_scale(beta, bias_noise, model.C, model.on_degenerate)
-    return scale
+    return lemma1_scale(beta, bias_noise, model.C, model.on_degenerate)
 
 
 def _machine_threshold_of(model, decision, y):

@@ -232,7 +232,7 @@ def loo_gaps(model, prepared, result):
         return None
     rows, change, _ = changes
     with degenerate_warnings_silenced():  # _store has warned already
-        scale = model.problem_kind.rank_scale(model, result.bias, result.bias_noise)
+        scale, _ = model.problem_kind.rank_scale(model, result.bias, result.bias_noise)
     gaps = training_gaps(model, prepared, result, scale)
     # A row (x', x) carries -(r(x') - r(x)).
     gaps[problem.pair[rows]] += scale * np.where(problem.flipped[rows], -change, change)
