@@ -37,3 +37,13 @@ def test_a_missing_parameter_reads_as_its_absent_meaning():
     assert setting(lp, "probability") is False and setting(compare, "probability") is True
     assert setting(SVMRank(), "class_weight") is None
     assert set(ABSENT) <= set(CHECKS)
+
+
+def test_a_subclass_s_own_parameters_are_its_own():
+    class Weighted(SVMCompare):
+        def __init__(self, *, C=1.0, kernel="linear", shrink_ties=0.5):
+            super().__init__(C=C, kernel=kernel)
+            self.shrink_ties = shrink_ties
+
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    assert Weighted().fit(X, y).predict(X).shape == (60,)

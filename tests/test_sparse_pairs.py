@@ -116,6 +116,15 @@ def test_what_sparse_pairs_cannot_do_is_refused_by_name(params, message):
         SVMCompare(**params).fit(wide, y)
 
 
+def test_the_kernel_lp_refuses_sparse_pairs_by_name():
+    from svmcompare import SVMCompareLP
+
+    wide, _, y, _, _ = _identity_pairs(10, 200)
+    for kernel in ("rbf", "linear"):
+        with pytest.raises(ValueError, match="SVMCompareLP solves on the item kernel of dense"):
+            SVMCompareLP(kernel=kernel).fit(wide, y)
+
+
 def test_malformed_sparse_pairs_are_refused():
     wide, _, y, _, _ = _identity_pairs(10, 200)
     with pytest.raises(ValueError, match=r"shape \(n_pairs, 2 \* n_features\)"):

@@ -88,10 +88,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _check_sparse_settings(self, kernel):
         """Sparse pairs (identities) are fitted by the linear solver on their
         differences; what needs dense items is refused by name."""
-        if kernel.code != LINEAR or self.solver not in ("auto", "linear"):
+        solver = setting(self, "solver")
+        if kernel.code != LINEAR or solver not in ("auto", "linear"):
             raise ValueError(
                 "Sparse pairs (e.g. identities) need kernel='linear' (solver 'auto' or "
-                f"'linear'); got kernel={kernel.name!r}, solver={self.solver!r}. Pass dense "
+                f"'linear'); got kernel={kernel.name!r}, solver={solver!r}. Pass dense "
                 "pairs (X.toarray(), reshaped to (n_pairs, 2, n_features)) for other kernels.")
         if self._tie_band() != "constant":
             raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._base import PairwiseKernelModel
 from .compare import COMPARISON_MACHINE, lemma1_scale, machine_threshold
 from .ranking_function import set_ranking
 from .solvers.lp import solve_l1_svm
+from .sparse_pairs import SparsePairs
 
 
 class SVMCompareLP(PairwiseKernelModel):
@@ -96,6 +98,9 @@ class SVMCompareLP(PairwiseKernelModel):
         """Solve (LP-1) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
         if context is not None:
             raise ValueError("SVMCompareLP does not take a pair context; SVMCompare does.")
+        if sp.issparse(X) or isinstance(X, SparsePairs):
+            raise ValueError("SVMCompareLP solves on the item kernel of dense pairs; sparse pairs "
+                             "(e.g. identities) are fitted by SVMCompare(kernel='linear').")
         return super().fit(X, y, sample_weight=sample_weight)
 
     def _solve(self, prepared, alpha0=None):

@@ -18,7 +18,7 @@ def _fake(folder, cached=False, signatures=()):
     code = _solver.__code__
     if cached:
         name = (f"test_compile_notice._solver-{code.co_firstlineno}"
-                f".py{sys.version_info[0]}{sys.version_info[1]}.nbi")
+                f".py{sys.version_info[0]}{sys.version_info[1]}{sys.abiflags}.nbi")
         (folder / name).write_text("")
     return SimpleNamespace(signatures=list(signatures), py_func=_solver,
                            stats=SimpleNamespace(cache_path=str(folder)))

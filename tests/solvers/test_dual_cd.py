@@ -376,3 +376,21 @@ def test_a_small_beta_of_a_small_c_is_not_noise_for_either_solver():
     assert sparse.intercept_ == pytest.approx(dense.intercept_, rel=1e-3)
     assert -1e-2 < dense.intercept_ < 0
     assert not dense.degenerate_ and not sparse.degenerate_
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_zero_rows_go_to_their_bound_and_converge(bias):
+    # A row d_t = 0 is linear in its alpha (no curvature without a bias term):
+    # it steps straight to the bound its gradient points to.
+    D = sp.csr_matrix(np.zeros((4, 3)))
+    y = np.array([1.0, -1.0, 1.0, 1.0])
+    costs = np.full(4, 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        cold = solve_linear_dual(D, y, costs, bias=bias)
+        warm = solve_linear_dual(D, y, costs, bias=bias, alpha0=np.zeros(4))
+    for fit in (cold, warm):
+        assert fit.converged and fit.n_iter < 100
+        assert fit.objective == pytest.approx(_primal(D, y, costs, fit.u, fit.bias))
+    if not bias:
+        np.testing.assert_array_equal(cold.alpha, costs)  # every margin violated

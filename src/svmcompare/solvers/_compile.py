@@ -24,8 +24,8 @@ _noticed = []  # the dispatchers already announced or checked (kept alive: no id
 def _cached(dispatcher):
     """Whether numba has this function's compiled code on disk (None: unknown).
 
-    numba names a function's cache index ``<module>.<qualname>-<first line>.py<XY>.nbi``
-    in the folder its compile statistics give (``dispatcher.stats.cache_path``)."""
+    numba names a function's cache index ``<module>.<qualname>-<first line>.py<XY><abi
+    flags>.nbi`` in the folder its compile statistics give (``dispatcher.stats.cache_path``)."""
     try:
         folder = dispatcher.stats.cache_path
         code = dispatcher.py_func.__code__
@@ -36,7 +36,7 @@ def _cached(dispatcher):
         return None
     module = os.path.splitext(os.path.basename(code.co_filename))[0]
     index = (f"{module}.{qualname}-{code.co_firstlineno}"
-             f".py{sys.version_info[0]}{sys.version_info[1]}.nbi")
+             f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}.nbi")
     return os.path.exists(os.path.join(folder, index))
 
 

@@ -118,8 +118,12 @@ def _round(indptr, indices, data, y, C, qdiag, diag, alpha, u, lam, rho, tol, ma
             upper = max(upper, pg)
             lower = min(lower, pg)
             curvature = qdiag[t] + diag[t] + rho
-            if pg != 0.0 and curvature > 0.0:
-                new = min(max(a - g / curvature, 0.0), C[t])
+            if pg != 0.0:
+                # A zero row (no bias term either) is linear in alpha_t: to the bound.
+                if curvature > 0.0:
+                    new = min(max(a - g / curvature, 0.0), C[t])
+                else:
+                    new = C[t] if g < 0.0 else 0.0
                 change = (new - a) * y[t]
                 alpha[t] = new
                 s += change
@@ -271,8 +275,10 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
             placed = _margin_bias(np.asarray(D @ u).ravel(), y, cost, loss)
             if placed is not None:
                 # beta is in place: the floor on rho, which let it travel, would
-                # only stiffen the steps (rounds at C = 1e-7 never settled).
-                lam, rho = placed, 0.05 * float(qdiag.mean())
+                # only stiffen the steps (rounds at C = 1e-7 never settled).  The
+                # round's beta is lam + rho s: lam takes the current s off.
+                rho = max(0.05 * float(qdiag.mean()), 1e-8)
+                lam = placed - rho * float(y @ alpha)
         n, s, inner = _round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u, lam,
                              rho, eps, int(max_passes), np.uint64(_SEED + k))
         passes += n
