@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmcompare import SVMCompare
 from svmcompare.solvers import dual_cd, solve_linear, solve_linear_dual
-from svmcompare.solvers.dual_cd import DUAL_CD_MAX_COST, dual_cd_suits
+from svmcompare.solvers.dual_cd import DUAL_CD_MAX_COST, dual_cd_suits, solve_linear_rows
 
 from ..reference.dense import dual_objective, solve_dual_reference
 
@@ -233,13 +233,18 @@ def test_squared_hinge_reaches_the_interior_point_optimum_of_its_primal(C, bias)
     optimum = _squared_primal(D, y, costs, u_ref, beta_ref)
     ours = solve_linear_dual(D, y, costs, bias=bias, tol=1e-7, loss="squared_hinge")
     assert ours.converged
-    # The primal Newton method (dense rows, or sparse ones past dual_cd_suits)
-    # reaches the same optimum.
-    for rows in (D, D.toarray()):
-        newton = solve_linear(rows, y, costs, bias=bias, loss="squared_hinge")
+    # The primal Newton method (dense rows, or sparse ones) and the
+    # trust-region Newton-CG of sparse rows reach the same optimum.
+    from svmcompare.solvers.newton_cg import solve_squared_hinge_cg
+
+    for newton in (solve_linear(D, y, costs, bias=bias, loss="squared_hinge"),
+                   solve_linear(D.toarray(), y, costs, bias=bias, loss="squared_hinge"),
+                   solve_squared_hinge_cg(D, y, costs, bias=bias)):
         assert newton.objective == pytest.approx(optimum, rel=1e-7)
         np.testing.assert_allclose(newton.u, u_ref, atol=1e-5 * max(1.0, np.abs(u_ref).max()))
         assert newton.bias == pytest.approx(beta_ref, abs=1e-5 * max(1.0, abs(beta_ref)))
+        margin = np.maximum(0.0, 1.0 - y * (D @ newton.u + newton.bias))
+        np.testing.assert_allclose(newton.alpha, 2.0 * costs * margin, atol=1e-8)
     assert np.all(ours.alpha >= 0)
     np.testing.assert_allclose(ours.u, D.T @ (ours.alpha * y), atol=1e-9)
     assert ours.objective == pytest.approx(_squared_primal(D, y, costs, ours.u, ours.bias))
@@ -394,3 +399,24 @@ def test_zero_rows_go_to_their_bound_and_converge(bias):
         assert fit.objective == pytest.approx(_primal(D, y, costs, fit.u, fit.bias))
     if not bias:
         np.testing.assert_array_equal(cold.alpha, costs)  # every margin violated
+
+
+@pytest.mark.parametrize("C", [1e-6, 0.5, 50.0])
+def test_sparse_squared_hinge_rows_take_newton_steps_to_the_same_optimum(C):
+    # Smooth loss: a few dozen trust-region Newton steps (conjugate gradients
+    # on the sparse rows) reach what coordinate descent reaches in many passes;
+    # a warm start after more games takes fewer.
+    D, y = _id_rows(200, 4000, seed=6, context=True)
+    costs = np.full(y.size, C)
+    rows = solve_linear_rows(D, y, costs, loss="squared_hinge")
+    coordinate = solve_linear_dual(D, y, costs, loss="squared_hinge", tol=1e-8)
+    assert rows.converged and rows.n_iter <= 40
+    assert rows.objective == pytest.approx(coordinate.objective, rel=1e-8)
+    np.testing.assert_allclose(rows.u, coordinate.u, atol=1e-5 * max(1.0, np.abs(rows.u).max()))
+    more, y_more = _id_rows(200, 200, seed=7, context=True)
+    D2, y2 = sp.vstack([D, more], format="csr"), np.r_[y, y_more]
+    C2 = np.full(y2.size, C)
+    cold = solve_linear_rows(D2, y2, C2, loss="squared_hinge")
+    warm = solve_linear_rows(D2, y2, C2, loss="squared_hinge", v0=np.append(rows.u, rows.bias))
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-9)
+    assert warm.n_iter <= cold.n_iter

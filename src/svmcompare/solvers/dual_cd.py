@@ -44,6 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 from .linear import LinearResult, check_loss, solve_linear
+from .newton_cg import solve_squared_hinge_cg
 
 # The order of the coordinates in a pass is a fixed pseudo-random permutation
 # (xorshift64*, seeded per round), so that fits are reproducible on any machine.
@@ -326,10 +327,16 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
                       first_smoothing=1.0, loss="hinge"):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
-    of ``v0``) where :func:`dual_cd_suits` and for the squared hinge on rows
-    with more features than rows, else the primal Newton method
-    (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u, beta) at
-    ``first_smoothing``), for either loss (each checks it)."""
+    of ``v0``) for the hinge where :func:`dual_cd_suits` and for the squared
+    hinge on dense rows with more features than rows, else the primal Newton
+    method (:func:`solvers.linear.solve_linear`, started from ``v0`` = (u,
+    beta) at ``first_smoothing``), for either loss (each checks it).
+
+    The squared hinge on sparse rows goes to the trust-region Newton-CG of
+    :mod:`solvers.newton_cg` (smooth: a handful of Newton steps, products only;
+    10,000 ids x 1,000,000 games in 2.6 s against 16-25 s of coordinate
+    descent).  The hinge is not smooth: on sparse rows its coordinate steps
+    beat Newton's smoothing levels (354 s there)."""
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
         # coordinate steps on the rows (the hinge goes to SMO on the dual there).
@@ -337,7 +344,9 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
         return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
                                  bias0=float(v0[-1]) if v0 is not None and bias else 0.0,
                                  loss=loss)
-    if dual_cd_suits(D, C):
+    if loss == "squared_hinge" and sp.issparse(D):
+        return solve_squared_hinge_cg(D, y, C, bias=bias, tol=tol, v0=v0)
+    if dual_cd_suits(D, C) and loss == "hinge":
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
         return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
                                  loss=loss)
