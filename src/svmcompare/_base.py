@@ -3,9 +3,12 @@
 Every estimator here learns a ranking function r(z) = sum_j c_j k(e_j, z) over
 a set of expansion items e_j (standardized training items), then compares a
 pair by the thresholded rank difference c_tau(x, x') = t_tau(r(x') - r(x))
-(eqs. 4 and 5).  Subclasses say which binary problem to build from the pairs,
-whether it has a bias, and how to turn its dual solution into the c_j and the
-threshold tau.
+(eqs. 4 and 5).  Each estimator class names a ``ProblemKind`` (_problem.py):
+which binary problem to build from the pairs, whether it has a bias, and how
+its solution becomes the ranking scale and the threshold tau.  The fit's steps
+are functions with explicit inputs (``prepare``, ``solve``, ``store``,
+``fit_solution``, ``calibrate_link``) that the estimators, the C paths, the
+graded fits and the calibration folds (held_out.py) call alike.
 """
 
 from __future__ import annotations
