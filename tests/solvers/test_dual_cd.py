@@ -420,3 +420,12 @@ def test_sparse_squared_hinge_rows_take_newton_steps_to_the_same_optimum(C):
     warm = solve_linear_rows(D2, y2, C2, loss="squared_hinge", v0=np.append(rows.u, rows.bias))
     assert warm.objective == pytest.approx(cold.objective, rel=1e-9)
     assert warm.n_iter <= cold.n_iter
+
+
+@pytest.mark.parametrize("C", [1e-300, 1e100])
+def test_the_squared_hinge_on_sparse_rows_at_extreme_costs_is_quiet_and_finite(C):
+    D, y = _id_rows(30, 600, seed=8, context=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = solve_linear_rows(D, y, np.full(y.size, C), loss="squared_hinge")
+    assert fit.converged and np.all(np.isfinite(fit.u)) and np.isfinite(fit.bias)

@@ -102,10 +102,14 @@ def solve_squared_hinge_cg(D, y, C, *, bias=True, tol=1e-3, v0=None):
     scale = float(np.linalg.norm(problem.value_gradient(np.zeros(n))[1]))
     if scale == 0.0:  # u = 0 (and any beta of zero slack) is optimal
         start = np.zeros(n)
-    result = minimize(problem.value_gradient, start, jac=True, hess=None,
-                      hessp=problem.hessian_product, method="trust-ncg",
-                      options={"gtol": max(1e-5 * float(tol) * scale, 1e-300),
-                               "maxiter": MAX_NEWTON})
+    # At extreme C (1e-300) the trust region's ratio of actual to predicted
+    # decrease is 0 / 0 near the end; SciPy then shrinks the region, which is
+    # right, but says so in RuntimeWarnings: convergence is judged below.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        result = minimize(problem.value_gradient, start, jac=True, hess=None,
+                          hessp=problem.hessian_product, method="trust-ncg",
+                          options={"gtol": max(1e-5 * float(tol) * scale, 1e-300),
+                                   "maxiter": MAX_NEWTON})
     # The trust region can collapse on rounding just short of the tight goal
     # ("a bad approximation ..."): still converged within 1e-3 * tol.
     converged = bool(result.success) or scale == 0.0 \
