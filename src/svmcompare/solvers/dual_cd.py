@@ -182,10 +182,23 @@ def _start(D, y, C, alpha0):
     return alpha, np.asarray(D.T @ (alpha * y)).ravel()
 
 
+def _exact_bias(scores, y, cost, loss):
+    """The beta minimizing the exact loss with u fixed (fitted values
+    ``scores``, rows with C_t > 0): over an interval for the hinge (the point
+    of it the other solvers take), at one point for the squared hinge
+    (solvers/_bias.py); None without such rows."""
+    kept = cost > 0
+    if not kept.any():
+        return None
+    if loss == "squared_hinge":
+        return squared_hinge_bias(scores[kept], y[kept], cost[kept])
+    return choose_bias(*primal_bias_interval(scores[kept], y[kept], cost[kept]))
+
+
 def _margin_bias(scores, y, cost, loss):
     """The multipliers' beta for fitted values ``scores``: while every
-    |u^T d_t| is under the margin 1 (small C), the best beta given u (the exact
-    loss, rows with C_t > 0), else None (the last beta stays).
+    |u^T d_t| is under the margin 1 (small C), the best beta given u
+    (:func:`_exact_bias`), else None (the last beta stays).
 
     Small fitted values leave the hinge's beta set by the labels' balance: a
     flat interval on balanced rows, near -1 or 1 on unbalanced ones (a fold
@@ -195,12 +208,9 @@ def _margin_bias(scores, y, cost, loss):
     the better start (the exact bias of a fold's shrunken u took up to twice
     the passes at C = 1).
     """
-    kept = cost > 0
-    if not kept.any() or np.max(np.abs(scores[kept]), initial=0.0) >= 1.0:
+    if np.max(np.abs(scores[cost > 0]), initial=0.0) >= 1.0:
         return None
-    if loss == "squared_hinge":
-        return squared_hinge_bias(scores[kept], y[kept], cost[kept])
-    return choose_bias(*primal_bias_interval(scores[kept], y[kept], cost[kept]))
+    return _exact_bias(scores, y, cost, loss)
 
 
 @announces_compilation(_round)
@@ -303,16 +313,9 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
             "solution may be inaccurate.", ConvergenceWarning, stacklevel=3)
     scores = np.asarray(D @ u).ravel()  # u^T d_t
     beta = 0.0
-    kept = cost > 0
-    if bias and kept.any():
-        # With u fixed, beta minimizes the exact loss: over an interval for the
-        # hinge (the point of it the other solvers take), at one point for
-        # the squared hinge (solvers/_bias.py).
-        beta = squared_hinge_bias(scores[kept], y[kept], cost[kept]) \
-            if loss == "squared_hinge" else \
-            choose_bias(*primal_bias_interval(scores[kept], y[kept], cost[kept]))
-    elif bias:
-        beta = lam
+    if bias:
+        exact = _exact_bias(scores, y, cost, loss)  # with u fixed
+        beta = lam if exact is None else exact
     hinge = np.maximum(0.0, 1.0 - y * (scores + beta))
     objective = float(0.5 * u @ u + cost @ (hinge * hinge if loss == "squared_hinge" else hinge))
     score_scale = float(np.max(np.abs(scores))) if scores.size else 0.0
