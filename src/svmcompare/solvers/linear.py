@@ -652,8 +652,13 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     beta = float(v[-1]) if bias else 0.0
     scores = z * y - beta  # u^T d_t
     if squared:
-        return _squared_hinge_result(u, beta, alpha, scores, y, C / (2.0 * delta), bias, total,
-                                     converged)
+        result = squared_hinge_result(u, beta, scores, y, C / (2.0 * delta), bias, total,
+                                      converged, alpha)
+        if np.any(y * (scores + result.bias) <= 1.0 - SQUARED_HINGE_ZONE):
+            raise ValueError(
+                "A margin left the squared hinge's quadratic zone: the costs are too large "
+                "for the primal solver; lower C.")
+        return result
     if bias and z.size:
         # With u fixed, beta minimizes the exact hinge over an interval: take
         # the point of it that the dual solver takes (solvers/_bias.py), so that
@@ -667,17 +672,16 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     return LinearResult(u, beta, alpha, objective, delta, total, bool(converged), noise)
 
 
-def _squared_hinge_result(u, beta, alpha, scores, y, C, bias, n_iter, converged):
-    """The LinearResult of the squared hinge from the last Newton iterate: beta
-    exactly minimizing the loss given u, the objective with the costs ``C``."""
+def squared_hinge_result(u, beta, scores, y, C, bias, n_iter, converged, alpha=None):
+    """The LinearResult of the squared hinge from a solver's last iterate (u,
+    ``beta``) with fitted values ``scores`` = u^T d_t: beta exactly minimizing
+    the loss given u, the objective with the costs ``C``, and ``alpha`` (by
+    default the dual variables 2 C_t max(0, slack_t) at that beta)."""
     if bias and np.any(C > 0):
         beta = squared_hinge_bias(scores, y, C)
-    z = y * (scores + beta)
-    if np.any(z <= 1.0 - SQUARED_HINGE_ZONE):
-        raise ValueError(
-            "A margin left the squared hinge's quadratic zone: the costs are too large "
-            "for the primal solver; lower C.")
-    slack = np.maximum(0.0, 1.0 - z)
+    slack = np.maximum(0.0, 1.0 - y * (scores + beta))
     objective = float(0.5 * u @ u + C @ (slack * slack))
+    if alpha is None:
+        alpha = 2.0 * C * slack
     noise = 1e-8 * max(1.0, float(np.max(np.abs(scores))) if scores.size else 0.0)
     return LinearResult(u, float(beta), alpha, objective, 0.0, n_iter, bool(converged), noise)

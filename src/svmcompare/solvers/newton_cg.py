@@ -27,8 +27,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from ._bias import squared_hinge_bias
-from .linear import LinearResult
+from .linear import squared_hinge_result
 
 MAX_NEWTON = 1_000
 
@@ -118,16 +117,7 @@ def solve_squared_hinge_cg(D, y, C, *, bias=True, tol=1e-3, v0=None):
         warnings.warn(f"The Newton-CG solver of the squared hinge stopped short of its "
                       f"tolerance ({result.message}); the solution may be inaccurate.",
                       ConvergenceWarning, stacklevel=3)
-    w = result.x
-    u = w[:problem.p].copy()
+    u = result.x[:problem.p].copy()
+    beta = float(result.x[-1]) if bias else 0.0
     scores = np.asarray(D @ u).ravel()  # u^T d_t
-    kept = C > 0
-    beta = 0.0
-    if bias and kept.any():
-        # With u fixed, beta exactly minimizes the loss (solvers/_bias.py).
-        beta = squared_hinge_bias(scores[kept], y[kept], C[kept])
-    slack = np.maximum(0.0, 1.0 - y * (scores + beta))
-    objective = float(0.5 * u @ u + C @ (slack * slack))
-    alpha = 2.0 * C * slack
-    noise = 1e-8 * max(1.0, float(np.max(np.abs(scores))) if scores.size else 0.0)
-    return LinearResult(u, float(beta), alpha, objective, 0.0, int(result.nit), converged, noise)
+    return squared_hinge_result(u, beta, scores, y, C, bias, int(result.nit), converged)
