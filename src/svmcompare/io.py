@@ -67,16 +67,20 @@ def _header(path, sep):
     return names
 
 
-def read_table(path, numeric=None):
+def read_table(path, numeric=None, check_header=None):
     """A CSV file as a DataFrame; ``numeric(column)`` says which columns may be
     parsed as numbers (default: all).  The others are read as text exactly as
-    written: ids such as "01" and "1" stay two ids and are written back unchanged."""
+    written: ids such as "01" and "1" stay two ids and are written back unchanged.
+    ``check_header(names)`` may refuse the column names before the table is
+    parsed (pandas takes seconds for a header of 100,000 columns)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"No file at {path}.")
     try:
         sep = _separator(path)
         names = _header(path, sep)
+        if check_header is not None:
+            check_header(names)
         dtype = None if numeric is None else {c: str for c in names if not numeric(c)}
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
         return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=dtype, **_EXACT_FLOATS)
@@ -292,13 +296,12 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
         pairs = _letor_pairs(path)
         return (*pairs, None) if return_context else pairs
     name = Path(path).name
-    if items is None and Path(path).is_file():
-        names = _header(path, _separator(path))
-        if any(c.startswith("a_") for c in names):
-            # The wide layout's header is checked before the table is parsed:
-            # pandas takes seconds for a header of 100,000 columns.
+
+    def wide_header(names):
+        if items is None and any(c.startswith("a_") for c in names):
             _wide_columns(names, name)
-    frame = read_table(path, numeric=_numeric_pair_column(columns))
+
+    frame = read_table(path, numeric=_numeric_pair_column(columns), check_header=wide_header)
     pairs = _csv_pairs(frame, name, items, require_labels, columns)
     if not return_context:
         return pairs

@@ -264,7 +264,6 @@ class ComparisonMixin:
             self.ranking_.difference(Xs, self._checked_context(context, Xs.shape[0])),
             "rank differences")
 
-
     def _checked_context(self, context, n_pairs):
         """The validated context of n_pairs pairs: required iff the fit had one."""
         return check_context(context, n_pairs, self.ranking_.n_context)
