@@ -97,7 +97,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 "Sparse pairs (e.g. identities) need kernel='linear' (solver 'auto' or "
                 f"'linear'); got kernel={kernel.name!r}, solver={solver!r}. Pass dense "
                 "pairs (X.toarray(), reshaped to (n_pairs, 2, n_features)) for other kernels.")
-        if self._tie_band() != "constant":
+        if setting(self, "tie_band") != "constant":
             raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
                              "tie_band='constant'.")
         if setting(self, "calibration") == "loo":
@@ -258,9 +258,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "calibrator_")
         return probabilities(self, X, context)
 
-    def _tie_band(self):
-        return setting(self, "tie_band")
-
     def compact_copy(self):
         """A shallow copy without the arrays of the training pairs
         (``support_``, ``dual_coef_``): what scoring and refitting need, as
@@ -346,7 +343,7 @@ def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
     model's training spread (see :func:`cross_validated_scores`)
     and the pairs' context, for pairs ``Xs`` standardized by this model;
     sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
-    model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, model._tie_band()),
+    model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, setting(model, "tie_band")),
                                  link=setting(model, "link"), context=context,
                                  sample_weight=sample_weight)
     model.score_scale_ = training_spread(model, Xs)

@@ -128,6 +128,7 @@ def held_out_gaps(model, prepared, result, feature_map):
             start=refit_start(model, prepared, result, feature_map))
     return held_out / scales
 
+
 def row_fold_gaps(model, prepared, result):
     """Held-out rank gaps and fold spreads (as
     :func:`cross_validated_scores` gives them) from five
@@ -167,6 +168,7 @@ def row_fold_gaps(model, prepared, result):
     return held_out_by_folds(fit_fold, splits, n, workers,
                              bool(setting(model, "verbose")))
 
+
 def dual_refit(model, prepared, result, folds, threads, cache_size, workers):
     """The folds' refits of the exact solver (:mod:`solvers.folds`):
     ``refit(k)`` gives fold k's fitted values (eq. 17) on its test and
@@ -200,6 +202,7 @@ def dual_refit(model, prepared, result, folds, threads, cache_size, workers):
         return test_fitted, train_fitted, context_coef
     return refit
 
+
 def primal_refit(model, prepared, result, folds, threads):
     """The folds' refits of the linear or Nystroem solver
     (:func:`solvers.folds.refit_primal_without`) on this fit's difference
@@ -217,6 +220,7 @@ def primal_refit(model, prepared, result, folds, threads):
         fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
         return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
     return refit
+
 
 def loo_gaps(model, prepared, result):
     """The training rank gaps r(x') - r(x), each moved by its pair's
@@ -237,6 +241,7 @@ def loo_gaps(model, prepared, result):
     # A row (x', x) carries -(r(x') - r(x)).
     gaps[problem.pair[rows]] += scale * np.where(problem.flipped[rows], -change, change)
     return gaps
+
 
 def refit_start(model, prepared, result, feature_map):
     """How a refit on some of these pairs (a calibration fold) starts its

@@ -45,6 +45,7 @@ from .predictor import BadPredictorError, Predictor, check_state, predictor_stat
 __all__ = ["FORMAT", "save_model", "load_model", "load_predictor", "Predictor",
            "BadPredictorError"]
 
+
 def _minor(version):
     return tuple(str(version).split(".")[:2])
 
