@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import svmcompare.held_out as base  # noqa: E402
+import svmcompare.calibration.held_out as base  # noqa: E402
 from bench_real import DATA, SETS  # noqa: E402
 from svmcompare import SVMCompare  # noqa: E402
 from svmcompare.metrics import outcome_brier, outcome_log_loss, reliability_table  # noqa: E402

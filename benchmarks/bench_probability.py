@@ -69,7 +69,7 @@ def _ours(queue, scenario, mode):
     if mode == "loo":
         model.set_params(calibration="loo")
     if mode == "cold serial folds":
-        import svmcompare.held_out as base
+        import svmcompare.calibration.held_out as base
 
         model.set_params(n_jobs=1)
         base.rows_of_pairs = lambda *args: None  # estimators refitted, not row folds

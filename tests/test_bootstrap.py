@@ -241,7 +241,7 @@ def test_calibrate_fits_the_link_on_pairs_the_model_did_not_see():
     with pytest.raises(ValueError, match="labels"):
         linear().fit(X[fit], y[fit]).calibrate(X[held], y[:10])
     dense = np.stack([X[:200, :12].toarray(), X[:200, 12:].toarray()], axis=1)
-    with pytest.raises(TypeError, match="no probabilities"):
+    with pytest.raises(AttributeError, match="calibrate"):
         SVMCompareLP(kernel="linear").fit(dense, y[:200]).calibrate(dense, y[:200])
 
 

@@ -96,8 +96,8 @@ def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
 def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, monkeypatch):
     # SVMRank's equal pairs have no row of the dual: along a C path their
     # training rank gaps come from the path's item kernel, not kernel blocks.
-    from svmcompare.calibration import score_spread
     from svmcompare.grid_search import _fit_path
+    from svmcompare.ranking_function import score_spread
 
     (X, y), _ = norm_data
     assert np.any(y == 0)

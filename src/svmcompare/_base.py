@@ -7,8 +7,8 @@ pair by the thresholded rank difference c_tau(x, x') = t_tau(r(x') - r(x))
 which binary problem to build from the pairs, whether it has a bias, and how
 its solution becomes the ranking scale and the threshold tau.  The fit's steps
 are functions with explicit inputs (``prepare``, ``solve``, ``store``,
-``fit_solution``, ``calibrate_link``) that the estimators, the C paths, the
-graded fits and the calibration folds (held_out.py) call alike.
+``fit_solution``) that the estimators, the C paths, the graded fits and the
+calibration folds (calibration/held_out.py) call alike.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from ._parameters import check_parameters, setting
 from ._problem import (
@@ -31,20 +29,13 @@ from ._problem import (
 from ._validation import (
     check_context,
     check_kernel_scale,
-    check_labels,
-    check_pairs,
     check_pairs_labels,
     check_sample_weight,
-)
-from .calibration import (
-    fit_link,
-    score_spread,
-    tie_features_for,
 )
 from .kernels import LINEAR, NystroemMap, exact_feature_map
 from .ranking_function import (
     ComparisonMixin,
-    probabilities,
+    score_spread,
     set_feature_names,
     set_ranking,
 )
@@ -209,55 +200,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         self.problem_kind.finish(self, training_decision, prepared.y)
         return self
 
-    def calibrate(self, X, y, context=None, sample_weight=None):
-        """Fit the probability link on pairs this model was not fitted on.
-
-        Instead of the held-out folds of ``probability=True``, the link from
-        r(x') - r(x) (and the context) to win / tie / loss probabilities is
-        fitted on the pairs given: a later season, a validation set, the
-        pairs a bootstrap resample left out.  The ranking function is kept;
-        sets ``probability=True``, ``calibrator_``, ``score_scale_`` and
-        ``class_prior_`` (the given pairs' label shares).
-
-        Parameters
-        ----------
-        X, y : pairs and labels the model has not seen, as :meth:`fit`.
-        context : array of shape (n_pairs, q), optional
-            Required when the model was fitted with a context.
-        sample_weight : array of shape (n_pairs,), optional
-
-        Returns
-        -------
-        self
-        """
-        if "probability" not in self.get_params():
-            raise TypeError(f"{type(self).__name__} has no probabilities to calibrate.")
-        decision = self.decision_function(X, context)  # checks X and context
-        y = check_labels(y, n_pairs=decision.size)
-        context = check_context(context, y.size, self.ranking_.n_context)
-        sample_weight = check_sample_weight(sample_weight, y.size)
-        gap = decision if context is None else decision - context @ self.context_coef_
-        Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
-        # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
-        held_out = gap / training_spread(self, Xs)
-        self.set_params(probability=True)
-        return calibrate_link(self, held_out, y, Xs, context, sample_weight)
-
-    @available_if(lambda self: setting(self, "probability"))
-    def predict_proba(self, X, context=None):
-        """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
-
-        The ordered-logit link of :mod:`svmcompare.calibration` on the rank
-        difference r(x') - r(x), fitted on held-out folds of the training
-        pairs (needs ``probability=True`` at fit time).
-
-        Returns
-        -------
-        proba : ndarray of shape (n_pairs, 3)
-        """
-        check_is_fitted(self, "calibrator_")
-        return probabilities(self, X, context)
-
     def compact_copy(self):
         """A shallow copy without the arrays of the training pairs
         (``support_``, ``dual_coef_``): what scoring and refitting need, as
@@ -336,23 +278,6 @@ def fit_solution(model, X, y, context=None, sample_weight=None, start=None):
     model._store(prepared, result, feature_map)
     set_feature_names(model, X)
     return prepared, result, feature_map
-
-
-def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
-    """Fit the probability link on held-out rank gaps in units of their fold
-    model's training spread (see :func:`cross_validated_scores`)
-    and the pairs' context, for pairs ``Xs`` standardized by this model;
-    sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
-    model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, setting(model, "tie_band")),
-                                 link=setting(model, "link"), context=context,
-                                 sample_weight=sample_weight)
-    model.score_scale_ = training_spread(model, Xs)
-    # The training shares of -1, 0, 1: the baseline every probability model
-    # has to beat (``svmcompare evaluate`` prints its scores next to ours).
-    weight = np.ones(y.size) if sample_weight is None else sample_weight
-    model.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
-        / weight.sum()
-    return model
 
 
 def training_spread(model, Xs):

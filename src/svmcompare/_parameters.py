@@ -15,8 +15,7 @@ each such fallback.
 from __future__ import annotations
 
 from ._problem import label_weights
-from ._validation import check_bool, check_C, check_positive
-from .calibration import LINKS, TIE_BANDS
+from ._validation import LINKS, TIE_BANDS, check_bool, check_C, check_positive
 from .kernels import LINEAR, resolve_kernel
 from .ranking_function import check_cost
 from .solvers.linear import check_loss

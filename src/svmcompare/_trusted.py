@@ -55,8 +55,8 @@ OBJECT_TYPES = ESTIMATOR_TYPES | frozenset({
     "svmcompare.kernels.KernelSpec",
     "svmcompare.kernels.NystroemMap",
     "svmcompare.ranking_function.RankingFunction",
-    "svmcompare.calibration.PairTieCalibrator",
-    "svmcompare.calibration.ScoreCalibrator",
+    "svmcompare.calibration.links.PairTieCalibrator",
+    "svmcompare.calibration.links.ScoreCalibrator",
     "svmcompare.ordered_logit.OrderedLogit",
     *(f"sklearn.model_selection._split.{name}" for name in (
         "KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "RepeatedKFold",

@@ -12,6 +12,10 @@ import numpy as np
 from .kernels import LINEAR, POLY
 
 LABELS = (-1, 0, 1)
+# The probability link's families and tie bands: parameters of the estimators
+# (_parameters.py) and fields of a model file's scoring part (predictor.py).
+LINKS = ("ordered", "davidson")
+TIE_BANDS = ("constant", "pair")  # a constant tie band, or one that moves with the pair
 
 
 def check_outcome_map(mapping):

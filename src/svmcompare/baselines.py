@@ -23,7 +23,7 @@ import numpy as np
 from ._base import PairwiseKernelModel
 from ._problem import ProblemKind, flip_rank, flip_rank2
 from ._threshold import fit_threshold
-from .held_out import HeldOutCalibration
+from .calibration.held_out import HeldOutCalibration
 
 
 def _no_scale(model, beta, bias_noise=0.0):

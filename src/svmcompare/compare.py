@@ -10,13 +10,13 @@ from ._base import PairwiseKernelModel
 from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
+from .calibration.held_out import HeldOutCalibration
 from .exceptions import (
     DegenerateWarning,
     NoRankingError,
     degenerate_warnings_wanted,
     outside_stacklevel,
 )
-from .held_out import HeldOutCalibration
 
 
 def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):

@@ -19,7 +19,6 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import calibrate_link
 from ._problem import Standardizer, indicator_columns
 from ._validation import (
     check_context,
@@ -28,6 +27,7 @@ from ._validation import (
     take_rows,
 )
 from .calibration import fit_link, tie_features_for
+from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
 from .exceptions import NoRankingError
 from .grid_search import (  # the engine's public functions, importable from here as before

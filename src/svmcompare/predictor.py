@@ -174,7 +174,7 @@ def check_state(meta, arrays, where):
 
 
 def _check_link(link, arrays, kept, n_context, fail):
-    from .calibration import LINKS, TIE_BANDS
+    from ._validation import LINKS, TIE_BANDS
 
     if not isinstance(link, dict) or set(link) != _LINK_KEYS:
         fail("the probability link's fields are not those of a link")

@@ -337,6 +337,14 @@ def rank_gap(model, X):
     return model.ranking_.difference(standardized_pairs(model, X))
 
 
+def score_spread(score):
+    """Root mean square of scores (1 when they are all 0): the unit in which a
+    model's scores reach the link, so that models whose scores differ only in
+    scale (e.g. Lemma 1's 1 / (-beta) for beta near 0) share one link."""
+    spread = float(np.sqrt(np.mean(np.square(score)))) if np.size(score) else 0.0
+    return spread if spread > 0 and np.isfinite(spread) else 1.0
+
+
 def set_feature_names(model, X):
     """Set ``feature_names_in_`` of ``model`` from a wide DataFrame of pairs;
     remove it for an array."""
@@ -370,13 +378,10 @@ def probabilities(model, X, context=None):
     """P(y = -1), P(y = 0), P(y = 1) from the probability link ``calibrator_``
     of a fitted ``model`` on the rank gap r(x') - r(x) in units of
     ``score_scale_``."""
-    from .calibration import tie_features_for
-
     Xs = standardized_pairs(model, X)
     context = model._checked_context(context, Xs.shape[0])
     gap = _finite_output(model.ranking_.difference(Xs), "rank differences") \
         / model.score_scale_
-    tie_band = getattr(model, "tie_band", "constant")
-    return _finite_output(
-        model.calibrator_.predict_proba(gap, context, tie_features_for(Xs, tie_band)),
-        "probabilities")
+    link = model.calibrator_
+    return _finite_output(link.predict_proba(gap, context, link.tie_features(Xs)),
+                          "probabilities")

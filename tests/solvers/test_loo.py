@@ -7,7 +7,7 @@ import pytest
 from svmcompare import SVMCompare, SVMRank2
 from svmcompare._base import fit_solution
 from svmcompare._problem import BinaryProblem, flip_compare, flip_rank2
-from svmcompare.held_out import loo_gaps, training_gaps
+from svmcompare.calibration.held_out import loo_gaps, training_gaps
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
 from svmcompare.solvers.loo import kernel_rows, loo_changes

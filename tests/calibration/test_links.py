@@ -7,8 +7,8 @@ from sklearn.metrics import log_loss
 
 from svmcompare import SVMCompare, SVMRank, SVMRank2
 from svmcompare.calibration import ScoreCalibrator
+from svmcompare.calibration.held_out import cross_validated_scores
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.held_out import cross_validated_scores
 
 
 def _ordered_logit_sample(seed, theta, w, n=20_000):
@@ -161,7 +161,7 @@ def test_davidson_link_recovers_its_parameters_and_closed_form():
 def test_link_objectives_have_exact_gradients(name):
     from scipy.optimize import check_grad
 
-    from svmcompare import calibration
+    from svmcompare.calibration import links as calibration
 
     objective = {"ordered": calibration._band_objective,
                  "davidson": calibration._davidson_objective}[name]
@@ -189,7 +189,7 @@ def test_the_link_family_is_validated_and_reaches_predict_proba():
 def test_log_softmax_matches_scipy_and_survives_large_logits():
     from scipy.special import logsumexp
 
-    from svmcompare.calibration import _log_softmax
+    from svmcompare.calibration.links import _log_softmax
 
     logits = np.random.default_rng(0).normal(size=(500, 3)) * np.array([[1.0], [50.0]]).repeat(
         250, axis=0)

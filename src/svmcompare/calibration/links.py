@@ -57,21 +57,18 @@ probability falls with |d| as 1 / (1 + 2 exp(-nu) cosh(eta)): on games
 with few draws (chess) it fits better than the ordered logit's band, on
 sets with many ties it fits worse, so the choice is left to validation.
 
-For a fitted SVM the scores must be held out: :func:`svmcompare.held_out.cross_validated_scores`
-refits clones of the model on K folds and scores each pair with the model
-that did not see it (as scikit-learn's ``SVC(probability=True)`` does for
-Platt scaling).
+For a fitted SVM the scores must be held out:
+:func:`svmcompare.calibration.held_out.cross_validated_scores` refits clones
+of the model on K folds and scores each pair with the model that did not see
+it (as scikit-learn's ``SVC(probability=True)`` does for Platt scaling).
 """
 
 from __future__ import annotations
 
-import contextlib
-import sys
-
 import numpy as np
 from scipy.special import expit
 
-from ._validation import LABELS
+from .._validation import LABELS, LINKS
 
 # A ridge on w that only matters when the scores separate the outcomes.
 _LINK_ALPHA = 1e-6
@@ -127,7 +124,7 @@ class ScoreCalibrator:
     def fit(self, score, y, context=None, sample_weight=None):
         """Fit on scores (n,), labels (n,) in {-1, 0, 1} (at least two distinct),
         an optional pair context (n, q) and optional weights (n,)."""
-        from .ordered_logit import OrderedLogit  # fitting only: scoring needs no sklearn
+        from ..ordered_logit import OrderedLogit  # fitting only: scoring needs no sklearn
 
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
@@ -152,6 +149,10 @@ class ScoreCalibrator:
             cuts = self.link_.thresholds_
             self.link_.thresholds_ = (cuts - cuts[::-1]) / 2
         return self
+
+    def tie_features(self, Xs):
+        """The tie features this link reads from standardized pairs: none."""
+        return np.zeros((Xs.shape[0], 0))
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1 (``tie_features`` unused)."""
@@ -249,8 +250,6 @@ def _davidson_objective(params, F, S, y, alpha, weight):
     return loss, np.concatenate([-(F.T @ g_eta), [-np.sum(g_nu)], -(S.T @ g_nu) + alpha * b])
 
 
-LINKS = ("ordered", "davidson")
-TIE_BANDS = ("constant", "pair")  # a constant band, or one that moves with the pair
 
 
 class PairTieCalibrator:
@@ -329,6 +328,12 @@ class PairTieCalibrator:
         self.band_coef_ = result.x[k + 1:]
         return self
 
+    def tie_features(self, Xs):
+        """The tie features this link was fitted on, from standardized pairs:
+        :func:`pair_tie_features` for a band that moves with the pair
+        (``tie_band="pair"``), none for a constant one."""
+        return pair_tie_features(Xs) if self.band_coef_.size else np.zeros((Xs.shape[0], 0))
+
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1."""
         F = _link_design(score, context, self.scale_, self.limit_)
@@ -361,7 +366,7 @@ def fit_link(score, y, tie_features, *, link="ordered", context=None, sample_wei
     ``predict_proba(score, context, tie_features)`` takes the tie features of
     the pairs it scores.
     """
-    from .solvers.threads import one_blas_thread
+    from ..solvers.threads import one_blas_thread
 
     # Its products are n x (a few) columns: BLAS threads gain nothing, and once
     # numba's OpenMP threads exist they make each L-BFGS step ~10x slower
@@ -397,79 +402,3 @@ def _check_scores_labels(score, y):
     if np.unique(y).size < 2:
         raise ValueError("Calibrating probabilities needs at least two distinct outcomes.")
     return score, y
-
-
-def score_spread(score):
-    """Root mean square of scores (1 when they are all 0): the unit in which a
-    model's scores reach the link, so that models whose scores differ only in
-    scale (e.g. Lemma 1's 1 / (-beta) for beta near 0) share one link."""
-    spread = float(np.sqrt(np.mean(np.square(score)))) if np.size(score) else 0.0
-    return spread if spread > 0 and np.isfinite(spread) else 1.0
-
-
-def calibration_splits(y, cv=5, random_state=None):
-    """The (train, test) index arrays of the calibration folds: stratified by
-    label, shuffled with ``random_state``; K is lowered to the size of the
-    smallest label class if needed (at least 2)."""
-    counts = np.unique(y, return_counts=True)[1]
-    folds = min(cv, int(counts.min()))
-    if folds < 2:
-        raise ValueError(
-            f"Probability calibration needs at least 2 pairs of every label for "
-            f"cross-validation; the rarest label has {counts.min()}.")
-    from sklearn.model_selection import StratifiedKFold
-
-    return list(StratifiedKFold(folds, shuffle=True, random_state=random_state)
-                .split(np.zeros(y.shape[0]), y))
-
-
-def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
-    """Run ``fit_fold(k)`` for every split k, on up to ``workers`` threads (a
-    bar over the folds when ``verbose``), and gather what each returns,
-    (scores of split k's test pairs, its training spread), into two arrays
-    over the ``n_pairs`` pairs."""
-    from ._parallel import map_in_threads
-
-    scores = np.empty(n_pairs)
-    spreads = np.empty(n_pairs)
-    with _fold_progress(len(splits), verbose) as on_done:
-        outputs = map_in_threads(fit_fold, range(len(splits)), workers, on_done)
-    for (_, test), (score, spread) in zip(splits, outputs, strict=True):
-        scores[test] = score
-        spreads[test] = spread
-    return scores, spreads
-
-
-def fold_workers(params, folds):
-    """Threads for ``folds`` calibration folds of an estimator with ``params``
-    (its ``n_jobs``), and the parameters each fold's solver runs with: one
-    thread each when folds run side by side, the kernel row cache shared out
-    so that the fit keeps to ``cache_size`` in all, no progress lines of its
-    own (they would interleave)."""
-    from .solvers.threads import thread_count
-
-    workers = min(thread_count(params.get("n_jobs")), folds)
-    fold_params = {}
-    if "verbose" in params:
-        fold_params["verbose"] = False
-    if workers > 1:
-        fold_params["n_jobs"] = 1
-        if "cache_size" in params:
-            fold_params["cache_size"] = params["cache_size"] / workers
-    return workers, fold_params
-
-
-@contextlib.contextmanager
-def _fold_progress(folds, show):
-    """A bar over the calibration folds on stderr when ``show`` (the folds'
-    own SMO lines are off), drawn once they run past the SMO line's delay."""
-    if not show:
-        yield None
-        return
-    from tqdm.auto import tqdm
-
-    from .solvers.interrupt import PROGRESS_AFTER
-
-    with tqdm(total=folds, desc="calibration folds", file=sys.stderr, leave=False,
-              delay=PROGRESS_AFTER) as bar:
-        yield lambda finished: bar.update(finished - bar.n)

@@ -7,32 +7,39 @@ problem without the fold's rows, started from its solution (row folds; where
 some pair has no row, five estimators refitted); leave-one-pair-out estimates
 from the exact fit itself (``calibration="loo"``); or, for a linear fit with
 many pairs per weight, its own gaps (``calibration="auto"``).  Each comes in
-units of its model's training spread (:func:`calibration.score_spread`), the
-link's input.
+units of its model's training spread
+(:func:`svmcompare.ranking_function.score_spread`), the link's input.  The
+fitted link, ``predict_proba`` and ``calibrate`` (a link fitted on other
+pairs) are here too: the parts of an estimator that has ``probability``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import (
-    calibrate_link,
+from .._base import (
     fit_solution,
     gaps_from_gradient,
     primal_rows,
     training_spread,
 )
-from ._parallel import map_in_threads
-from ._parameters import setting
-from ._problem import oriented_gaps, restricted_start, rows_of_pairs
-from .calibration import calibration_splits, fold_workers, held_out_by_folds, score_spread
-from .exceptions import degenerate_warnings_silenced
-from .kernels import PRECOMPUTED
-from .ranking_function import rank_gap, standardized_pairs
-from .solvers.folds import fold_start, refit_from, refit_primal_without
-from .solvers.linear import row_scores
-from .solvers.loo import kernel_rows, loo_changes
+from .._parallel import map_in_threads
+from .._parameters import setting
+from .._problem import oriented_gaps, restricted_start, rows_of_pairs
+from .._validation import check_context, check_labels, check_pairs, check_sample_weight
+from ..exceptions import degenerate_warnings_silenced
+from ..kernels import PRECOMPUTED
+from ..ranking_function import probabilities, rank_gap, score_spread, standardized_pairs
+from ..solvers.folds import fold_start, refit_from, refit_primal_without
+from ..solvers.linear import row_scores
+from ..solvers.loo import kernel_rows, loo_changes
+from .links import fit_link, tie_features_for
 
 # calibration="auto" takes a linear fit's own rank gaps from this many pairs per
 # weight on: their optimism is then negligible (bench_ratings_scale.py ids: test
@@ -93,6 +100,53 @@ class HeldOutCalibration:
             calibrate_link(self, held_out_gaps(self, prepared, result, feature_map), prepared.y,
                            prepared.Xs, prepared.context, prepared.sample_weight)
         return self
+
+    def calibrate(self, X, y, context=None, sample_weight=None):
+        """Fit the probability link on pairs this model was not fitted on.
+
+        Instead of the held-out folds of ``probability=True``, the link from
+        r(x') - r(x) (and the context) to win / tie / loss probabilities is
+        fitted on the pairs given: a later season, a validation set, the
+        pairs a bootstrap resample left out.  The ranking function is kept;
+        sets ``probability=True``, ``calibrator_``, ``score_scale_`` and
+        ``class_prior_`` (the given pairs' label shares).
+
+        Parameters
+        ----------
+        X, y : pairs and labels the model has not seen, as :meth:`fit`.
+        context : array of shape (n_pairs, q), optional
+            Required when the model was fitted with a context.
+        sample_weight : array of shape (n_pairs,), optional
+
+        Returns
+        -------
+        self
+        """
+        decision = self.decision_function(X, context)  # checks X and context
+        y = check_labels(y, n_pairs=decision.size)
+        context = check_context(context, y.size, self.ranking_.n_context)
+        sample_weight = check_sample_weight(sample_weight, y.size)
+        gap = decision if context is None else decision - context @ self.context_coef_
+        Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
+        # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
+        held_out = gap / training_spread(self, Xs)
+        self.set_params(probability=True)
+        return calibrate_link(self, held_out, y, Xs, context, sample_weight)
+
+    @available_if(lambda self: setting(self, "probability"))
+    def predict_proba(self, X, context=None):
+        """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
+
+        The probability link of :mod:`svmcompare.calibration` on the rank
+        difference r(x') - r(x), fitted on held-out folds of the training
+        pairs (needs ``probability=True`` at fit time).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_pairs, 3)
+        """
+        check_is_fitted(self, "calibrator_")
+        return probabilities(self, X, context)
 
 
 def held_out_gaps(model, prepared, result, feature_map):
@@ -266,6 +320,23 @@ def refit_start(model, prepared, result, feature_map):
     return None
 
 
+def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
+    """Fit the probability link on held-out rank gaps in units of their fold
+    model's training spread (see :func:`cross_validated_scores`)
+    and the pairs' context, for pairs ``Xs`` standardized by this model;
+    sets ``calibrator_`` and ``score_scale_`` (this model's training spread)."""
+    model.calibrator_ = fit_link(held_out, y, tie_features_for(Xs, setting(model, "tie_band")),
+                                 link=setting(model, "link"), context=context,
+                                 sample_weight=sample_weight)
+    model.score_scale_ = training_spread(model, Xs)
+    # The training shares of -1, 0, 1: the baseline every probability model
+    # has to beat (``svmcompare evaluate`` prints its scores next to ours).
+    weight = np.ones(y.size) if sample_weight is None else sample_weight
+    model.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
+        / weight.sum()
+    return model
+
+
 def training_gaps(model, prepared, result, scale):
     """r(x') - r(x) of the training pairs (no context term) from the exact
     solver's result, off its dual gradient (``_store`` has v at hand and
@@ -315,3 +386,69 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
 
     return held_out_by_folds(fit_fold, splits, y.shape[0], workers,
                              bool(params.get("verbose", False)))
+
+
+def calibration_splits(y, cv=5, random_state=None):
+    """The (train, test) index arrays of the calibration folds: stratified by
+    label, shuffled with ``random_state``; K is lowered to the size of the
+    smallest label class if needed (at least 2)."""
+    counts = np.unique(y, return_counts=True)[1]
+    folds = min(cv, int(counts.min()))
+    if folds < 2:
+        raise ValueError(
+            f"Probability calibration needs at least 2 pairs of every label for "
+            f"cross-validation; the rarest label has {counts.min()}.")
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(folds, shuffle=True, random_state=random_state)
+                .split(np.zeros(y.shape[0]), y))
+
+
+def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
+    """Run ``fit_fold(k)`` for every split k, on up to ``workers`` threads (a
+    bar over the folds when ``verbose``), and gather what each returns,
+    (scores of split k's test pairs, its training spread), into two arrays
+    over the ``n_pairs`` pairs."""
+    scores = np.empty(n_pairs)
+    spreads = np.empty(n_pairs)
+    with _fold_progress(len(splits), verbose) as on_done:
+        outputs = map_in_threads(fit_fold, range(len(splits)), workers, on_done)
+    for (_, test), (score, spread) in zip(splits, outputs, strict=True):
+        scores[test] = score
+        spreads[test] = spread
+    return scores, spreads
+
+
+def fold_workers(params, folds):
+    """Threads for ``folds`` calibration folds of an estimator with ``params``
+    (its ``n_jobs``), and the parameters each fold's solver runs with: one
+    thread each when folds run side by side, the kernel row cache shared out
+    so that the fit keeps to ``cache_size`` in all, no progress lines of its
+    own (they would interleave)."""
+    from ..solvers.threads import thread_count
+
+    workers = min(thread_count(params.get("n_jobs")), folds)
+    fold_params = {}
+    if "verbose" in params:
+        fold_params["verbose"] = False
+    if workers > 1:
+        fold_params["n_jobs"] = 1
+        if "cache_size" in params:
+            fold_params["cache_size"] = params["cache_size"] / workers
+    return workers, fold_params
+
+
+@contextlib.contextmanager
+def _fold_progress(folds, show):
+    """A bar over the calibration folds on stderr when ``show`` (the folds'
+    own SMO lines are off), drawn once they run past the SMO line's delay."""
+    if not show:
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    from ..solvers.interrupt import PROGRESS_AFTER
+
+    with tqdm(total=folds, desc="calibration folds", file=sys.stderr, leave=False,
+              delay=PROGRESS_AFTER) as bar:
+        yield lambda finished: bar.update(finished - bar.n)
