@@ -18,16 +18,7 @@ def add_pairs_arguments(parser, labels):
                         "one-hot identities)")
     parser.add_argument("--items", default=None,
                         help="items CSV (id plus feature columns) for a pairs file of ids")
-    parser.add_argument("--a", default="item_a", metavar="COLUMN",
-                        help="column of x's id in a pairs file of ids (default %(default)s)")
-    parser.add_argument("--b", default="item_b", metavar="COLUMN",
-                        help="column of x''s id (default %(default)s)")
-    if labels:
-        parser.add_argument("--outcome", default="y", metavar="COLUMN",
-                            help="column of the labels or outcomes (default %(default)s)")
-        parser.add_argument("--outcome-map", default=None, metavar="MAP",
-                            help="outcome value to label, e.g. 'H=-1,D=0,A=1' (x home: home "
-                                 "win = x better); without it the column holds -1, 0, 1")
+    add_result_columns(parser, "a pairs file of ids", outcome=labels)
     parser.add_argument("--context", default="", metavar="COLUMNS",
                         help="comma-separated pair-context columns besides ctx_<name> ones "
                              "(+1: x' has the advantage, -1: x has it)")
@@ -43,6 +34,56 @@ def add_pairs_arguments(parser, labels):
     parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
                         help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
                              "on later games)")
+
+
+def add_result_columns(parser, table, *, outcome=True, required=False):
+    """--a, --b (and --outcome, --outcome-map): the columns of the two ids
+    (and of the result) in ``table``; required, or item_a, item_b, y and
+    labels -1, 0, 1 by default."""
+    def column(flag, default, text, metavar):
+        given = {"required": True} if required else {"default": default}
+        if not required and default is not None:
+            text += " (default %(default)s)"
+        parser.add_argument(flag, metavar=metavar, help=text, **given)
+
+    column("--a", "item_a", f"column of x's id in {table}", "COLUMN")
+    column("--b", "item_b", f"column of x''s id in {table}", "COLUMN")
+    if outcome:
+        column("--outcome", "y", f"column of the labels or outcomes in {table}", "COLUMN")
+        column("--outcome-map", None, "outcome value to label, e.g. 'H=-1,D=0,A=1' (x at home: "
+               "a home win is x better)" + ("" if required else
+                                            "; without it the column holds -1, 0, 1"), "MAP")
+
+
+def add_saved_model(parser, items=False):
+    """The model file a command reads (and, with ``items``, the optional items
+    file it scores)."""
+    parser.add_argument("model", help="model file from svmcompare fit")
+    if items:
+        parser.add_argument("items_file", metavar="ITEMS.csv", nargs="?", default=None,
+                            help="items CSV: id plus features (for a model of identities: "
+                                 "optional, or an id column alone: all its ids)")
+
+
+def add_interval(parser, what):
+    """--interval LEVEL: bootstrap intervals of ``what`` (a model fitted with
+    --bootstrap)."""
+    parser.add_argument("--interval", type=confidence_level, default=None, metavar="LEVEL",
+                        help=f"add LEVEL (e.g. 0.9) bootstrap intervals of {what} (a model "
+                             "fitted with --bootstrap)")
+
+
+def confidence_level(text):
+    """An argparse type: a confidence level in (0, 1)."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"a confidence level in (0, 1), e.g. 0.9; got {text!r}")
+    return value
 
 
 def add_model_arguments(parser):

@@ -15,8 +15,11 @@ from .letor import (
 )
 from .options import (
     MODEL_TYPES,
+    add_interval,
     add_model_arguments,
     add_pairs_arguments,
+    add_result_columns,
+    add_saved_model,
     auto_folds,
     check_context_given,
     check_file_features,
@@ -401,18 +404,6 @@ def _labels_and_rule(model, score, proba):
         f"labels: the comparison rule, a tie when |r(x') - r(x)| <= {model.threshold_:.4g}"
 
 
-def _confidence(text):
-    import argparse
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"a confidence level in (0, 1), e.g. 0.9; got {text!r}")
-    return value
-
-
 def add_product_commands(sub):
     fit = sub.add_parser(
         "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
@@ -477,13 +468,7 @@ def add_product_commands(sub):
                     "game or its period leaks into its own features, so later seasons can be "
                     "predicted from these (fit --until, evaluate --after).")
     features.add_argument("games", help="results CSV")
-    features.add_argument("--a", required=True, metavar="COLUMN", help="column of x's id")
-    features.add_argument("--b", required=True, metavar="COLUMN", help="column of x''s id")
-    features.add_argument("--outcome", required=True, metavar="COLUMN",
-                          help="column of the result")
-    features.add_argument("--outcome-map", required=True, metavar="MAP",
-                          help="result value to label, e.g. 'H=-1,D=0,A=1' (x at home: a home "
-                               "win is x better)")
+    add_result_columns(features, "the results CSV", required=True)
     features.add_argument("--time", default=None, metavar="COLUMN",
                           help="column of the game's time (dates, YYYYMMDD, periods or "
                                "seasons); default: the row order")
@@ -514,27 +499,20 @@ def add_product_commands(sub):
 
     predict = sub.add_parser("predict", help="compare pairs with a saved model",
                              description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")
-    predict.add_argument("model", help="model file from svmcompare fit")
+    add_saved_model(predict)
     add_pairs_arguments(predict, labels=False)
     predict.add_argument("--proba", action="store_true",
                          help="add P(x better), P(tie), P(x' better) (model fitted with "
                               "--probability)")
     predict.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
-    predict.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
-                         help="with --proba, add LEVEL (e.g. 0.9) bootstrap intervals of each "
-                              "probability (a model fitted with --bootstrap)")
+    add_interval(predict, "each probability (with --proba)")
     predict.set_defaults(func=_predict)
 
     rank = sub.add_parser("rank", help="score items r(x) with a saved model",
                           description="Write the ranking function r(x) of each item.")
-    rank.add_argument("model", help="model file from svmcompare fit")
-    rank.add_argument("items_file", metavar="ITEMS.csv", nargs="?", default=None,
-                      help="items CSV: id plus features (for a model of identities: optional, "
-                           "or an id column alone)")
+    add_saved_model(rank, items=True)
     rank.add_argument("-o", "--output", required=True, help="output CSV")
-    rank.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
-                      help="add LEVEL (e.g. 0.9) bootstrap intervals of each score and rank "
-                           "position (a model fitted with --bootstrap)")
+    add_interval(rank, "each score and rank position")
     rank.set_defaults(func=_rank)
 
     board = sub.add_parser(
@@ -544,26 +522,16 @@ def add_product_commands(sub):
                     "(--games), and the head-to-head probabilities of the top items (a model "
                     "with --probability), as a self-contained HTML page, a PNG / SVG figure or "
                     "a CSV table.")
-    board.add_argument("model", help="model file from svmcompare fit")
-    board.add_argument("items_file", metavar="ITEMS.csv", nargs="?", default=None,
-                       help="items CSV (optional for a model of identities: all its ids)")
+    add_saved_model(board, items=True)
     board.add_argument("-o", "--output", required=True, nargs="+", metavar="FILE",
                        help="board.html, board.png, board.svg and / or board.csv")
     board.add_argument("--games", default=None, metavar="PAIRS.csv",
                        help="games (a pairs file with outcomes) to count games and results")
-    board.add_argument("--a", default="item_a", metavar="COLUMN", help="x's id column of --games")
-    board.add_argument("--b", default="item_b", metavar="COLUMN",
-                       help="x''s id column of --games")
-    board.add_argument("--outcome", default="y", metavar="COLUMN",
-                       help="outcome column of --games")
-    board.add_argument("--outcome-map", default=None, metavar="MAP",
-                       help="outcome values to labels, as for svmcompare fit")
+    add_result_columns(board, "--games")
     board.add_argument("--unknown", choices=["error", "mean"], default="mean",
                        help="ids of --games the model never saw (default: %(default)s: counted "
                             "apart, not ranked)")
-    board.add_argument("--interval", type=_confidence, default=None, metavar="LEVEL",
-                       help="LEVEL (e.g. 0.9) bootstrap intervals (a model fitted with "
-                            "--bootstrap)")
+    add_interval(board, "scores and rank positions")
     board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
@@ -579,7 +547,7 @@ def add_product_commands(sub):
                     "the log-loss, Brier score and accuracy of its win / tie / loss "
                     "probabilities next to the training frequencies (the baseline to beat); "
                     "and the comparison AUC (Table 3).")
-    evaluate.add_argument("model", help="model file from svmcompare fit")
+    add_saved_model(evaluate)
     add_pairs_arguments(evaluate, labels=True)
     evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")
     evaluate.set_defaults(func=_evaluate)
