@@ -78,6 +78,33 @@ def test_groups_reach_a_group_splitter():
         model.predict(X)
 
 
+def test_a_forward_chaining_splitter_calibrates_on_the_pairs_it_validated(monkeypatch):
+    # TimeSeriesSplit never validates its first block: those pairs have no
+    # held-out gap, and the link must not be fitted on one.
+    from sklearn.model_selection import TimeSeriesSplit
+
+    from svmcompare import model_selection
+
+    seen = {}
+
+    def spy(model, held_out, y, Xs, context=None, sample_weight=None):
+        seen.update(held_out=held_out, y=y, context=context)
+        return calibrate(model, held_out, y, Xs, context, sample_weight)
+
+    calibrate = model_selection.calibrate_link
+    monkeypatch.setattr(model_selection, "calibrate_link", spy)
+    X, y, context = _home_pairs(250, 4)
+    model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, probability=True,
+                         cv=TimeSeriesSplit(4), progress=False).fit(X, y, context=context)
+    first = 250 - 4 * (250 // 5)  # the block no split validates
+    assert seen["held_out"].shape == (250 - first,)
+    assert np.all(np.isfinite(seen["held_out"]))
+    np.testing.assert_array_equal(seen["y"], y[first:])
+    np.testing.assert_array_equal(seen["context"], context[first:])
+    proba = model.predict_proba(X, context)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
 def test_context_is_routed_through_gridsearchcv():
     X, y, context = _home_pairs(300, 3)
     with sklearn.config_context(enable_metadata_routing=True):

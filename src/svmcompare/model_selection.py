@@ -112,10 +112,11 @@ def _link_scores(held_out, y, splits, links, tie_features, context=None, sample_
 
 def _pooled(per_fold, splits, n_pairs):
     """A point's validation rank gaps over all pairs (each from the fold that
-    left it out), or None when the point failed on some fold."""
+    left it out; NaN where no split validates the pair), or None when the
+    point failed on some fold."""
     if any(score["failed"] for score in per_fold):
         return None
-    pooled = np.empty(n_pairs)
+    pooled = np.full(n_pairs, np.nan)  # NaN: a pair no split validates (e.g. TimeSeriesSplit)
     for (_, val), score in zip(splits, per_fold, strict=True):
         pooled[val] = score["held_out"]
     return pooled
@@ -414,8 +415,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             model.set_params(probability=True)
             if self.cost is not None and "cost" in model.get_params():
                 model.set_params(cost=self.cost)
-            calibrate_link(model, held_out[best], y, model.scaler_.transform_pairs(X), context,
-                           sample_weight)
+            # The link sees the pairs some split validated (a forward-chaining
+            # splitter never validates its first block).
+            seen = np.flatnonzero(~np.isnan(held_out[best]))
+            calibrate_link(model, held_out[best][seen], y[seen],
+                           model.scaler_.transform_pairs(take_rows(X, seen)),
+                           take_rows(context, seen), take_rows(sample_weight, seen))
         if isinstance(model, ComparisonMixin):
             set_feature_names(model, named)
         self.best_estimator_ = model
