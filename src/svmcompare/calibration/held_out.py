@@ -63,9 +63,10 @@ LOO_MAX_FREE = 2_000
 
 
 class HeldOutCalibration:
-    """``fit`` of an estimator with ``probability``: the fit of
-    :class:`~svmcompare._base.PairwiseKernelModel`, then, with
-    ``probability=True``, its probability link fitted on :func:`held_out_gaps`."""
+    """The probabilities of an estimator with ``probability``: ``fit`` (the fit
+    of :class:`~svmcompare._base.PairwiseKernelModel`, then, with
+    ``probability=True``, its probability link fitted on :func:`held_out_gaps`),
+    ``calibrate`` (the link fitted on other pairs) and ``predict_proba``."""
 
     def fit(self, X, y, context=None, sample_weight=None):
         """Fit the model on labeled pairs.
