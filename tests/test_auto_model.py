@@ -105,6 +105,13 @@ def test_a_forward_chaining_splitter_calibrates_on_the_pairs_it_validated(monkey
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
+def test_a_split_without_validation_pairs_is_refused_by_name():
+    X, y, _ = _home_pairs(120, 5)
+    splits = [(np.arange(60), np.arange(60, 120)), (np.arange(120), np.array([], dtype=int))]
+    with pytest.raises(ValueError, match="split 1 has 120 training and 0 validation pairs"):
+        SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=splits).fit(X, y)
+
+
 def test_context_is_routed_through_gridsearchcv():
     X, y, context = _home_pairs(300, 3)
     with sklearn.config_context(enable_metadata_routing=True):

@@ -294,7 +294,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
     def _splits(self, y, groups):
         splitter = check_cv(self.cv, y, classifier=True)
-        return list(splitter.split(np.zeros(len(y)), y, groups))
+        splits = list(splitter.split(np.zeros(len(y)), y, groups))
+        for k, (train, val) in enumerate(splits):
+            if len(train) == 0 or len(val) == 0:
+                raise ValueError(f"cv's split {k} has {len(train)} training and {len(val)} "
+                                 "validation pairs; every split needs both.")
+        return splits
 
     def __getstate__(self):
         # A DataFrame is not plain data (skops cannot store it): cv_results_
