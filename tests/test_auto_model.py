@@ -223,7 +223,7 @@ def test_the_pair_band_sees_how_alike_the_items_are():
 def test_one_se_rule_uses_paired_fold_differences():
     import pandas as pd
 
-    from svmcompare.model_selection import _simplest_within_one_se
+    from svmcompare.model_selection import _simplest_within_se
 
     # Folds differ a lot in difficulty, but C = 1 beats C = 0.01 on every fold
     # by 0.01: the spread of one point's folds (0.1) would let C = 0.01 in.
@@ -242,9 +242,9 @@ def test_one_se_rule_uses_paired_fold_differences():
     best = int(summary["mean_log_loss"].idxmin())
     assert best == 1
     # C = 0.1 is within noise of the best (differences +-0.001) and simpler.
-    assert _simplest_within_one_se(summary, params, "log_loss", best) == 3
+    assert _simplest_within_se(summary, params, "log_loss", best) == 3
     # Without it, C = 1 stays, with its best link.
-    assert _simplest_within_one_se(summary.drop(index=3).reset_index(drop=True),
+    assert _simplest_within_se(summary.drop(index=3).reset_index(drop=True),
                                    params[:3], "log_loss", best) == 1
 
 
