@@ -10,6 +10,17 @@ from pathlib import Path
 MODEL_TYPES = ("compare", "rank", "rank2", "lp")
 
 
+def add_command(sub, name, handler, summary):
+    """The subcommand ``name`` of the parsers ``sub``, run by ``handler``: its
+    one-line ``summary`` in the list of commands, the handler's docstring as
+    the description of its --help."""
+    import inspect
+
+    parser = sub.add_parser(name, help=summary, description=inspect.getdoc(handler))
+    parser.set_defaults(func=handler)
+    return parser
+
+
 def add_pairs_arguments(parser, labels):
     """The pairs file and how to read it (fit, predict, evaluate, rolling)."""
     parser.add_argument("pairs", help="pairs CSV: a_<feature> and b_<feature> columns"
@@ -28,12 +39,11 @@ def add_pairs_arguments(parser, labels):
                         help="ids missing from the items (or from an identities model): an "
                              "error naming them all (default), or 'mean': scored as the mean "
                              "item (identities: the mean rating), with a note")
-    parser.add_argument("--until", default=None, metavar="COLUMN=VALUE",
-                        help="only the rows whose COLUMN is at most VALUE (e.g. season=3: "
-                             "train on the past)")
-    parser.add_argument("--after", default=None, metavar="COLUMN=VALUE",
-                        help="only the rows whose COLUMN is above VALUE (e.g. season=3: test "
-                             "on later games)")
+    for flag, relation, use in (("--until", "at most", "train on the past"),
+                                ("--after", "above", "test on later games")):
+        parser.add_argument(flag, default=None, metavar="COLUMN=VALUE",
+                            help=f"only the rows whose COLUMN is {relation} VALUE (e.g. "
+                                 f"season=3: {use})")
 
 
 def add_result_columns(parser, table, *, outcome=True, required=False):

@@ -15,6 +15,7 @@ from .letor import (
 )
 from .options import (
     MODEL_TYPES,
+    add_command,
     add_interval,
     add_model_arguments,
     add_pairs_arguments,
@@ -40,6 +41,9 @@ from .rolling import add_rolling_command
 
 
 def _fit(args):
+    """Fit SVMCompare (or a baseline) on labeled pairs and write a model file. Labels y: -1 x
+    better, 0 tie, 1 x' better.
+    """
     if fits_every_pair(args):
         return fit_graded(args)
     import numpy as np
@@ -162,8 +166,14 @@ def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
 
 
 def _features(args):
-    """A results table to leak-free history features (``games_features``), as
-    a pairs CSV in the wide layout that fit / predict / evaluate read."""
+    """Read a table of two-player results (ids of the two sides, a result, optionally a time
+    and a positional advantage) and write it with each side's features from earlier periods
+    only (Elo, Glicko, counts and shares of results: svmcompare.datasets.games_features) as
+    a_<feature> and b_<feature> columns, the advantage as ctx_advantage and the labels as y:
+    the pairs CSV that fit, predict and evaluate read. Nothing from a game or its period
+    leaks into its own features, so later seasons can be predicted from these (fit --until,
+    evaluate --after).
+    """
     import numpy as np
     import pandas as pd
 
@@ -203,6 +213,10 @@ def _features(args):
 
 
 def _league(args):
+    """Write a simulated football league (svmcompare.datasets.make_league): matches.csv
+    (season, home, away, goals, result H/D/A, home_adv) and teams.csv (id, attack, defence,
+    style), to try fit / predict / evaluate on results with draws and home advantage.
+    """
     from ..datasets import make_league
 
     out = Path(args.out)
@@ -216,6 +230,7 @@ def _league(args):
 
 
 def _predict(args):
+    """Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair."""
     from ..io import is_letor
     from ..persistence import load_predictor
 
@@ -263,6 +278,7 @@ def _pair_predictions(args, model):
 
 
 def _rank(args):
+    """Write the ranking function r(x) of each item."""
     import pandas as pd
 
     from ..bootstrap import point_model
@@ -292,6 +308,11 @@ def _rank(args):
 
 
 def _leaderboard(args):
+    """Items sorted by score r(x) with bootstrap intervals (--interval, a model fitted with
+    --bootstrap), games played and win / draw / loss counts (--games), and the head-to-head
+    probabilities of the top items (a model with --probability), as a self-contained HTML
+    page, a PNG / SVG figure or a CSV table.
+    """
     from ..bootstrap import point_model
     from ..leaderboard import head_to_head, leaderboard, write_leaderboard
     from ..persistence import load_model
@@ -330,6 +351,13 @@ def _games_of(args, model):
 
 
 def _evaluate(args):
+    """On labeled pairs: the zero-one error of the model's labels (the most probable outcome
+    for a model fitted with --probability, else the comparison rule; the output says which)
+    with its false positive / false negative / inversion split; for a model with
+    probabilities, a table of the log-loss, Brier score and accuracy of its win / tie / loss
+    probabilities next to the training frequencies (the baseline to beat); and the
+    comparison AUC (Table 3).
+    """
     import numpy as np
 
     from ..io import is_letor, read_pair_extras, read_pairs
@@ -405,10 +433,8 @@ def _labels_and_rule(model, score, proba):
 
 
 def add_product_commands(sub):
-    fit = sub.add_parser(
-        "fit", help="fit a comparison model on a CSV of labeled pairs and save it",
-        description="Fit SVMCompare (or a baseline) on labeled pairs and write a model file. "
-                    "Labels y: -1 x better, 0 tie, 1 x' better.")
+    fit = add_command(sub, "fit", _fit,
+                      "fit a comparison model on a CSV of labeled pairs and save it")
     add_pairs_arguments(fit, labels=True)
     fit.add_argument("--model", required=True, help="model file to write (skops format)")
     fit.add_argument("--model-type", choices=MODEL_TYPES, default="compare",
@@ -455,18 +481,9 @@ def add_product_commands(sub):
     fit.add_argument("--bootstrap-groups", action="store_true",
                      help="resample whole --groups (judges, prompts, tournaments) instead of "
                           "pairs: for pairs of one group that are not independent draws")
-    fit.set_defaults(func=_fit)
 
-    features = sub.add_parser(
-        "features", help="a results table to leak-free history features (a pairs CSV)",
-        description="Read a table of two-player results (ids of the two sides, a result, "
-                    "optionally a time and a positional advantage) and write it with each "
-                    "side's features from earlier periods only (Elo, Glicko, counts and "
-                    "shares of results: svmcompare.datasets.games_features) as a_<feature> "
-                    "and b_<feature> columns, the advantage as ctx_advantage and the labels "
-                    "as y: the pairs CSV that fit, predict and evaluate read. Nothing from a "
-                    "game or its period leaks into its own features, so later seasons can be "
-                    "predicted from these (fit --until, evaluate --after).")
+    features = add_command(sub, "features", _features,
+                           "a results table to leak-free history features (a pairs CSV)")
     features.add_argument("games", help="results CSV")
     add_result_columns(features, "the results CSV", required=True)
     features.add_argument("--time", default=None, metavar="COLUMN",
@@ -485,20 +502,13 @@ def add_product_commands(sub):
                           help="with --points: a game this many games older weighs half "
                                "(default 10)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
-    features.set_defaults(func=_features)
-    league = sub.add_parser(
-        "league", help="write a simulated league (matches.csv, teams.csv) to try the commands",
-        description="Write a simulated football league (svmcompare.datasets.make_league): "
-                    "matches.csv (season, home, away, goals, result H/D/A, home_adv) and "
-                    "teams.csv (id, attack, defence, style), to try fit / predict / evaluate "
-                    "on results with draws and home advantage.")
+    league = add_command(sub, "league", _league,
+                         "write a simulated league (matches.csv, teams.csv) to try the commands")
     league.add_argument("--out", default="svmcompare-league",
                         help="output folder (default: %(default)s)")
     league.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    league.set_defaults(func=_league)
 
-    predict = sub.add_parser("predict", help="compare pairs with a saved model",
-                             description="Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair.")
+    predict = add_command(sub, "predict", _predict, "compare pairs with a saved model")
     add_saved_model(predict)
     add_pairs_arguments(predict, labels=False)
     predict.add_argument("--proba", action="store_true",
@@ -506,22 +516,14 @@ def add_product_commands(sub):
                               "--probability)")
     predict.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
     add_interval(predict, "each probability (with --proba)")
-    predict.set_defaults(func=_predict)
 
-    rank = sub.add_parser("rank", help="score items r(x) with a saved model",
-                          description="Write the ranking function r(x) of each item.")
+    rank = add_command(sub, "rank", _rank, "score items r(x) with a saved model")
     add_saved_model(rank, items=True)
     rank.add_argument("-o", "--output", required=True, help="output CSV")
     add_interval(rank, "each score and rank position")
-    rank.set_defaults(func=_rank)
 
-    board = sub.add_parser(
-        "leaderboard", help="a leaderboard: items by score, intervals, records, head to head",
-        description="Items sorted by score r(x) with bootstrap intervals (--interval, a model "
-                    "fitted with --bootstrap), games played and win / draw / loss counts "
-                    "(--games), and the head-to-head probabilities of the top items (a model "
-                    "with --probability), as a self-contained HTML page, a PNG / SVG figure or "
-                    "a CSV table.")
+    board = add_command(sub, "leaderboard", _leaderboard,
+                        "a leaderboard: items by score, intervals, records, head to head")
     add_saved_model(board, items=True)
     board.add_argument("-o", "--output", required=True, nargs="+", metavar="FILE",
                        help="board.html, board.png, board.svg and / or board.csv")
@@ -535,19 +537,11 @@ def add_product_commands(sub):
     board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
-    board.set_defaults(func=_leaderboard, context="", items=None)
+    board.set_defaults(context="", items=None)
     add_rolling_command(sub)
 
-    evaluate = sub.add_parser(
-        "evaluate", help="test error, probability scores and AUC of a saved model",
-        description="On labeled pairs: the zero-one error of the model's labels (the most "
-                    "probable outcome for a model fitted with --probability, else the "
-                    "comparison rule; the output says which) with its false positive / false "
-                    "negative / inversion split; for a model with probabilities, a table of "
-                    "the log-loss, Brier score and accuracy of its win / tie / loss "
-                    "probabilities next to the training frequencies (the baseline to beat); "
-                    "and the comparison AUC (Table 3).")
+    evaluate = add_command(sub, "evaluate", _evaluate,
+                           "test error, probability scores and AUC of a saved model")
     add_saved_model(evaluate)
     add_pairs_arguments(evaluate, labels=True)
     evaluate.add_argument("--plot", default=None, help="write the ROC curve to this PNG/SVG")
-    evaluate.set_defaults(func=_evaluate)

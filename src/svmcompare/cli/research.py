@@ -6,6 +6,8 @@ import argparse
 import time
 from pathlib import Path
 
+from .options import add_command
+
 
 def _positive_int(text):
     value = int(text)
@@ -22,6 +24,11 @@ FIGURES = ("figure1", "figure2", "figure3", "figure4", "figure5", "figure6", "tu
 
 
 def _demo(args):
+    """Fit SVMRank, SVMRank2 and SVMCompare on the paper's simulated ||x||_1^2 pattern (half
+    equality pairs), select C and gamma on a validation set, print each test error with its
+    false positive / false negative / inversion split, and write a PNG of the learned level
+    curves like the paper's Figure 3.
+    """
     import pandas as pd
 
     from ..experiments import run_figure3
@@ -70,6 +77,17 @@ def _demo(args):
 
 
 def _reproduce(args):
+    """Draw the paper's Figures 1 (geometry of pairs) and 2 (hard-margin LP vs QP), and run its
+    experiments (section 4): Figure 3 (level curves), Figure 4 (test error vs training
+    pairs, models chosen by validation error) and Figure 5 (test AUC vs the fraction of
+    ties, models chosen by validation AUC) on the simulated patterns and the sushi data, and
+    write CSV tables with the paper's numbers beside ours, and plots. 'tutorial': Ridge vs
+    RankSVM on two query blocks of graded items, Kendall tau per block. 'ordinal': ordinal
+    regression (OrdinalSVM, one-vs-rest SVC, SVR, ordered logit) and RankSVM with ties
+    dropped vs kept on the sushi scores of new people. 'figure6': SVMCompare vs Elo, Glicko
+    and the trivial model on chess games, with win/draw/loss probabilities. 'all' takes
+    about 35 minutes on 2 cores.
+    """
     from ..experiments.reproduce import reproduce
 
     figures = FIGURES if args.figure == "all" else (args.figure,)
@@ -86,16 +104,9 @@ def _reproduce(args):
 
 def add_research_commands(sub):
     """The demo and reproduce commands on the subparsers ``sub``."""
-    demo = sub.add_parser(
-        "demo",
-        help="fit rank, rank2 and compare on simulated data; print errors, plot level curves",
-        description=(
-            "Fit SVMRank, SVMRank2 and SVMCompare on the paper's simulated ||x||_1^2 pattern "
-            "(half equality pairs), select C and gamma on a validation set, print each test "
-            "error with its false positive / false negative / inversion split, and write a "
-            "PNG of the learned level curves like the paper's Figure 3."
-        ),
-    )
+    demo = add_command(
+        sub, "demo", _demo,
+        "fit rank, rank2 and compare on simulated data; print errors, plot level curves")
     demo.add_argument("--out", default="svmcompare-demo",
                       help="output folder (default: %(default)s)")
     demo.add_argument("--n-pairs", type=_positive_int, default=200,
@@ -108,26 +119,11 @@ def add_research_commands(sub):
                       help="data sets, seeds --seed, --seed + 1, ... (default: %(default)s)")
     demo.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    demo.set_defaults(func=_demo)
 
-    rep = sub.add_parser(
-        "reproduce",
-        help="regenerate the paper's Figures 1-6, the RankSVM tutorial and the sushi ordinal "
-             "comparison (tables, plots, paper side by side)",
-        description=(
-            "Draw the paper's Figures 1 (geometry of pairs) and 2 (hard-margin LP vs QP), and "
-            "run its experiments (section 4): Figure 3 (level curves), Figure 4 (test "
-            "error vs training pairs, models chosen by validation error) and Figure 5 (test "
-            "AUC vs the fraction of ties, models chosen by validation AUC) on the simulated "
-            "patterns and the sushi data, and write CSV tables with the paper's numbers beside "
-            "ours, and plots. 'tutorial': Ridge vs RankSVM on two query blocks of graded "
-            "items, Kendall tau per block. 'ordinal': ordinal regression (OrdinalSVM, "
-            "one-vs-rest SVC, SVR, ordered logit) and RankSVM with ties dropped vs kept on "
-            "the sushi scores of new people. 'figure6': SVMCompare vs Elo, Glicko and the "
-            "trivial model on chess games, with win/draw/loss probabilities. 'all' takes "
-            "about 35 minutes on 2 cores."
-        ),
-    )
+    rep = add_command(
+        sub, "reproduce", _reproduce,
+        "regenerate the paper's Figures 1-6, the RankSVM tutorial and the sushi ordinal "
+        "comparison (tables, plots, paper side by side)")
     rep.add_argument("figure", choices=[*FIGURES, "all"])
     rep.add_argument("--out", default="svmcompare-reproduction",
                      help="output folder (default: %(default)s)")
@@ -143,4 +139,3 @@ def add_research_commands(sub):
                           "skipped")
     rep.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    rep.set_defaults(func=_reproduce)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .options import (
     PROBABILITY_COLUMNS,
+    add_command,
     add_model_arguments,
     add_pairs_arguments,
     make_model,
@@ -24,12 +25,9 @@ from .options import (
 
 
 def add_rolling_command(sub):
-    rolling = sub.add_parser(
-        "rolling", help="replay results period by period: next-period predictions, rating paths",
-        description="Before each period (--period: a round, week or season column), fit on "
-                    "every earlier result and predict the period's games; write the "
-                    "predictions with their win / draw / loss probabilities, and each item's "
-                    "score before every period (rating paths).")
+    rolling = add_command(
+        sub, "rolling", run_rolling,
+        "replay results period by period: next-period predictions, rating paths")
     add_pairs_arguments(rolling, labels=True)
     rolling.add_argument("--period", required=True, metavar="COLUMN",
                          help="column of each result's period (sortable: numbers or dates)")
@@ -48,7 +46,7 @@ def add_rolling_command(sub):
     rolling.add_argument("--plot", default=None, metavar="FILE",
                          help="PNG or SVG of the top items' rating paths")
     rolling.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    rolling.set_defaults(func=run_rolling, model_type="compare", probability=True,
+    rolling.set_defaults(model_type="compare", probability=True,
                          calibration="auto")
 
 
@@ -106,6 +104,10 @@ def _rated_items(args, features):
 
 
 def run_rolling(args):
+    """Before each period (--period: a round, week or season column), fit on every earlier
+    result and predict the period's games; write the predictions with their win / draw /
+    loss probabilities, and each item's score before every period (rating paths).
+    """
 
     from ..io import read_pair_extras, read_pairs
     from ..metrics import outcome_log_loss
