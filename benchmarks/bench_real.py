@@ -170,10 +170,21 @@ def _both(X, y, context):
     return np.concatenate([X, X[:, ::-1]]), np.concatenate([y, -y]), np.concatenate([c, -c])
 
 
+class GroupFolds(list):
+    """Group folds of the training pairs (a list of (train, validation)
+    indices, what the peers' searches take) with the splitter and groups that
+    made them: ours takes the README's route, ``cv=GroupKFold(k)`` and
+    ``fit(..., groups=...)``, the same splits."""
+
+    def __init__(self, groups, k):
+        self.splitter = GroupKFold(k)
+        self.groups = groups
+        super().__init__(self.splitter.split(groups, groups=groups))
+
+
 def group_folds(groups):
     """Group folds (at most 5) of the training pairs."""
-    k = min(5, np.unique(groups).size)
-    return list(GroupKFold(k).split(groups, groups=groups))
+    return GroupFolds(groups, min(5, np.unique(groups).size))
 
 
 def _doubled(folds, n):
@@ -225,7 +236,9 @@ def _hgb(X, y, c, Xt, ct, has_elo, folds):
 
 
 def _ours(X, y, c, Xt, ct, has_elo, folds):
-    model = SVMCompareCV(probability=True, cv=folds, n_jobs=2).fit(X, y, context=c)
+    groups = getattr(folds, "groups", None)
+    cv = folds if groups is None else folds.splitter
+    model = SVMCompareCV(probability=True, cv=cv, n_jobs=2).fit(X, y, context=c, groups=groups)
     _ours.last = model
     return model.predict_proba(Xt, ct), model.decision_function(Xt, ct)
 

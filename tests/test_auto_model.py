@@ -105,6 +105,30 @@ def test_a_forward_chaining_splitter_calibrates_on_the_pairs_it_validated(monkey
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
+def test_auto_selection_is_half_a_standard_error_with_groups_else_one(monkeypatch):
+    from svmcompare import model_selection
+
+    multiples = []
+
+    def spy(summary, row_params, scoring, best, multiple=1.0):
+        multiples.append(multiple)
+        return rule(summary, row_params, scoring, best, multiple)
+
+    rule = model_selection._simplest_within_se
+    monkeypatch.setattr(model_selection, "_simplest_within_se", spy)
+    X, y, context = _home_pairs(200, 6)
+    grid = {"kernel": ["linear"], "C": [0.01, 1.0]}
+    plain = SVMCompareCV(param_grid=grid, cv=4).fit(X, y, context=context)
+    grouped = SVMCompareCV(param_grid=grid, cv=GroupKFold(4)).fit(
+        X, y, context=context, groups=np.repeat(np.arange(4), 50))
+    fixed = SVMCompareCV(param_grid=grid, cv=GroupKFold(4), selection="one_se").fit(
+        X, y, context=context, groups=np.repeat(np.arange(4), 50))
+    best = SVMCompareCV(param_grid=grid, cv=4, selection="best").fit(X, y, context=context)
+    assert multiples == [1.0, 0.5, 1.0]
+    assert (plain.selection_, grouped.selection_, fixed.selection_, best.selection_) == \
+        ("one_se", "half_se", "one_se", "best")
+
+
 def test_a_split_without_validation_pairs_is_refused_by_name():
     X, y, _ = _home_pairs(120, 5)
     splits = [(np.arange(60), np.arange(60, 120)), (np.arange(120), np.array([], dtype=int))]
