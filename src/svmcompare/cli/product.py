@@ -455,8 +455,10 @@ def add_product_commands(sub):
                           "class weight and, with --probability, the probability link chosen "
                           "by cross-validated log-loss")
     fit.add_argument("--groups", default=None, metavar="COLUMN",
-                     help="with --auto: folds keep each group (season, person) together; "
-                          "with --bootstrap-groups: the groups resampled")
+                     help="with --auto: folds keep each group (season, person) together, "
+                          "and the search keeps the simplest model within half a standard "
+                          "error of the best (one without --groups); with --bootstrap-groups: "
+                          "the groups resampled")
     fit.add_argument("--grid", action="store_true",
                      help="choose C and gamma by 5-fold cross-validation over the paper's grid")
     fit.add_argument("--scoring", choices=["error", "auc", "log_loss"], default=None,
