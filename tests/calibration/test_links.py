@@ -175,6 +175,44 @@ def test_link_objectives_have_exact_gradients(name):
     assert error < 1e-5 * max(1.0, np.abs(objective(params, F, S, y, 0.7, weight)[1]).max())
 
 
+@pytest.mark.parametrize("name", ["ordered", "davidson"])
+def test_the_swapped_pairs_add_the_same_likelihood_as_the_pairs(name):
+    # Why PairTieCalibrator fits one orientation with twice the weight: the
+    # objective (and gradient) of (d, y) and (-d, -y) with the same tie
+    # features is twice the objective of (d, y), at any parameters.
+    from svmcompare.calibration import links
+
+    objective = {"ordered": links._band_objective, "davidson": links._davidson_objective}[name]
+    rng = np.random.default_rng(3)
+    F, S = rng.normal(size=(80, 2)), rng.normal(size=(80, 3))
+    y = rng.integers(-1, 2, size=80)
+    weight = rng.uniform(0.5, 2.0, size=80)
+    params = rng.normal(size=6) * 0.5
+    params[0] = abs(params[0])
+    once = objective(params, F, S, y, 0.0, weight)
+    both = objective(params, np.vstack([F, -F]), np.vstack([S, S]), np.concatenate([y, -y]),
+                     0.0, np.concatenate([weight, weight]))
+    np.testing.assert_allclose(both[0], 2 * once[0], rtol=1e-12)
+    np.testing.assert_allclose(both[1], 2 * once[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("link", ["ordered", "davidson"])
+def test_a_pair_band_fitted_on_swapped_copies_too_is_the_same_link(link):
+    from svmcompare.calibration import PairTieCalibrator
+
+    rng = np.random.default_rng(4)
+    n = 400
+    score, S = rng.normal(size=n), rng.normal(size=(n, 2))
+    context = rng.choice([-1.0, 0.0, 1.0], size=(n, 1))
+    eta = 1.5 * score + 0.4 * context[:, 0] + rng.logistic(size=n)
+    y = np.where(eta > 0.7 + 0.5 * S[:, 0], 1, np.where(eta < -0.7 - 0.5 * S[:, 0], -1, 0))
+    one = PairTieCalibrator(link=link).fit(score, y, S, context)
+    two = PairTieCalibrator(link=link).fit(np.concatenate([score, -score]), np.concatenate([y, -y]),
+                                           np.vstack([S, S]), np.vstack([context, -context]))
+    np.testing.assert_allclose(two.predict_proba(score, context, S),
+                               one.predict_proba(score, context, S), atol=2e-4)
+
+
 def test_the_link_family_is_validated_and_reaches_predict_proba():
     X, y = make_norm_pairs(300, "l1", random_state=0)
     with pytest.raises(ValueError, match="link must be one of"):

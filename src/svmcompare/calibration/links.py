@@ -85,12 +85,11 @@ def _link_design(score, context, scale, limit=np.inf):
     return np.hstack([score[:, None], np.asarray(context, dtype=np.float64)])
 
 
-def _both_orientations(score, y, context, extra=None, weight=None):
+def _both_orientations(score, y, context, weight=None):
     """(d, y, context) and (-d, -y, -context): the swap of every pair."""
     context = None if context is None else np.vstack([context, -context])
-    extra = None if extra is None else np.vstack([extra, extra])  # symmetric features
     weight = None if weight is None else np.concatenate([weight, weight])
-    return np.concatenate([score, -score]), np.concatenate([y, -y]), context, extra, weight
+    return np.concatenate([score, -score]), np.concatenate([y, -y]), context, weight
 
 
 class ScoreCalibrator:
@@ -130,7 +129,7 @@ class ScoreCalibrator:
         context = _check_link_context(context, score.size)
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         if self.symmetric:
-            score, y, context, _, weight = _both_orientations(score, y, context, None, weight)
+            score, y, context, weight = _both_orientations(score, y, context, weight)
         spread = score.std()
         self.scale_ = float(spread) if spread > 0 else 1.0
         # The link is known only over the scores it saw: a pair scored beyond
@@ -299,8 +298,11 @@ class PairTieCalibrator:
             start = ScoreCalibrator().fit(score, y, context, sample_weight)
         weight = np.ones(score.size) if sample_weight is None else \
             np.asarray(sample_weight, dtype=float)
-        # Both orientations: s is unchanged by a swap, d, context and y change sign.
-        d, yy, ctx, S, weight = _both_orientations(score, y, context, S, weight)
+        # The likelihood of both orientations ((d, y) and (-d, -y), s unchanged):
+        # the link is swap-symmetric, P(-y | -eta, s) = P(y | eta, s), so the swapped
+        # copy of a pair adds the same term as the pair itself, and twice the weight
+        # on one orientation is the same objective at half the cost.
+        d, yy, ctx, weight = score, y, context, 2.0 * weight
         self.scale_, self.limit_ = start.scale_, start.limit_
         F = _link_design(d, ctx, self.scale_)
         self.feature_min_, self.feature_max_ = S.min(axis=0), S.max(axis=0)
