@@ -105,7 +105,7 @@ def test_a_forward_chaining_splitter_calibrates_on_the_pairs_it_validated(monkey
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
 
 
-def test_auto_selection_is_half_a_standard_error_with_groups_else_one(monkeypatch):
+def test_auto_selection_is_half_a_standard_error_with_group_folds_else_one(monkeypatch):
     from svmcompare import model_selection
 
     multiples = []
@@ -124,9 +124,12 @@ def test_auto_selection_is_half_a_standard_error_with_groups_else_one(monkeypatc
     fixed = SVMCompareCV(param_grid=grid, cv=GroupKFold(4), selection="one_se").fit(
         X, y, context=context, groups=np.repeat(np.arange(4), 50))
     best = SVMCompareCV(param_grid=grid, cv=4, selection="best").fit(X, y, context=context)
-    assert multiples == [1.0, 0.5, 1.0]
-    assert (plain.selection_, grouped.selection_, fixed.selection_, best.selection_) == \
-        ("one_se", "half_se", "one_se", "best")
+    # Groups given to folds that do not read them: plain folds still.
+    ignored = SVMCompareCV(param_grid=grid, cv=4).fit(
+        X, y, context=context, groups=np.repeat(np.arange(4), 50))
+    assert multiples == [1.0, 0.5, 1.0, 1.0]
+    assert (plain.selection_, grouped.selection_, fixed.selection_, best.selection_,
+            ignored.selection_) == ("one_se", "half_se", "one_se", "best", "one_se")
 
 
 def test_a_split_without_validation_pairs_is_refused_by_name():

@@ -223,8 +223,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         ``link``) with the best mean score at that point.  "half_se": the
         same within half a standard error.  The standard error is that of
         the per-fold differences from the best point.  "auto": "half_se"
-        when ``fit`` is given ``groups`` (folds that keep seasons, people or
-        series together resemble new data), else "one_se" (folds that share
+        when the folds keep groups together (``fit`` given ``groups`` and a
+        group splitter such as ``GroupKFold``: such folds resemble new data,
+        a later season, new people), else "one_se" (folds that share
         them flatter flexible models: on football and engine chess, plain
         five folds with half a standard error chose C = 10 and an RBF model,
         0.048 and 0.010 worse on later games).  On real data the best mean of
@@ -421,7 +422,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             )
         best = best_index(summary[column], scoring)
         rule = self.selection if self.selection != "auto" else \
-            "half_se" if groups is not None else "one_se"
+            "half_se" if _folds_keep_groups(self.cv, y, groups) else "one_se"
         if rule in _SE_MULTIPLES:
             best = _simplest_within_se(summary, row_params, scoring, best, _SE_MULTIPLES[rule])
         summary["selected"] = np.arange(len(summary)) == best
@@ -492,6 +493,18 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
 
 _LINK_PARAMS = ("tie_band", "link")
+
+
+def _folds_keep_groups(cv, y, groups):
+    """Whether ``cv``'s folds keep the ``groups`` together: groups were given
+    and the splitter reads them (scikit-learn's group splitters say so through
+    metadata routing; plain folds, and a list of splits, do not)."""
+    if groups is None:
+        return False
+    from sklearn.utils.metadata_routing import get_routing_for_object
+
+    splitter = check_cv(cv, y, classifier=True)
+    return get_routing_for_object(splitter).split.requests.get("groups") is True
 
 
 def _split_columns(metric, values):
