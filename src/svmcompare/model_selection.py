@@ -307,15 +307,6 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                 grid[0]["gamma"] = [g / max(n_features, 1) for g in (0.25, 1.0, 4.0)]
         return _with_own_point(grid, base, sparse)
 
-    def _splits(self, y, groups):
-        splitter = check_cv(self.cv, y, classifier=True)
-        splits = list(splitter.split(np.zeros(len(y)), y, groups))
-        for k, (train, val) in enumerate(splits):
-            if len(train) == 0 or len(val) == 0:
-                raise ValueError(f"cv's split {k} has {len(train)} training and {len(val)} "
-                                 "validation pairs; every split needs both.")
-        return splits
-
     def __getstate__(self):
         # A DataFrame is not plain data (skops cannot store it): cv_results_
         # travels as its columns, numeric ones as arrays, the rest as lists.
@@ -366,7 +357,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         base = SVMCompare() if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
-        splits = self._splits(y, groups)
+        splitter = check_cv(self.cv, y, classifier=True)
+        splits = _checked_splits(splitter, y, groups)
         sparse = isinstance(X, SparsePairs)
         points, scores, _ = search_grid(base, self._grid(base, X, sparse), X, y, splits,
                                         context=context, sample_weight=sample_weight,
@@ -422,7 +414,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             )
         best = best_index(summary[column], scoring)
         rule = self.selection if self.selection != "auto" else \
-            "half_se" if _folds_keep_groups(self.cv, y, groups) else "one_se"
+            "half_se" if _folds_keep_groups(splitter, groups) else "one_se"
         if rule in _SE_MULTIPLES:
             best = _simplest_within_se(summary, row_params, scoring, best, _SE_MULTIPLES[rule])
         summary["selected"] = np.arange(len(summary)) == best
@@ -495,16 +487,25 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 _LINK_PARAMS = ("tie_band", "link")
 
 
-def _folds_keep_groups(cv, y, groups):
-    """Whether ``cv``'s folds keep the ``groups`` together: groups were given
-    and the splitter reads them (scikit-learn's group splitters say so through
-    metadata routing; plain folds, and a list of splits, do not)."""
+def _folds_keep_groups(splitter, groups):
+    """Whether ``splitter``'s folds keep the ``groups`` together: groups were
+    given and the splitter reads them (scikit-learn's group splitters say so
+    through metadata routing; plain folds, and a list of splits, do not)."""
     if groups is None:
         return False
     from sklearn.utils.metadata_routing import get_routing_for_object
 
-    splitter = check_cv(cv, y, classifier=True)
     return get_routing_for_object(splitter).split.requests.get("groups") is True
+
+
+def _checked_splits(splitter, y, groups):
+    """``splitter``'s (train, validation) splits of the pairs, each with both."""
+    splits = list(splitter.split(np.zeros(len(y)), y, groups))
+    for k, (train, val) in enumerate(splits):
+        if len(train) == 0 or len(val) == 0:
+            raise ValueError(f"cv's split {k} has {len(train)} training and {len(val)} "
+                             "validation pairs; every split needs both.")
+    return splits
 
 
 def _split_columns(metric, values):
