@@ -151,7 +151,7 @@ class ScoreCalibrator:
 
     def tie_features(self, Xs):
         """The tie features this link reads from standardized pairs: none."""
-        return np.zeros((Xs.shape[0], 0))
+        return tie_features_for(Xs, "constant")
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1 (``tie_features`` unused)."""
@@ -334,7 +334,7 @@ class PairTieCalibrator:
         """The tie features this link was fitted on, from standardized pairs:
         :func:`pair_tie_features` for a band that moves with the pair
         (``tie_band="pair"``), none for a constant one."""
-        return pair_tie_features(Xs) if self.band_coef_.size else np.zeros((Xs.shape[0], 0))
+        return tie_features_for(Xs, "pair" if self.band_coef_.size else "constant")
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1."""
