@@ -253,7 +253,6 @@ class Predictor(ComparisonMixin):
             calibrator.feature_scale_ = arrays["feature_scale"]
             self.calibrator_ = calibrator
             self.score_scale_ = link["score_scale"]
-            self.tie_band = link["tie_band"]
             self.class_prior_ = arrays["class_prior"]
 
     def __getattr__(self, name):
