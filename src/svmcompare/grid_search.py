@@ -157,8 +157,8 @@ def _scores(model, X, y, context, split, held_out, diff=None):
     """Validation error, AUC and (``held_out``) the validation rank gaps in units
     of the model's training spread, for a probability link; NaN when the fit failed."""
     if model is None:
-        return {"error": np.nan, "auc": np.nan, "failed": True, "degenerate": False,
-                "held_out": None}
+        return {"error": np.nan, "auc": np.nan, "failed": True, "pruned": False,
+                "degenerate": False, "held_out": None}
     train, val = split
     if diff is None:
         diff = model.decision_function(X[val], take_rows(context, val))
@@ -169,7 +169,8 @@ def _scores(model, X, y, context, split, held_out, diff=None):
         gap = diff if context is None else diff - context[val] @ model.context_coef_
         gap = gap / training_spread(model, standardized_pairs(model, X[train]))
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
-            "degenerate": bool(getattr(model, "degenerate_", False)), "held_out": gap}
+            "pruned": False, "degenerate": bool(getattr(model, "degenerate_", False)),
+            "held_out": gap}
 
 
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
@@ -187,7 +188,7 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
 
 def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_weight=None,
                 n_jobs=None, progress=False, description=None, keep_models=False,
-                held_out=False):
+                held_out=False, race=None):
     """Score every grid point on every (train, validation) split.
 
     The one search engine under :func:`validation_search` (one split) and
@@ -214,43 +215,75 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         Also return each point's validation rank gaps for a probability link
         (the exact solver has them free; other solvers score the training
         pairs once more per point).
+    race : callable, optional
+        ``race(points, done)``, given the grid points and their scores on
+        the splits done so far (the first, then the first two), returns a
+        boolean mask of the points worth scoring on the next splits; the
+        others are not fitted there (their scores say ``pruned``), and a
+        path runs through its kept C values only.  None, or fewer than three
+        splits: every point on every split.
 
     Returns
     -------
     points : list of dict
         The grid points.
     scores : list (per split) of list (per point) of dict
-        ``error``, ``auc``, ``failed`` (no ranking function) and
-        ``held_out`` (with ``held_out=True``: validation rank gaps over the
-        model's training spread, else None) of each point.
+        ``error``, ``auc``, ``failed`` (no ranking function), ``pruned``
+        (left out by ``race``: NaN scores) and ``held_out`` (with
+        ``held_out=True``: validation rank gaps over the model's training
+        spread, else None) of each point.
     models : list (per split) of list (per point), or None
     """
     points = grid_points(param_grid)
     groups = _grouped_by_C(points, estimator)
-    tasks = [(k, others, entries) for k in range(len(splits)) for others, entries in groups]
     check_progress(progress)
-    # "auto": the bar appears once the search has run PROGRESS_AFTER seconds.
-    jobs = tqdm(tasks, desc=description or type(estimator).__name__, disable=progress is False,
-                leave=False, delay=PROGRESS_AFTER if progress == "auto" else 0.0)
     if "n_jobs" in estimator.get_params() and effective_n_jobs(n_jobs) > 1:
         # The fits run side by side: one solver thread each, not every core each.
         estimator = clone(estimator).set_params(n_jobs=1)
     # The paths of one split share their items: their kernel blocks' gamma-free
     # parts are computed once (within a process; up to cache_size more memory).
     bases = BlockBases(getattr(estimator, "cache_size", 200.0) * 2**20)
-    outputs = Parallel(n_jobs=n_jobs)(
-        delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
-                                [C for _, C in entries], X, y, context, sample_weight,
-                                splits[k], keep_models, held_out, bases)
-        for k, others, entries in jobs
-    )
-    scores = [[None] * len(points) for _ in splits]
+    scores = [[_PRUNED] * len(points) for _ in splits]
     models = [[None] * len(points) for _ in splits]
-    for (k, _, entries), (path_models, path_scores) in zip(tasks, outputs, strict=True):
-        for (index, _), model, score in zip(entries, path_models, path_scores, strict=True):
-            scores[k][index] = score
-            models[k][index] = model
+    # With a race: the first split, the second, then the rest, the race
+    # judging after each of the first two (a point once left out stays out).
+    waves = [range(len(splits))] if race is None or len(splits) < 3 else \
+        [range(1), range(1, 2), range(2, len(splits))]
+    # "auto": the bar appears once the search has run PROGRESS_AFTER seconds.
+    with tqdm(total=len(splits) * len(groups), desc=description or type(estimator).__name__,
+              disable=progress is False, leave=False,
+              delay=PROGRESS_AFTER if progress == "auto" else 0.0) as bar:
+        for wave, folds in enumerate(waves):
+            if wave > 0:
+                keep = np.asarray(race(points, scores[:wave]), dtype=bool)
+                # A path runs through its kept C values only (warm-started as before).
+                groups = [(others, kept) for others, entries in groups
+                          if (kept := [(i, C) for i, C in entries if keep[i]])]
+                bar.total = bar.n + len(folds) * len(groups)
+                bar.refresh()
+            tasks = [(k, others, entries) for k in folds for others, entries in groups]
+            outputs = Parallel(n_jobs=n_jobs)(
+                delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
+                                        [C for _, C in entries], X, y, context, sample_weight,
+                                        splits[k], keep_models, held_out, bases)
+                for k, others, entries in _counted(tasks, bar))
+            for (k, _, entries), (path_models, path_scores) in zip(tasks, outputs, strict=True):
+                for (index, _), model, score in zip(entries, path_models, path_scores,
+                                                    strict=True):
+                    scores[k][index] = score
+                    models[k][index] = model
     return points, scores, models if keep_models else None
+
+
+# The scores of a point the race left out on a split.
+_PRUNED = {"error": np.nan, "auc": np.nan, "failed": False, "pruned": True,
+           "degenerate": False, "held_out": None}
+
+
+def _counted(tasks, bar):
+    for task in tasks:
+        yield task
+        bar.update(1)
 
 
 def _grouped_by_C(points, estimator):

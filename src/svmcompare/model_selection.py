@@ -52,6 +52,11 @@ SELECTIONS = ("auto", "half_se", "one_se", "best")
 # How many standard errors of the paired fold differences a simpler point may
 # trail the best by and still be chosen.
 _SE_MULTIPLES = {"half_se": 0.5, "one_se": 1.0}
+# A kernel point whose log-loss on the first folds trails the best point's by
+# more than RACE_MARGIN and by more than RACE_Z standard errors is not scored
+# on the other folds (``race=True``; BENCHMARKS.md, "The race").
+RACE_MARGIN = 0.03
+RACE_Z = 4.0
 
 
 def default_grid(n_features, indicators=False):
@@ -117,13 +122,74 @@ def _link_scores(held_out, y, splits, links, tie_features, context=None, sample_
 def _pooled(per_fold, splits, n_pairs):
     """A point's validation rank gaps over all pairs (each from the fold that
     left it out; NaN where no split validates the pair), or None when the
-    point failed on some fold."""
-    if any(score["failed"] for score in per_fold):
+    point failed on some fold or the race left it out."""
+    if any(score["failed"] or score["pruned"] for score in per_fold):
         return None
     pooled = np.full(n_pairs, np.nan)  # NaN: a pair no split validates (e.g. TimeSeriesSplit)
     for (_, val), score in zip(splits, per_fold, strict=True):
         pooled[val] = score["held_out"]
     return pooled
+
+
+class _Race:
+    """Which points are worth scoring on the next folds (``SVMCompareCV(race=True)``).
+
+    Called with the scores of the folds done so far (the first, then the
+    first two), it keeps every linear point, and each kernel point unless its
+    log-loss on those folds' pairs trails the best point's by more than
+    ``RACE_MARGIN`` and by more than ``RACE_Z`` standard errors of the paired
+    per-pair differences.  A point's per-pair losses on a fold come from a
+    constant ordered link fitted on that fold's own held-out rank gaps (three
+    parameters on hundreds of pairs: the same small optimism for every
+    point); the cross-fitted scores come later, for the points kept.
+    """
+
+    def __init__(self, y, splits, context, sample_weight):
+        self.y, self.splits = y, splits
+        self.context, self.sample_weight = context, sample_weight
+        self._losses = {}  # (point, fold) -> per-pair losses, or None
+
+    def __call__(self, points, done):
+        losses = [self._pooled(i, done) for i in range(len(points))]
+        means = np.array([np.nan if loss is None else loss.mean() for loss in losses])
+        if np.isnan(means).all():
+            return np.ones(len(points), dtype=bool)
+        reference = losses[int(np.nanargmin(means))]
+        keep = np.ones(len(points), dtype=bool)
+        for i, (point, loss) in enumerate(zip(points, losses, strict=True)):
+            if point.get("kernel", "linear") == "linear":
+                continue
+            if loss is None:  # failed, or left out before: no scores to come
+                keep[i] = False
+                continue
+            diff = loss - reference
+            excess = diff.mean()
+            se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
+            keep[i] = not (excess > RACE_MARGIN and excess > RACE_Z * se)
+        return keep
+
+    def _pooled(self, i, done):
+        parts = [self._fold_losses(i, k, fold[i]) for k, fold in enumerate(done)]
+        return None if any(part is None for part in parts) else np.concatenate(parts)
+
+    def _fold_losses(self, i, k, score):
+        if (i, k) not in self._losses:
+            self._losses[i, k] = None if score["held_out"] is None else \
+                _in_fold_losses(score["held_out"], self.y, self.splits[k], self.context,
+                                self.sample_weight)
+        return self._losses[i, k]
+
+
+def _in_fold_losses(gap, y, split, context, sample_weight):
+    """Per-pair log-losses of a constant ordered link fitted and scored on one
+    fold's held-out rank gaps."""
+    val = split[1]
+    labels, fold_context = y[val], take_rows(context, val)
+    none = np.zeros((val.size, 0))
+    link = fit_link(gap, labels, none, context=fold_context,
+                    sample_weight=take_rows(sample_weight, val))
+    proba = link.predict_proba(gap, fold_context, none)
+    return -np.log(np.clip(proba[np.arange(labels.size), labels + 1], 1e-15, None))
 
 
 def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_weight,
@@ -243,6 +309,15 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     progress : bool or "auto", default="auto"
         A progress bar over the paths (with time left) on stderr: "auto"
         shows it once the search has run 2 seconds, True at once, False never.
+    race : bool, default=True
+        With ``scoring="log_loss"`` and three folds or more: score every
+        point on the first fold, then the second, and after each leave out
+        the kernel (non-linear) points whose log-loss on those folds trails
+        the best point's clearly (by more than 0.03 and by more than four
+        standard errors of the per-pair differences).  Such points cost the
+        most and, on real data, lose by far; left out, they show
+        ``n_pruned`` > 0 and no mean scores in ``cv_results_``.  False:
+        every point on every fold.
 
     Attributes
     ----------
@@ -263,13 +338,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         ``std_error``, ``mean_auc``, ``std_auc``, ``mean_log_loss`` and
         ``mean_brier`` (with ``probability=True``), ``n_failed`` (folds where the
         fit had no ranking function; such a point gets no scores, NaN) and
-        ``n_degenerate`` (folds fitted by the ``on_degenerate="fallback"`` path).
+        ``n_degenerate`` (folds fitted by the ``on_degenerate="fallback"`` path)
+        and ``n_pruned`` (folds where ``race`` did not fit it).
     classes_, n_features_in_ : as the estimator's.
     """
 
     def __init__(self, estimator=None, *, param_grid=None, scoring=None, cv=5,
                  probability=False, selection="auto", cost=None, n_jobs=None,
-                 random_state=None, progress="auto"):
+                 random_state=None, progress="auto", race=True):
         self.estimator = estimator
         self.selection = selection
         self.param_grid = param_grid
@@ -280,6 +356,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
+        self.race = race
 
     def _scoring(self):
         scoring = self.scoring
@@ -350,6 +427,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         check_progress(self.progress)
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
+        if not isinstance(self.race, (bool, np.bool_)):
+            raise TypeError(f"race must be True or False; got {self.race!r}.")
         named = X  # a wide DataFrame's feature names go to the fitted model
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
@@ -360,10 +439,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splitter = check_cv(self.cv, y, classifier=True)
         splits = _checked_splits(splitter, y, groups)
         sparse = isinstance(X, SparsePairs)
+        # The race judges log-losses: with probability=True only.
+        race = _Race(y, splits, context, sample_weight) \
+            if self.race and scoring == "log_loss" else None
         points, scores, _ = search_grid(base, self._grid(base, X, sparse), X, y, splits,
                                         context=context, sample_weight=sample_weight,
                                         held_out=self.probability, n_jobs=self.n_jobs,
-                                        progress=self.progress, description="SVMCompareCV")
+                                        progress=self.progress, description="SVMCompareCV",
+                                        race=race)
         rows, row_params, held_out = [], [], []
         links = _link_options(base, sparse) if self.probability else [{}]
         tie_features = {}  # per tie band, once for every grid point
@@ -380,11 +463,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         for point, per_fold, pooled, scored in zip(points, per_point, pooled_of, link_scores,
                                                    strict=True):
             failed = sum(score["failed"] for score in per_fold)
+            pruned = sum(score["pruned"] for score in per_fold)
             errors = [score["error"] for score in per_fold]
             aucs = [score["auc"] for score in per_fold]
             row = {**point, "mean_error": np.mean(errors), "std_error": np.std(errors),
                    "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
                    "n_degenerate": sum(score["degenerate"] for score in per_fold),
+                   "n_pruned": pruned,
                    **_split_columns("error", errors), **_split_columns("auc", aucs)}
             for k, option in enumerate(links):
                 banded = {**row, **option}
@@ -393,7 +478,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                         else scored[k]
                     banded.update(mean_log_loss=np.mean(losses), std_log_loss=np.std(losses),
                                   mean_brier=brier, **_split_columns("log_loss", losses))
-                if failed:  # a point that fails on any fold has no scores
+                if failed or pruned:  # scores on some folds only: no mean scores
                     banded.update(mean_error=np.nan, mean_auc=np.nan,
                                   **_split_columns("error", [np.nan] * len(splits)),
                                   **_split_columns("auc", [np.nan] * len(splits)))
