@@ -133,6 +133,33 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
         assert model.threshold_ == pytest.approx(cold.threshold_, rel=1e-3)
 
 
+def test_a_path_keeps_its_item_kernel_past_the_row_cache(norm_data, monkeypatch):
+    """A C path keeps the item kernel up to PATH_GRAM_BYTES even where
+    cache_size is smaller (a matrix product instead of kernel rows computed
+    one by one in every solve), with the same models as without it."""
+    from svmcompare import _base, grid_search
+
+    (X, y), _ = norm_data
+    grams = []
+    from_gradient = _base.gaps_from_gradient
+
+    def seen_gram(model, prepared, *args):
+        grams.append(prepared.gram)
+        return from_gradient(model, prepared, *args)
+
+    monkeypatch.setattr(_base, "gaps_from_gradient", seen_gram)
+    tiny = SVMCompare(gamma=0.5, cache_size=0.01)  # half: 5 KB, under one row
+    kept, _ = grid_search._fit_path(tiny, X, y, [0.1, 1.0])
+    assert len(grams) == 2 and all(gram is not None for gram in grams)
+    monkeypatch.setattr(grid_search, "PATH_GRAM_BYTES", 0)
+    grams.clear()
+    rows, _ = grid_search._fit_path(tiny, X, y, [0.1, 1.0])
+    assert len(grams) == 2 and all(gram is None for gram in grams)
+    for with_gram, without in zip(kept, rows, strict=True):
+        np.testing.assert_allclose(with_gram.decision_function(X), without.decision_function(X),
+                                   rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
 def test_one_validation_block_per_path_scores_as_each_model(cls):
     # A C path scores its validation pairs from one kernel block against the

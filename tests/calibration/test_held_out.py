@@ -27,6 +27,7 @@ from svmcompare.datasets import make_norm_pairs
 from svmcompare.kernels import resolve_kernel
 from svmcompare.ranking_function import rank_gap, score_spread, standardized_pairs
 from svmcompare.solvers import interrupt, solve_dual, solve_linear
+from svmcompare.solvers.dual_cd import solve_linear_rows
 from svmcompare.solvers.folds import (
     fold_start,
     refit_primal_without,
@@ -55,6 +56,19 @@ def _repeated_items(seed, n, distinct=12, p=3):
 
 
 DATA = {"features": lambda seed, n: _pairs(seed, n), "repeated items": _repeated_items}
+
+
+def _linear_signal(seed, n, p=3):
+    """Pairs of distinct items whose labels follow a linear rank (``_pairs``'
+    labels are noise: a linear fit's u is 0 there, and its gaps rounding)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2, p))
+    d = (X[:, 1] - X[:, 0]) @ np.array([1.0, -0.5, 0.3]) + rng.logistic(scale=0.3, size=n)
+    return X, np.where(d > 0.4, 1, np.where(d < -0.4, -1, 0))
+
+
+# The primal solvers' folds: data with a linear signal.
+PRIMAL_DATA = {"features": _linear_signal, "repeated items": _repeated_items}
 
 
 @pytest.mark.parametrize("data", list(DATA))
@@ -107,9 +121,9 @@ def test_svmrank_with_ties_refits_its_folds(monkeypatch):
 @pytest.mark.parametrize("params", [{"kernel": "linear"},
                                     {"kernel": "rbf", "solver": "nystroem", "n_components": 30}],
                          ids=["linear", "nystroem"])
-@pytest.mark.parametrize("data", list(DATA))
+@pytest.mark.parametrize("data", list(PRIMAL_DATA))
 def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(params, data):
-    X, y = DATA[data](11, 300)
+    X, y = PRIMAL_DATA[data](11, 300)
     context = np.random.default_rng(11).choice([-1.0, 0.0, 1.0], size=(y.size, 1))
     model = SVMCompare(tol=1e-6, random_state=0, n_jobs=2, **params)
     prepared, result, _ = fit_solution(model, X, y, context)
@@ -119,11 +133,12 @@ def test_primal_probability_folds_are_the_fits_problem_without_each_folds_rows(p
     pair = problem.pair
     _, first = np.unique(pair, return_index=True)
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
-        # The plain computation: a cold solve (every smoothing level) of the
-        # rows of the training pairs, then u^T d of each pair's first row less
-        # the context term, signed by the row's orientation.
+        # The plain computation: a cold solve of the rows of the training
+        # pairs (by the solver the fit itself takes for such rows), then u^T d
+        # of each pair's first row less the context term, signed by the row's
+        # orientation.
         keep = np.flatnonzero(np.isin(pair, train))
-        fold = solve_linear(D[keep], problem.y[keep], problem.C[keep], tol=1e-6)
+        fold = solve_linear_rows(D[keep], problem.y[keep], problem.C[keep], tol=1e-6)
         gap = D[first] @ fold.u - problem.context[first] @ fold.u[-1:]
         gap = np.where(problem.flipped[first], -gap, gap)
         tolerance = 1e-4 * np.abs(gap).max()
@@ -251,6 +266,8 @@ def test_restricted_start_takes_each_rows_alpha_and_is_feasible(build):
     SVMCompare(tol=1e-8), SVMRank(tol=1e-8), SVMCompare(kernel="linear", tol=1e-8)])
 def test_started_folds_in_threads_match_cold_serial_folds(estimator):
     X, y, context, weight = _data(400, seed=2)
+    if estimator.kernel == "linear":  # a squared-norm rank has no linear part: u = 0
+        X, y = _linear_signal(2, 400)
     full = clone(estimator).fit(X, y, context=context, sample_weight=weight)
     prepared = prepare(full, X, y, context, weight)
     result, feature_map = solve(full, prepared)

@@ -156,7 +156,9 @@ def test_the_solver_choice_follows_the_cost_of_a_step():
     D, y = _id_rows(50, 600, seed=2)  # ||d_t||^2 = 2
     assert dual_cd_suits(D, np.full(y.size, DUAL_CD_MAX_COST / 2))
     assert not dual_cd_suits(D, np.full(y.size, DUAL_CD_MAX_COST))
-    assert not dual_cd_suits(D.toarray(), np.ones(y.size))  # dense rows: the Newton solver
+    # Dense rows follow the same cost.
+    assert dual_cd_suits(D.toarray(), np.full(y.size, DUAL_CD_MAX_COST / 2))
+    assert not dual_cd_suits(D.toarray(), np.full(y.size, DUAL_CD_MAX_COST))
     # Rows left out (C = 0) do not count.
     costs = np.zeros(y.size)
     costs[:10] = 1.0
@@ -165,9 +167,9 @@ def test_the_solver_choice_follows_the_cost_of_a_step():
 
 
 def test_unscaled_ids_fit_by_it_inside_the_estimator(monkeypatch):
-    """The estimator on sparse id pairs (scale_indicators=False: ||d_t||^2 = 2)
-    takes the dual solver: the same model as the dense one-hot pairs' Newton
-    fit, within the tolerance."""
+    """The estimator on id pairs (scale_indicators=False: ||d_t||^2 = 2),
+    sparse or dense, takes the dual solver: the same model as the primal
+    Newton method's, within the tolerance."""
     rng = np.random.default_rng(4)
     n_players, n_games = 40, 1200
     a = rng.integers(0, n_players, n_games)
@@ -186,9 +188,13 @@ def test_unscaled_ids_fit_by_it_inside_the_estimator(monkeypatch):
     monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
     on_sparse = SVMCompare(kernel="linear", scale_indicators=False).fit(wide, y)
     assert calls == [1]
-    # The dense one-hot pairs keep the primal Newton method.
+    # The dense one-hot pairs take it too (the same cost of a step) ...
+    SVMCompare(kernel="linear", scale_indicators=False).fit(dense, y)
+    assert calls == [1, 1]
+    # ... and the primal Newton method is the independent reference.
+    monkeypatch.setattr(dual_cd, "dual_cd_suits", lambda D, C: False)
     dense_fit = SVMCompare(kernel="linear", scale_indicators=False).fit(dense, y)
-    assert calls == [1]
+    assert calls == [1, 1]
     scores_sparse = on_sparse.rank(sp.identity(n_players, format="csr"))
     scores_dense = dense_fit.rank(np.eye(n_players))
     spread = np.ptp(scores_dense)

@@ -154,13 +154,14 @@ DUAL_CD_MAX_COST = 200.0
 
 
 def dual_cd_suits(D, C):
-    """Whether :func:`solve_linear_dual` is the solver for sparse rows ``D``
-    with costs ``C``: the mean of C_t ||d_t||^2 over the rows with C_t > 0 is
-    at most :data:`DUAL_CD_MAX_COST`."""
-    if not sp.issparse(D):
-        return False
-    D = sp.csr_matrix(D)
-    norms = np.asarray(D.multiply(D).sum(axis=1)).ravel()
+    """Whether :func:`solve_linear_dual` is the solver for rows ``D`` (sparse
+    or dense) with costs ``C``: the mean of C_t ||d_t||^2 over the rows with
+    C_t > 0 is at most :data:`DUAL_CD_MAX_COST`."""
+    if sp.issparse(D):
+        D = sp.csr_matrix(D)
+        norms = np.asarray(D.multiply(D).sum(axis=1)).ravel()
+    else:
+        norms = np.einsum("ij,ij->i", D, D)
     C = np.asarray(C, dtype=np.float64)
     weighted = C > 0
     return bool(weighted.any()) and float(np.mean(C[weighted] * norms[weighted])) \
@@ -349,9 +350,12 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
                                  loss=loss)
     if loss == "squared_hinge" and sp.issparse(D):
         return solve_squared_hinge_cg(D, y, C, bias=bias, tol=tol, v0=v0)
-    if dual_cd_suits(D, C) and loss == "hinge":
+    if loss == "hinge" and dual_cd_suits(D, C):
+        # Dense rows too (as CSR): at small C a few hundred O(m p) passes
+        # against Newton's smoothing levels of O(m p^2) steps (tcec, 2,800
+        # rows x 227 columns, C = 1e-3: 7 ms against 1.0 s).
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
-        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
-                                 loss=loss)
+        return solve_linear_dual(sp.csr_matrix(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
+                                 bias0=bias0, loss=loss)
     return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing,
                         loss=loss)
