@@ -93,6 +93,22 @@ def test_svmcomparecv_by_auc_and_for_rank_models(norm_data):
         SVMCompareCV(scoring="f1").fit(X, y)
 
 
+def _recorded_grams(monkeypatch):
+    """The item kernel (``prepared.gram``, or None) of every fit of a path, as
+    the fits read their training gaps."""
+    from svmcompare import _base
+
+    grams = []
+    from_gradient = _base.gaps_from_gradient
+
+    def seen_gram(model, prepared, *args):
+        grams.append(prepared.gram)
+        return from_gradient(model, prepared, *args)
+
+    monkeypatch.setattr(_base, "gaps_from_gradient", seen_gram)
+    return grams
+
+
 def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, monkeypatch):
     # SVMRank's equal pairs have no row of the dual: along a C path their
     # training rank gaps come from the path's item kernel, not kernel blocks.
@@ -111,16 +127,7 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
         return kind.finish(model, decision, y)
 
     monkeypatch.setattr(SVMRank, "problem_kind", dataclasses.replace(kind, finish=recorded))
-    grams = []
-    from svmcompare import _base
-
-    from_gradient = _base.gaps_from_gradient
-
-    def seen_gram(model, prepared, *args):
-        grams.append(prepared.gram)
-        return from_gradient(model, prepared, *args)
-
-    monkeypatch.setattr(_base, "gaps_from_gradient", seen_gram)
+    grams = _recorded_grams(monkeypatch)
     models, prepared = _fit_path(SVMRank(gamma=0.5), X, y, [0.1, 1.0, 10.0])
     assert len(grams) == 3 and all(gram is not None for gram in grams)
     assert prepared.gram is None  # not kept past the fits
@@ -137,17 +144,10 @@ def test_a_path_keeps_its_item_kernel_past_the_row_cache(norm_data, monkeypatch)
     """A C path keeps the item kernel up to PATH_GRAM_BYTES even where
     cache_size is smaller (a matrix product instead of kernel rows computed
     one by one in every solve), with the same models as without it."""
-    from svmcompare import _base, grid_search
+    from svmcompare import grid_search
 
     (X, y), _ = norm_data
-    grams = []
-    from_gradient = _base.gaps_from_gradient
-
-    def seen_gram(model, prepared, *args):
-        grams.append(prepared.gram)
-        return from_gradient(model, prepared, *args)
-
-    monkeypatch.setattr(_base, "gaps_from_gradient", seen_gram)
+    grams = _recorded_grams(monkeypatch)
     tiny = SVMCompare(gamma=0.5, cache_size=0.01)  # half: 5 KB, under one row
     kept, _ = grid_search._fit_path(tiny, X, y, [0.1, 1.0])
     assert len(grams) == 2 and all(gram is not None for gram in grams)

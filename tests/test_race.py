@@ -6,9 +6,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import GroupKFold
 
-from svmcompare import SVMCompareCV
-from svmcompare import grid_search
-from svmcompare import model_selection
+from svmcompare import SVMCompareCV, grid_search, model_selection
 from svmcompare.datasets import make_norm_pairs
 
 

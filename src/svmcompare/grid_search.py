@@ -10,8 +10,9 @@ pairs are validated, standardized and flipped once, the item kernel matrix is
 computed once (up to half of ``cache_size`` or :data:`PATH_GRAM_BYTES`,
 whichever is larger), and each dual solve starts from the previous one's
 solution scaled by C_new / C_old, which stays feasible for the box
-[0, C_new] and the equality constraint of (18) (alpha seeding).  :func:`fit_C_path` does this; :func:`validation_search`
-(the paper's train/validation protocol) and
+[0, C_new] and the equality constraint of (18) (alpha seeding).
+:func:`fit_C_path` does this; :func:`validation_search` (the paper's
+train/validation protocol) and
 :class:`~svmcompare.model_selection.SVMCompareCV` (cross-validation) are
 built on it.  Every estimator also works unchanged in scikit-learn's
 ``GridSearchCV``, which refits each grid point from scratch.
@@ -35,7 +36,6 @@ from .kernels import BlockBases
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
 from .solvers.interrupt import PROGRESS_AFTER
-
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
 PATH_GRAM_BYTES = 512 * 2**20
