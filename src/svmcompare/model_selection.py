@@ -52,7 +52,7 @@ SELECTIONS = ("auto", "half_se", "one_se", "best")
 # How many standard errors of the paired fold differences a simpler point may
 # trail the best by and still be chosen.
 _SE_MULTIPLES = {"half_se": 0.5, "one_se": 1.0}
-# A kernel point whose log-loss on the first folds trails the best point's by
+# A grid point whose log-loss on the first folds trails the best point's by
 # more than RACE_MARGIN and by more than RACE_Z standard errors is not scored
 # on the other folds (``race=True``; BENCHMARKS.md, "The race").
 RACE_MARGIN = 0.03
@@ -135,8 +135,8 @@ class _Race:
     """Which points are worth scoring on the next folds (``SVMCompareCV(race=True)``).
 
     Called with the scores of the folds done so far (the first, then the
-    first two), it keeps every linear point, and each kernel point unless its
-    log-loss on those folds' pairs trails the best point's by more than
+    first two), it keeps each point unless its log-loss on those folds'
+    pairs trails the best point's by more than
     ``RACE_MARGIN`` and by more than ``RACE_Z`` standard errors of the paired
     per-pair differences.  A point's per-pair losses on a fold come from a
     constant ordered link fitted on that fold's own held-out rank gaps (three
@@ -156,9 +156,7 @@ class _Race:
             return np.ones(len(points), dtype=bool)
         reference = losses[int(np.nanargmin(means))]
         keep = np.ones(len(points), dtype=bool)
-        for i, (point, loss) in enumerate(zip(points, losses, strict=True)):
-            if point.get("kernel", "linear") == "linear":
-                continue
+        for i, loss in enumerate(losses):
             if loss is None:  # failed, or left out before: no scores to come
                 keep[i] = False
                 continue
@@ -312,12 +310,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     race : bool, default=True
         With ``scoring="log_loss"`` and three folds or more: score every
         point on the first fold, then the second, and after each leave out
-        the kernel (non-linear) points whose log-loss on those folds trails
-        the best point's clearly (by more than 0.03 and by more than four
-        standard errors of the per-pair differences).  Such points cost the
-        most and, on real data, lose by far; left out, they show
-        ``n_pruned`` > 0 and no mean scores in ``cv_results_``.  False:
-        every point on every fold.
+        the points whose log-loss on those folds trails the best point's
+        clearly (by more than 0.03 and by more than four standard errors of
+        the per-pair differences): such points (large C, narrow kernels) cost
+        the most and are never chosen.  Left out, they show ``n_pruned`` > 0
+        and no mean scores in ``cv_results_``.  False: every point on every
+        fold.
 
     Attributes
     ----------
