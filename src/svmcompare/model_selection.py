@@ -314,8 +314,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         the points whose log-loss on those folds trails the best point's
         clearly (by more than 0.03 and by more than four standard errors of
         the per-pair differences): such points (large C, narrow kernels) cost
-        the most, and on ten real sets none of them was ever chosen, nor
-        within 0.013 of the best.  Left out, they show ``n_pruned`` > 0
+        the most; on ten real sets none of them was the best point or the
+        one chosen without the race.  Left out, they show ``n_pruned`` > 0
         and no mean scores in ``cv_results_``.  False: every point on every
         fold.
 
