@@ -161,9 +161,11 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
     return decisions
 
 
-def _scores(model, X, y, context, split, held_out, diff=None):
+def _scores(model, X, y, context, split, held_out, diff=None, Xs_train=None):
     """Validation error, AUC and (``held_out``) the validation rank gaps in units
-    of the model's training spread, for a probability link; NaN when the fit failed."""
+    of the model's training spread, for a probability link; NaN when the fit failed.
+    ``Xs_train``: the standardized training pairs when the caller has them (a
+    path's models share them)."""
     if model is None:
         return {"error": np.nan, "auc": np.nan, "failed": True, "pruned": False,
                 "degenerate": False, "held_out": None}
@@ -175,7 +177,9 @@ def _scores(model, X, y, context, split, held_out, diff=None):
     if held_out:
         # The link's input: rank gaps without the context term, in training units.
         gap = diff if context is None else diff - context[val] @ model.context_coef_
-        gap = gap / training_spread(model, standardized_pairs(model, X[train]))
+        if Xs_train is None:
+            Xs_train = standardized_pairs(model, X[train])
+        gap = gap / training_spread(model, Xs_train)
     return {"error": report["error_rate"], "auc": report["auc"], "failed": False,
             "pruned": False, "degenerate": bool(getattr(model, "degenerate_", False)),
             "held_out": gap}
@@ -189,7 +193,9 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
                                  take_rows(sample_weight, train), bases)
     decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
                                 bases)
-    scores = [_scores(model, X, y, context, split, held_out, diff)
+    # The path's models share its scaler, hence its standardized training pairs
+    # (standardizing them again for each model cost 9 s of a 245 s search at 20,000 pairs).
+    scores = [_scores(model, X, y, context, split, held_out, diff, prepared.Xs)
               for model, diff in zip(models, decisions, strict=True)]
     return models if keep_models else [None] * len(models), scores
 
