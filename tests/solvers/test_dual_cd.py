@@ -435,3 +435,34 @@ def test_the_squared_hinge_on_sparse_rows_at_extreme_costs_is_quiet_and_finite(C
         warnings.simplefilter("error")
         fit = solve_linear_rows(D, y, np.full(y.size, C), loss="squared_hinge")
     assert fit.converged and np.all(np.isfinite(fit.u)) and np.isfinite(fit.bias)
+
+
+def test_a_pass_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypatch):
+    D, y = _id_rows(50, 600, seed=3)
+    C = np.full(y.size, 10.0)  # C ||d||^2 = 20: within the cost rule
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # the budget says nothing
+        short = solve_linear_dual(D, y, C, pass_budget=2)
+    assert not short.converged and short.n_iter <= 3
+    dense = D.toarray()
+    newton = solve_linear(dense, y, C)
+    calls = []
+
+    def counted(*args, **kwargs):
+        result = solve_linear_dual(*args, **kwargs)
+        calls.append(result.converged)
+        return result
+
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
+    # Within its budget coordinate descent gives the answer...
+    within = solve_linear_rows(dense, y, C)
+    assert calls == [True]
+    np.testing.assert_allclose(within.objective, newton.objective, rtol=1e-5)
+    # ... past it (no pass allowed) the Newton method does, with no warning.
+    monkeypatch.setattr(dual_cd, "DENSE_CD_PASSES_PER_COLUMN", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fallback = solve_linear_rows(dense, y, C)
+    assert calls == [True, False]
+    np.testing.assert_allclose(fallback.u, newton.u)
+    assert fallback.objective == newton.objective
