@@ -136,6 +136,12 @@ def test_outcome_log_loss_and_brier_against_references():
     assert outcome_brier(y, proba) == pytest.approx(brute)
     assert outcome_log_loss([1], [[0.0, 0.0, 1.0]]) == 0.0
     assert outcome_log_loss([-1], [[0.0, 0.0, 1.0]]) == pytest.approx(-np.log(1e-15))
+    # Per pair: brute force, each pair's probability of its own outcome.
+    from svmcompare.metrics import outcome_log_losses
+
+    each = outcome_log_losses(y, proba)
+    np.testing.assert_allclose(each, [-np.log(proba[i, y[i] + 1]) for i in range(50)])
+    assert outcome_log_loss(y, proba) == pytest.approx(each.mean())
 
 
 def test_comparison_auc_chance_is_what_random_scores_get():

@@ -182,15 +182,21 @@ def comparison_report(y_true, score, tau=1.0, inversions="false_negative", y_pre
     report["auc"] = comparison_auc(y_true, score, inversions) if both else np.nan
     return report
 
-def outcome_log_loss(y_true, proba):
-    """Mean negative log-probability of the observed outcomes.
+def outcome_log_losses(y_true, proba):
+    """Negative log-probability of each pair's observed outcome.
 
     ``proba`` (n, 3) holds P(-1), P(0), P(1) per pair (``predict_proba``);
     probabilities are clipped at 1e-15 so that a sure miss costs about 34.5.
     """
     y = check_labels(y_true)
     proba = np.asarray(proba, dtype=np.float64)
-    return float(-np.mean(np.log(np.clip(proba[np.arange(y.size), y + 1], 1e-15, None))))
+    return -np.log(np.clip(proba[np.arange(y.size), y + 1], 1e-15, None))
+
+
+def outcome_log_loss(y_true, proba):
+    """Mean negative log-probability of the observed outcomes (the mean of
+    :func:`outcome_log_losses`)."""
+    return float(np.mean(outcome_log_losses(y_true, proba)))
 
 
 def outcome_brier(y_true, proba):

@@ -40,7 +40,7 @@ from .grid_search import (  # the engine's public functions, importable from her
     search_grid,
     validation_search,
 )
-from .metrics import outcome_brier, outcome_log_loss
+from .metrics import outcome_brier, outcome_log_loss, outcome_log_losses
 from .ranking_function import ComparisonMixin, check_cost, set_feature_names
 from .sparse_pairs import SparsePairs
 
@@ -187,8 +187,7 @@ def _in_fold_losses(gap, y, split, context, sample_weight):
     none = np.zeros((val.size, 0))
     link = fit_link(gap, labels, none, context=fold_context,
                     sample_weight=take_rows(sample_weight, val))
-    proba = link.predict_proba(gap, fold_context, none)
-    return -np.log(np.clip(proba[np.arange(labels.size), labels + 1], 1e-15, None))
+    return outcome_log_losses(labels, link.predict_proba(gap, fold_context, none))
 
 
 def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_weight,
