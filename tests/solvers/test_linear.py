@@ -46,10 +46,43 @@ def test_primal_objective_matches_exact_dual_solver(seed, C, bias):
     assert ours.objective == pytest.approx(_primal(D, problem.y, problem.C, ours.u,
                                                           ours.bias))
     assert ours.objective == pytest.approx(optimum, rel=1e-6)
-    assert ours.objective >= optimum * (1 - 1e-9)  # never below the true optimum
+    # Never below the dual's value at SMO's feasible alpha (weak duality; the
+    # crossover's exact optimum may be below SMO's primal value at tol 1e-8).
+    assert ours.objective >= -exact.objective * (1 - 1e-12)
     assert np.all((ours.alpha >= 0) & (ours.alpha <= problem.C))
     if not bias:
         assert ours.bias == 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("C", [1.0, 100.0])
+@pytest.mark.parametrize("bias", [True, False])
+def test_crossover_returns_the_hinge_optimum_itself(seed, C, bias):
+    """Past the smoothing levels' guess of the support vectors, the solution
+    satisfies the KKT conditions of the hinge problem (15) exactly: u from
+    its alphas (eq. 17), alphas in their box, each row's alpha set by its
+    margin, and sum_t y_t alpha_t = 0 with a bias (eq. 18)."""
+    Xs, y = _linear_pairs(seed, n=600, p=6)
+    problem = flip_compare(Xs, y, C) if bias else flip_rank(Xs, y, C)
+    D = differences(problem.items, problem.a, problem.b)
+    yt, Ct = problem.y, problem.C
+    ours = solve_linear(D, yt, Ct, bias=bias)
+    assert ours.smoothing == 0.0 and ours.converged
+    np.testing.assert_allclose(ours.u, D.T @ (ours.alpha * yt), rtol=0, atol=1e-9 * C)
+    assert np.all((ours.alpha >= 0) & (ours.alpha <= Ct))
+    z = yt * (D @ ours.u + ours.bias)
+    tol = 1e-7
+    assert np.all(ours.alpha[z < 1 - tol] == Ct[z < 1 - tol])  # inside the margin: at C
+    assert np.all(ours.alpha[z > 1 + tol] == 0.0)  # beyond it: not a support vector
+    free = (ours.alpha > 0) & (ours.alpha < Ct)
+    assert free.any()
+    np.testing.assert_allclose(z[free], 1.0, atol=tol)  # free rows sit on the margin
+    if bias:
+        assert abs(yt @ ours.alpha) <= 1e-9 * Ct.sum()
+    # And it is the optimum: the dual's value at SMO's feasible alphas bounds it below.
+    exact = solve_dual(problem, resolve_kernel("linear"), bias=bias, tol=1e-8)
+    assert -exact.objective * (1 - 1e-12) <= ours.objective \
+        <= _primal(D, yt, Ct, D.T @ (exact.alpha * yt), exact.bias)
 
 
 def test_differences_are_item_differences():
