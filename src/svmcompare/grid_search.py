@@ -314,6 +314,13 @@ def _grouped_by_C(points, estimator):
     return list(groups.values())
 
 
+def C_paths(points, estimator):
+    """The indices of ``points`` by warm-started C path (the points equal but
+    for C, as :func:`search_grid` fits them), each path in increasing C."""
+    return [[index for index, _ in sorted(entries, key=lambda entry: entry[1])]
+            for _, entries in _grouped_by_C(points, estimator)]
+
+
 def check_progress(progress):
     """``progress`` is True, False or "auto"."""
     if not (isinstance(progress, (bool, np.bool_)) or progress == "auto"):

@@ -27,11 +27,12 @@ from ._validation import (
     check_sample_weight,
     take_rows,
 )
-from .calibration import fit_link, tie_features_for
+from .calibration import StandardizedTieFeatures, fit_link, tie_features_for
 from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
 from .exceptions import NoRankingError
 from .grid_search import (  # the engine's public functions, importable from here as before
+    C_paths,
     best_index,
     check_progress,
     fit_C_path,
@@ -92,32 +93,45 @@ def default_grid(n_features, indicators=False):
     ]
 
 
-def _link_scores(held_out, y, splits, links, tie_features, context=None, sample_weight=None):
+def _path_link_scores(pooled, y, splits, links, tie_features, context, sample_weight):
     """Cross-fitted log-loss per split and mean Brier score of every link
-    option (``links``: tie band x family) on one point's held-out scores.
+    option (``links``: tie band x family) at each point of one C path, from
+    the points' held-out scores ``pooled`` (in increasing C; None for a point
+    without them, which gets None).
 
     For each split, a link is fitted on the other splits' held-out scores and
     evaluated on its own: each pair's probability comes from a model and a
-    link that never saw it.  The options of a split start from one constant
-    ordered band fitted once.
+    link that never saw it.  A point's options on a split start from one
+    constant ordered band fitted once, and their tie terms from the same
+    option's link at the path's previous point (along C the tie term moves
+    little).  The split's tie features are standardized once for them all.
     """
-    log_losses = np.empty((len(links), len(splits)))
-    briers = np.empty((len(links), len(splits)))
+    scored = [i for i, held_out in enumerate(pooled) if held_out is not None]
+    log_losses = np.empty((len(pooled), len(links), len(splits)))
+    briers = np.empty((len(pooled), len(links), len(splits)))
     for k, (_, val) in enumerate(splits):
         others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
         fold_context, fold_weight = take_rows(context, others), take_rows(sample_weight, others)
-        start = fit_link(held_out[others], y[others], np.zeros((others.size, 0)),
-                         context=fold_context, sample_weight=fold_weight)
-        for i, option in enumerate(links):
-            features = tie_features[option.get("tie_band", "constant")]
-            fitted = fit_link(held_out[others], y[others], features[others],
-                              link=option.get("link", "ordered"), context=fold_context,
-                              sample_weight=fold_weight, start=start)
-            proba = fitted.predict_proba(held_out[val], take_rows(context, val), features[val])
-            log_losses[i, k] = outcome_log_loss(y[val], proba)
-            briers[i, k] = outcome_brier(y[val], proba)
-    return [(losses, float(np.mean(brier))) for losses, brier in
-            zip(log_losses, briers, strict=True)]
+        val_context = take_rows(context, val)
+        fitting = {band: StandardizedTieFeatures.of(features[others])
+                   for band, features in tie_features.items()}
+        scoring = {band: features[val] for band, features in tie_features.items()}
+        warm = {}
+        for i in scored:
+            held_out = pooled[i]
+            start = fit_link(held_out[others], y[others], np.zeros((others.size, 0)),
+                             context=fold_context, sample_weight=fold_weight)
+            for j, option in enumerate(links):
+                band = option.get("tie_band", "constant")
+                warm[j] = fit_link(held_out[others], y[others], fitting[band],
+                                   link=option.get("link", "ordered"), context=fold_context,
+                                   sample_weight=fold_weight, start=start, warm=warm.get(j))
+                proba = warm[j].predict_proba(held_out[val], val_context, scoring[band])
+                log_losses[i, j, k] = outcome_log_loss(y[val], proba)
+                briers[i, j, k] = outcome_brier(y[val], proba)
+    return [[(losses, float(np.mean(brier))) for losses, brier in
+             zip(log_losses[i], briers[i], strict=True)] if pooled[i] is not None else None
+            for i in range(len(pooled))]
 
 
 def _pooled(per_fold, splits, n_pairs):
@@ -190,19 +204,20 @@ def _in_fold_losses(gap, y, split, context, sample_weight):
     return outcome_log_losses(labels, link.predict_proba(gap, fold_context, none))
 
 
-def _all_link_scores(pooled_of, links, y, splits, tie_features, context, sample_weight,
-                     n_jobs):
-    """Every link option's cross-fitted scores (:func:`_link_scores`) at every
-    point that did not fail, the points in parallel (a link fit is ~10-100
-    ms, and a grid has dozens of points times options times folds); None for
-    a failed point."""
-    todo = [i for i, pooled in enumerate(pooled_of) if pooled is not None]
+def _all_link_scores(pooled_of, paths, links, y, splits, tie_features, context,
+                     sample_weight, n_jobs):
+    """Every link option's cross-fitted scores (:func:`_path_link_scores`) at every
+    point that did not fail, None for a failed point.  ``paths``: the points'
+    indices by C path, in increasing C (:func:`C_paths`); the paths run in
+    parallel (a link fit is ~10-100 ms, and a grid has dozens of points
+    times options times folds)."""
     done = Parallel(n_jobs=n_jobs)(
-        delayed(_link_scores)(pooled_of[i], y, splits, links, tie_features, context,
-                              sample_weight) for i in todo)
+        delayed(_path_link_scores)([pooled_of[i] for i in path], y, splits, links,
+                                   tie_features, context, sample_weight) for path in paths)
     out = [None] * len(pooled_of)
-    for i, scored in zip(todo, done, strict=True):
-        out[i] = scored
+    for path, scored in zip(paths, done, strict=True):
+        for i, point_scores in zip(path, scored, strict=True):
+            out[i] = point_scores
     return out
 
 
@@ -456,9 +471,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         per_point = [[fold[index] for fold in scores] for index in range(len(points))]
         pooled_of = [_pooled(per_fold, splits, y.size) if self.probability else None
                      for per_fold in per_point]
-        link_scores = _all_link_scores(pooled_of, links, y, splits, tie_features, context,
-                                       sample_weight, self.n_jobs) if self.probability \
-            else [None] * len(points)
+        link_scores = _all_link_scores(pooled_of, C_paths(points, base), links, y, splits,
+                                       tie_features, context, sample_weight, self.n_jobs) \
+            if self.probability else [None] * len(points)
         for point, per_fold, pooled, scored in zip(points, per_point, pooled_of, link_scores,
                                                    strict=True):
             failed = sum(score["failed"] for score in per_fold)

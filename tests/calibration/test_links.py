@@ -236,3 +236,57 @@ def test_log_softmax_matches_scipy_and_survives_large_logits():
                                rtol=1e-12, atol=1e-12)
     huge = np.array([[1000.0, 0.0, -1000.0]])
     np.testing.assert_allclose(_log_softmax(huge), [[0.0, -1000.0, -2000.0]])
+
+
+@pytest.mark.parametrize("one_hot", [True, False])
+def test_standardized_tie_features_give_the_products_of_the_standardized_matrix(one_hot):
+    # One-hot columns are kept sparse around their median plus a constant row;
+    # either way the products are those of (S - mean) / scale, written out.
+    from svmcompare.calibration import StandardizedTieFeatures
+
+    rng = np.random.default_rng(0)
+    n = 500
+    if one_hot:
+        ids = rng.integers(0, 20, size=(n, 2))
+        S = np.zeros((n, 20))
+        S[np.arange(n), ids[:, 0]] += 0.5
+        S[np.arange(n), ids[:, 1]] += 0.5
+        S = np.hstack([S, np.zeros((n, 1))])  # a constant column too
+    else:
+        S = rng.normal(size=(n, 6))
+    prepared = StandardizedTieFeatures.of(S)
+    assert isinstance(prepared.matrix, np.ndarray) is not one_hot
+    scale = S.std(axis=0)
+    dense = (S - S.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
+    b, g = rng.normal(size=S.shape[1]), rng.normal(size=n)
+    np.testing.assert_allclose(prepared.matrix @ b, dense @ b, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(prepared.matrix.T @ g, dense.T @ g, rtol=1e-12, atol=1e-10)
+    np.testing.assert_array_equal(prepared.low, S.min(axis=0))
+    np.testing.assert_array_equal(prepared.high, S.max(axis=0))
+
+
+@pytest.mark.parametrize("link", ["ordered", "davidson"])
+def test_a_link_started_from_a_neighbours_tie_term_reaches_the_same_fit(link):
+    # SVMCompareCV starts each grid point's pair band from the previous C's:
+    # the start changes the path of L-BFGS, not the optimum it reaches.
+    from svmcompare.calibration import PairTieCalibrator, StandardizedTieFeatures
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    S = rng.normal(size=(n, 3))
+    score = rng.normal(size=n)
+    eta = 1.5 * score + rng.logistic(size=n)
+    band = 0.7 + 0.5 * S[:, 0]
+    y = np.where(eta > band, 1, np.where(eta < -band, -1, 0))
+    neighbour = PairTieCalibrator(link=link).fit(0.8 * score + 0.1 * rng.normal(size=n), y, S)
+    cold = PairTieCalibrator(link=link).fit(score, y, S)
+    warm = PairTieCalibrator(link=link).fit(score, y, StandardizedTieFeatures.of(S),
+                                            warm=neighbour)
+    assert np.abs(neighbour.band_coef_).max() > 0.1  # not the cold start's b = 0
+    from svmcompare.metrics import outcome_log_loss
+
+    warm_proba, cold_proba = (fit.predict_proba(score, None, S) for fit in (warm, cold))
+    assert outcome_log_loss(y, warm_proba) == pytest.approx(outcome_log_loss(y, cold_proba),
+                                                            abs=1e-6)
+    np.testing.assert_allclose(warm_proba, cold_proba, atol=1e-3)
+    np.testing.assert_allclose(warm.band_coef_, cold.band_coef_, atol=1e-2)

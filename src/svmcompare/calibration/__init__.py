@@ -11,10 +11,11 @@ weight) and the fold runner.
 from .links import (
     PairTieCalibrator,
     ScoreCalibrator,
+    StandardizedTieFeatures,
     fit_link,
     pair_tie_features,
     tie_features_for,
 )
 
-__all__ = ["PairTieCalibrator", "ScoreCalibrator", "fit_link", "pair_tie_features",
-           "tie_features_for"]
+__all__ = ["PairTieCalibrator", "ScoreCalibrator", "StandardizedTieFeatures", "fit_link",
+           "pair_tie_features", "tie_features_for"]
