@@ -55,6 +55,30 @@ def test_warm_started_path_equals_cold_fits(norm_data, cls):
                                    atol=1e-2 * (1 + np.abs(cold.decision_function(Xtest)).max()))
 
 
+@pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
+def test_a_linear_path_started_from_the_previous_C_equals_cold_fits(cls, monkeypatch):
+    # The primal solvers start from the previous C's (u, beta) past the first
+    # smoothing levels (and coordinate descent from its scaled alphas): the
+    # same optimum as cold fits, in fewer steps.
+    from svmcompare.grid_search import fit_C_path
+    from svmcompare.solvers import dual_cd
+
+    monkeypatch.setattr(dual_cd, "DUAL_CD_MAX_COST", 0.0)  # every C to Newton's steps
+    X, y = make_norm_pairs(400, "l1", equality_fraction=0.3, noise=0.5, random_state=3)
+    Xtest, _ = make_norm_pairs(300, "l1", random_state=4)
+    Cs = [0.1, 1.0, 10.0, 100.0]
+    path = fit_C_path(cls(kernel="linear"), X, y, Cs)
+    warm_steps = cold_steps = 0
+    for C, warm in zip(Cs, path, strict=True):
+        cold = cls(kernel="linear", C=C).fit(X, y)
+        assert warm.primal_objective_ == pytest.approx(cold.primal_objective_, rel=1e-7)
+        np.testing.assert_allclose(warm.decision_function(Xtest), cold.decision_function(Xtest),
+                                   atol=1e-4 * (1 + np.abs(cold.decision_function(Xtest)).max()))
+        warm_steps += warm.n_iter_
+        cold_steps += cold.n_iter_
+    assert warm_steps < cold_steps
+
+
 def test_path_marks_failed_fits_as_none():
     from svmcompare.grid_search import fit_C_path
 

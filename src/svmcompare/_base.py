@@ -115,10 +115,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         fit_solution(self, X, y, context, sample_weight)
         return self
 
-    def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False):
+    def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False,
+               first_smoothing=1.0):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
-        (exact) and ``v0`` (the primal solvers' (u, beta)) serve warm-started
-        paths and refits."""
+        (exact), ``v0`` (the primal solvers' (u, beta)), ``alpha0`` (dual
+        coordinate descent) and ``first_smoothing`` (the primal Newton
+        method's first level) serve warm-started paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = setting(self, "n_jobs")
         if prepared.solver == "exact":
@@ -135,7 +137,8 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
         with solver_threads(n_jobs):
             result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
-                                       tol=self.tol, v0=v0, loss=self.loss)
+                                       tol=self.tol, v0=v0, alpha0=alpha0,
+                                       first_smoothing=first_smoothing, loss=self.loss)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):
@@ -250,7 +253,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
 
 def solve(model, prepared, **start):
     """Run ``model``'s solver on a prepared problem; ``start`` holds the warm
-    start (``alpha0``, ``gradient0``, ``v0``, ``keep_rows``; see
+    start (``alpha0``, ``gradient0``, ``v0``, ``keep_rows``, ``first_smoothing``; see
     :meth:`PairwiseKernelModel._solve`).  Returns (result, feature map)."""
     return model._solve(prepared, **start)
 

@@ -39,6 +39,11 @@ from .solvers.interrupt import PROGRESS_AFTER
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
 PATH_GRAM_BYTES = 512 * 2**20
+# The primal Newton method's first smoothing level when a linear path starts
+# it from the previous C's (u, beta): on a fold of 16,000 club-football pairs
+# (196 columns, C = 0.1..100) 177-193 steps against 223-256 from the first
+# level, 1.0 (0.1: 182-235; 0.001: 139-270).
+PATH_FIRST_SMOOTHING = 0.01
 
 
 def paper_grid(n_C=10, n_gamma=10):
@@ -108,7 +113,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         if 8.0 * items.shape[0] ** 2 <= budget:
             prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
     models = [None] * len(Cs)
-    alpha, gradient, previous = None, None, None
+    alpha, gradient, primal, previous = None, None, None, None
     for i in np.argsort(Cs, kind="stable"):
         C = Cs[i]
         model = clone(estimator).set_params(C=C)
@@ -116,12 +121,21 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
         # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
         start = {}
-        if alpha is not None:
+        if alpha is not None and prepared.solver == "exact":
             start = {"alpha0": alpha * (C / previous),
                      "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
+        elif alpha is not None:
+            # The primal solvers: (u, beta) for Newton's steps, which start past
+            # its coarsest smoothing levels, and the scaled alphas for
+            # coordinate descent.
+            start = {"v0": primal, "alpha0": alpha * (C / previous),
+                     "first_smoothing": PATH_FIRST_SMOOTHING}
         result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
+        elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
+            alpha, previous = result.alpha, C
+            primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
         try:
             # A degenerate point is recorded (``degenerate_``), not shouted once
             # per fold and C; a refit of the chosen point still warns.
