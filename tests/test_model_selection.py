@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
 
-from svmcompare import NoRankingError, SVMCompare, SVMRank
+from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.grid_search import paper_grid, validation_search
+from svmcompare.model_selection import default_grid
 from svmcompare.ranking_function import rank_gap
 
 
@@ -203,3 +204,28 @@ def test_one_validation_block_per_path_scores_as_each_model(cls):
     # Past half of cache_size the block is not built: each model scores alone.
     assert _path_decisions(cls(cache_size=0.01), prepared, models, X[val], None) \
         == [None] * 3
+
+
+def test_past_many_pairs_the_kernel_points_are_fitted_by_nystroem(monkeypatch):
+    # Exact SMO on every fold of a 20,000-pair search did not finish its first
+    # wave in 16 minutes: past SEARCH_NYSTROEM_PAIRS the RBF points (and the
+    # refit of one chosen) take solver="nystroem"; the estimator's own point
+    # keeps its solver, and fewer pairs keep the exact kernel.
+    from svmcompare import model_selection
+
+    assert "solver" not in default_grid(3, n_pairs=10_000)[1]
+    assert default_grid(3, n_pairs=10_001)[1]["solver"] == ["nystroem"]
+    assert "solver" not in default_grid(3, n_pairs=10_001)[0]  # linear points
+    monkeypatch.setattr(model_selection, "SEARCH_NYSTROEM_PAIRS", 100)
+    X, y = make_norm_pairs(300, "l2", equality_fraction=0.3, random_state=2)
+    search = SVMCompareCV(cv=3, probability=True, race=False,
+                          param_grid=None).fit(X, y)
+    results = search.cv_results_
+    rbf = results[results["kernel"] == "rbf"]
+    own = (rbf["gamma"] == 1.0) & (rbf["C"] == 1.0)
+    assert set(rbf.loc[~own, "solver"]) == {"nystroem"}
+    assert set(rbf.loc[own, "solver"]) == {"auto"}
+    best = search.best_estimator_
+    expected = "linear" if search.best_params_["kernel"] == "linear" else \
+        "nystroem" if search.best_params_.get("solver") == "nystroem" else "exact"
+    assert best.solver_ == expected

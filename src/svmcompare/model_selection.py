@@ -61,7 +61,17 @@ RACE_MARGIN = 0.03
 RACE_Z = 4.0
 
 
-def default_grid(n_features, indicators=False):
+# Past this many pairs the default grid's RBF points are fitted on a
+# Nystroem approximation of the kernel (``solver="nystroem"``, the estimator's
+# ``n_components``): on every fold, exact SMO on 16,000 club-football pairs
+# (32,000 items, a kernel past what a path keeps) took 66 s a C path, and the
+# first wave of a 20,000-pair search had not finished after 16 minutes; with
+# Nystroem points the whole search took 104 s (linear points 83 s; the same
+# choice and test log-loss, BENCHMARKS.md "The recommended model's fit time").
+SEARCH_NYSTROEM_PAIRS = 10_000
+
+
+def default_grid(n_features, indicators=False, n_pairs=None):
     """The grid :class:`SVMCompareCV` searches when given none.
 
     Linear: C = 10^-6..10^2 (at C = 10^-6 every row is at its bound C but
@@ -79,18 +89,21 @@ def default_grid(n_features, indicators=False):
     "balanced".  The RBF points left out (class_weight None, C = 100) cost
     the most and were not chosen on the shared real data, and the
     standard-error rule prefers small C (BENCHMARKS.md, "The recommended
-    model's fit time").
+    model's fit time").  With ``n_pairs`` above :data:`SEARCH_NYSTROEM_PAIRS`
+    the RBF points take ``solver="nystroem"`` (and so does the refit of one
+    chosen); the estimator's own setting, added by :class:`SVMCompareCV`,
+    keeps its solver.
     """
     n = max(int(n_features), 1)
     linear = {"kernel": ["linear"], "class_weight": ["balanced", None],
               "C": list(np.logspace(-6, 2, 9))}
     if indicators:
         linear = {**linear, "scale_indicators": [True, False]}
-    return [
-        linear,
-        {"kernel": ["rbf"], "class_weight": ["balanced"],
-         "gamma": [0.25 / n, 1.0 / n, 4.0 / n], "C": list(np.logspace(-2, 1, 4))},
-    ]
+    rbf = {"kernel": ["rbf"], "class_weight": ["balanced"],
+           "gamma": [0.25 / n, 1.0 / n, 4.0 / n], "C": list(np.logspace(-2, 1, 4))}
+    if n_pairs is not None and n_pairs > SEARCH_NYSTROEM_PAIRS:
+        rbf = {**rbf, "solver": ["nystroem"]}
+    return [linear, rbf]
 
 
 def _path_link_scores(pooled, y, splits, links, tie_features, context, sample_weight):
@@ -278,8 +291,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         ``SVMRank2`` work too.  Its other hyper-parameters are kept.
     param_grid : dict or list of dicts, default=None
         The grid (any hyper-parameters of the estimator).  None:
-        :func:`default_grid` (kernel linear and rbf, C, gamma, class_weight)
-        for ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
+        :func:`default_grid` (kernel linear and rbf, C, gamma, class_weight;
+        RBF points by a Nystroem approximation past 10,000 pairs) for
+        ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
         non-linear kernel, gamma as in :func:`default_grid`; either way plus
         the estimator's own setting of those parameters when it is not a grid
         point (``SVMCompare()``: RBF, gamma = 1, C = 1), so the model one
@@ -387,7 +401,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             return self.param_grid
         n_features = X.shape[2]
         if isinstance(base, SVMCompare) and self.estimator is None:
-            grid = default_grid(n_features, indicators=bool(indicator_columns(X).any()))
+            grid = default_grid(n_features, indicators=bool(indicator_columns(X).any()),
+                                n_pairs=X.shape[0])
             # Sparse pairs (identities) are fitted by the linear kernel only.
             grid = grid[:1] if sparse else grid
         else:

@@ -712,13 +712,14 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
         previous_zone = None
         fval = obj.value(v, z, delta)
         level_steps = 0
-        for level_steps in range(max_newton):
+        for _ in range(max_newton):
             g, H = obj.gradient_hessian(v, z, delta)
             step, decrement, level_done = newton_step(g, H, fval, tol)
             if level_done:
                 break
             taken, dz = _exact_line_search(obj, v, step, z, delta)
             total += 1
+            level_steps += 1
             new_fval = obj.value(v + taken, z + dz, delta)
             if new_fval >= fval:
                 # No decrease left at machine precision.
