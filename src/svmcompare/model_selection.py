@@ -66,8 +66,9 @@ RACE_Z = 4.0
 # ``n_components``): on every fold, exact SMO on 16,000 club-football pairs
 # (32,000 items, a kernel past what a path keeps) took 66 s a C path, and the
 # first wave of a 20,000-pair search had not finished after 16 minutes; with
-# Nystroem points the whole search took 104 s (linear points 83 s; the same
-# choice and test log-loss, BENCHMARKS.md "The recommended model's fit time").
+# Nystroem points (SVMCompare()'s own RBF point too) the whole search took
+# 115 s, linear points 83 s of it (the same choice and test log-loss;
+# BENCHMARKS.md "The recommended model's fit time").
 SEARCH_NYSTROEM_PAIRS = 10_000
 
 
@@ -339,7 +340,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     n_jobs : int or None
         Parallel (fold, path) fits through joblib.
     random_state : int or None
-        Passed to the estimator (Nystroem landmarks) when not None.
+        Passed to the estimator (Nystroem landmarks) when not None.  Past
+        10,000 pairs the default grid's RBF points are Nystroem fits: set it
+        for a search that gives the same result every run.
     cost : array-like of shape (3, 3), default=None
         With ``probability=True``, the cost matrix of :meth:`predict`'s
         labels (see :class:`SVMCompare`); None: the most probable outcome.

@@ -741,8 +741,11 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
             exact = _crossover(D, y, C, z, delta, bool(bias), weighted, level_steps)
             if exact is not None:
                 # The smoothed solution's rows told the hinge optimum's
-                # support vectors: no finer level can improve on it.
+                # support vectors: no finer level can improve on it, and a
+                # level that ran out of steps before does not matter (the
+                # KKT conditions hold).
                 v, z, crossed = exact
+                converged = True
                 break
     if not converged:
         warnings.warn(
