@@ -537,8 +537,9 @@ def newton_step(g, H, fval, tol):
 # identities at scale may have thousands, and their levels are cheap anyway).
 _CROSSOVER_MAX_FREE = 1_000
 # The crossover's solution is accepted when every KKT condition of the hinge
-# problem holds to this (relative to the fitted values' scale): 100 times
-# finer than the margins of the last smoothing level, delta_min = 1e-6.
+# problem holds to this (relative to each row's scale, |u| |d_t| + |beta|, when
+# above 1): 100 times finer than the margins of the last smoothing level,
+# delta_min = 1e-6.
 _CROSSOVER_TOL = 1e-8
 
 
@@ -574,6 +575,8 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
 
     Returns ((u, beta), z, alpha) or None.
     """
+    if not weighted.any():  # no row with C_t > 0: the levels' u = 0 and their beta stand
+        return None
     free = (z > 1.0 - delta) & (z < 1.0) & weighted
     bound = (z <= 1.0 - delta) & weighted
     n_free = int(np.count_nonzero(free))
@@ -609,10 +612,13 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
     u = w_bound + D_free.T @ (alpha_free * y_free)
     fitted = row_scores(D, u) + beta
     new_z = y * fitted
-    margin = _CROSSOVER_TOL * max(1.0, float(np.max(np.abs(fitted[weighted]), initial=0.0)))
+    # Each row's margin to its own rounding scale, |u| |d_t| + |beta|: one row
+    # far out (a fitted value of 10^6) must not loosen every other row's check.
+    row_norms = np.sqrt(np.einsum("ij,ij->i", D, D, dtype=np.float64))
+    margin = _CROSSOVER_TOL * np.maximum(1.0, np.linalg.norm(u) * row_norms + abs(beta))
     zero = weighted & ~free & ~bound
-    if np.any(new_z[bound] > 1.0 + margin) or np.any(new_z[zero] < 1.0 - margin) \
-            or np.any(np.abs(new_z[free] - 1.0) > margin):
+    if np.any(new_z[bound] > 1.0 + margin[bound]) or np.any(new_z[zero] < 1.0 - margin[zero]) \
+            or np.any(np.abs(new_z[free] - 1.0) > margin[free]):
         return None
     alpha = np.zeros(y.size)
     alpha[bound] = C[bound]
