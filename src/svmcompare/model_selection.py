@@ -103,7 +103,7 @@ def default_grid(n_features, indicators=False, n_pairs=None):
     rbf = {"kernel": ["rbf"], "class_weight": ["balanced"],
            "gamma": [0.25 / n, 1.0 / n, 4.0 / n], "C": list(np.logspace(-2, 1, 4))}
     if n_pairs is not None and n_pairs > SEARCH_NYSTROEM_PAIRS:
-        rbf = {**rbf, "solver": ["nystroem"]}
+        rbf = _by_nystroem(rbf)
     return [linear, rbf]
 
 
@@ -422,7 +422,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             if X.shape[0] > SEARCH_NYSTROEM_PAIRS:
                 # SVMCompare()'s own RBF point too: exact, on every fold of
                 # 20,000 club-football pairs, it made a 2-minute search 13.
-                searched = [*grid, *(_by_nystroem(part) for part in searched[len(grid):])]
+                searched = [_by_nystroem(part) for part in searched]
             return searched
         else:
             if sparse:
