@@ -133,6 +133,7 @@ def davidson(data, train, test, folds):
 DC_XI = 0.0018  # penaltyblog's default time decay, per day (half-life 385 days)
 DC_WINDOW_DAYS = 5 * 365  # older games weigh < 4% and are left out for speed
 REFIT_DAYS = 7
+DC_MIN_GAMES = 50  # fewer earlier games in a league: no Dixon-Coles fit (frequencies instead)
 
 
 def _dixon_coles_outcomes(lam, mu, rho, max_goals=15):
@@ -166,7 +167,9 @@ def dixon_coles(data, train, test):
     week = ((games["time"].iloc[at] - start).dt.days // REFIT_DAYS).to_numpy()
     proba = np.empty((at.size, 3))
     leagues = games["league"] if "league" in games.columns else pd.Series("", games.index)
-    failed = fits = 0
+    failed = fits = early = 0
+    y_train = games["y"].to_numpy()[train]
+    frequencies = np.bincount(y_train + 1, minlength=3) / y_train.size
     for league in leagues.unique():  # one model per league: its teams never meet others
         own = (leagues == league).to_numpy()
         params = None
@@ -176,6 +179,11 @@ def dixon_coles(data, train, test):
             past = own & played & (games["time"] < day).to_numpy() & (
                 games["time"] >= day - pd.Timedelta(days=DC_WINDOW_DAYS)).to_numpy()
             fit = games[past]
+            if len(fit) < DC_MIN_GAMES:  # a league new to the files: no model yet
+                early += rows.size
+                for r in rows:
+                    proba[np.searchsorted(at, r)] = frequencies
+                continue
             weights = penaltyblog.models.dixon_coles_weights(fit["time"], xi=DC_XI,
                                                              base_date=day)
             model = penaltyblog.models.DixonColesGoalModel(
@@ -192,6 +200,9 @@ def dixon_coles(data, train, test):
             for r in rows:
                 proba[np.searchsorted(at, r)] = _dixon_coles_row(params, games["b"].iloc[r],
                                                                  games["a"].iloc[r])
+    if early:
+        print(f"dixon-coles: {early} test games of leagues with fewer than {DC_MIN_GAMES} "
+              "earlier games got the training pairs' outcome frequencies", file=sys.stderr)
     if failed:
         print(f"dixon-coles: {failed} of {fits} weekly fits did not converge; their weeks "
               "used the week before's model", file=sys.stderr)

@@ -124,6 +124,10 @@ SOURCES = {
         tuple(rf"^master-archive/TCEC_Season_{season}_-_{part}\.pgn$"
               for season, parts in TCEC_FILES.items() for part in parts),
         extract=pgn_headers),
+    "club_football": Source(
+        "openfootball/football.json", "25cfaf102954ebbcdc48f9c2984198b71d48610d",
+        "CC0-1.0 (public domain dedication)",
+        (r"^201[4-8]-1[5-9]/[a-z]+\.[1-4]\.json$",)),
 }
 
 
@@ -357,6 +361,46 @@ def load_tcec():
                     notes={"test seasons": ", ".join(map(str, seasons[-2:]))})
 
 
+def load_club_football():
+    """Domestic leagues (top four tiers) of many countries, openfootball's
+    results: test 2018-19, every league of it (fourteen of them with no earlier
+    season in the files: their teams start the season unseen), train on the two
+    seasons before; features from 2014-15 on. Folds keep a league's season
+    together (league x season groups, as a user with many leagues would)."""
+    rows = []
+    for path in _files("club_football", "20*.json"):
+        season, league = re.match(r"(\d{4})-\d\d__([a-z]+\.\d)\.json$", path.name).groups()
+        country = league.split(".")[0]
+        for match in json.loads(path.read_text())["matches"]:
+            full_time = (match.get("score") or {}).get("ft")
+            if not full_time or len(full_time) != 2 or not match.get("date"):
+                continue  # not played (postponed, abandoned) or no date
+            rows.append((match["date"], int(season), league, f"{country}:{match['team2']}",
+                         f"{country}:{match['team1']}", full_time[1], full_time[0]))
+    frame = pd.DataFrame(rows, columns=["date", "season", "league", "a", "b", "score_a",
+                                        "score_b"])
+    frame["date"] = pd.to_datetime(frame["date"])
+    frame = frame.drop_duplicates(subset=["date", "a", "b"]).sort_values(
+        ["date", "league"], kind="stable").reset_index(drop=True)
+    games = pd.DataFrame({
+        # b is the home side (team1): +1 advantage; ids by country, so a promoted or
+        # relegated side keeps its history.
+        "time": frame["date"].to_numpy(), "a": frame["a"].to_numpy(),
+        "b": frame["b"].to_numpy(),
+        "y": np.sign(frame["score_b"] - frame["score_a"]).astype(int).to_numpy(),
+        "advantage": 1.0, "score_a": frame["score_a"].to_numpy(dtype=float),
+        "score_b": frame["score_b"].to_numpy(dtype=float),
+        "group": (frame["league"] + ":" + frame["season"].astype(str)).to_numpy(),
+        "league": frame["league"].to_numpy()})
+    season = frame["season"].to_numpy()
+    test_season = int(season.max())
+    test = season == test_season
+    train = (season >= test_season - 2) & (season < test_season)
+    return SuiteSet("club_football", "club football, many leagues (openfootball)", games, test,
+                    train, notes={"test season": f"{test_season}-{test_season + 1}",
+                                  "leagues in test": int(np.unique(games["league"][test]).size)})
+
+
 LOADERS = {
     "football_odds": load_football_odds,
     "italy_1980s": load_italy_1980s,
@@ -364,6 +408,7 @@ LOADERS = {
     "llm_judgments": load_llm_judgments,
     "computer_chess": load_computer_chess,
     "tcec": load_tcec,
+    "club_football": load_club_football,
 }
 
 

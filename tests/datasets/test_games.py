@@ -150,3 +150,104 @@ def test_points_bad_values_are_named():
     games.loc[5, "hg"] = np.inf
     with pytest.raises(ValueError, match="infinite"):
         games_features(games, **_POINTS)
+
+
+# -- cold starts: prior_games (issue 35) -------------------------------------------
+
+_COLS = {name: GAME_FEATURES.index(name) for name in GAME_FEATURES}
+_SHARES = ("win_share", "draw_share", "loss_share", "upset_win_share", "upset_loss_share",
+           "mean_opponent_elo", "mean_opponent_elo_gap")
+
+
+def test_prior_games_none_keeps_the_old_features_and_zeros_for_a_newcomer():
+    games = _league(120)
+    kwargs = dict(first="home", second="away", result="result", time="date",
+                  result_map={"H": 1, "D": 0.5, "A": 0})
+    X, _, _, info = games_features(games, **kwargs)
+    X0, _, _, _ = games_features(games, **kwargs, prior_games=None)
+    np.testing.assert_array_equal(X, X0)
+    new = info["first_games"].to_numpy() == 0
+    assert new.any()
+    for name in _SHARES:
+        np.testing.assert_array_equal(X[new, 0, _COLS[name]], 0.0)
+    # A side with games: its own shares, the prior does not touch them at 0.
+    X1, _, _, _ = games_features(games, **kwargs, prior_games=0)
+    seen = ~new
+    for name in _SHARES:
+        np.testing.assert_allclose(X1[seen, 0, _COLS[name]], X[seen, 0, _COLS[name]])
+
+
+def _by_hand_prior(games, k):
+    """Bayesian shares of the first side by brute force over the table:
+    (own sum + k x population's mean of all earlier games' sides) / (own games + k)."""
+    out = []
+    for g in range(len(games)):
+        day, me = games["day"][g], games["a"][g]
+        earlier = games[games["day"] < day]
+        sides = []  # (player, won, drew, lost) of every side of every earlier game
+        for _, row in earlier.iterrows():
+            s = row["s"]  # a's score
+            sides.append((row["a"], s == 1, s == 0.5, s == 0))
+            sides.append((row["b"], s == 0, s == 0.5, s == 1))
+        sides = np.array([(p == me, w, d, lo) for p, w, d, lo in sides], dtype=float)
+        if len(sides):
+            pop = sides[:, 1:].mean(axis=0)
+            own = sides[sides[:, 0] == 1, 1:]
+        else:
+            pop, own = np.full(3, 1 / 3), np.zeros((0, 3))
+        n = len(own)
+        out.append(pop if n + k == 0 else (own.sum(axis=0) + k * pop) / (n + k))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [0.0, 2.0, 5.0])
+def test_prior_games_shares_are_bayesian_means_by_brute_force(k):
+    rng = np.random.default_rng(3)
+    n = 40
+    players = np.array(["P", "Q", "R", "S", "T", "U"])
+    a = rng.choice(players, n)
+    b = np.array([rng.choice(players[players != x]) for x in a])
+    games = pd.DataFrame({"day": np.sort(rng.integers(0, 12, n)), "a": a, "b": b,
+                          "s": rng.choice([1.0, 0.5, 0.0], n)})
+    X, _, _, _ = games_features(games, first="a", second="b", result="s", time="day",
+                                result_map="score", prior_games=k)
+    got = X[:, 0, [_COLS["win_share"], _COLS["draw_share"], _COLS["loss_share"]]]
+    np.testing.assert_allclose(got, _by_hand_prior(games, k), atol=1e-12)
+
+
+def test_prior_games_a_newcomer_gets_the_population_mean_opponent_rating_and_points():
+    games = pd.DataFrame({"day": [1, 1, 2, 3], "a": ["P", "R", "P", "N"],
+                          "b": ["Q", "S", "R", "P"], "pa": [3, 0, 1, 2], "pb": [1, 0, 1, 2],
+                          "r": ["W", "D", "D", "L"]})
+    kwargs = dict(first="a", second="b", result="r", time="day",
+                  result_map={"W": 1, "D": 0.5, "L": 0}, points=("pa", "pb"), half_life=1.0)
+    X, _, _, _ = games_features(games, **kwargs, prior_games=0)
+    k = len(GAME_FEATURES)
+    # N's first game (day 3): the mean opponent rating over every side of every
+    # earlier game (day 1: four sides facing the initial 1200; day 2: P and R
+    # facing each other at their day-2 ratings), not 0.
+    elo = _COLS["elo"]
+    expected = (4 * 1200.0 + X[2, 0, elo] + X[2, 1, elo]) / 6
+    assert X[2, 0, elo] > 1200.0  # P won on day 1: the day-2 term is not the initial rating
+    assert X[3, 0, _COLS["mean_opponent_elo"]] == pytest.approx(expected)
+    assert X[3, 0, _COLS["mean_opponent_elo_gap"]] == pytest.approx(0.0, abs=1e-9)
+    # Points: margin 0, for and against the mean points of a side in the
+    # three earlier games ((3 + 1 + 0 + 0 + 1 + 1) / 6 = 1).
+    np.testing.assert_allclose(X[3, 0, k:], [0.0, 1.0, 1.0])
+    # Day 1: nothing earlier anywhere, neutral values.
+    np.testing.assert_allclose(X[0, 0, [_COLS["win_share"], _COLS["draw_share"]]], 1 / 3)
+    np.testing.assert_allclose(X[0, :, k:], 0.0)
+    # P on day 3 has played: with prior_games=0 its own form (3-1, then 1-1).
+    np.testing.assert_allclose(X[3, 1, k:], [(2 / 2 + 0) / 1.5, (3 / 2 + 1) / 1.5,
+                                            (1 / 2 + 1) / 1.5])
+    # With 2 pseudo-games the same form is pulled toward (0, 1, 1) of days 1-2.
+    X2, _, _, _ = games_features(games, **kwargs, prior_games=2.0)
+    own = np.array([(2 / 2 + 0), (3 / 2 + 1), (1 / 2 + 1)])
+    np.testing.assert_allclose(X2[3, 1, k:], (own + 2 * np.array([0.0, 1.0, 1.0])) / 3.5)
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), float("inf"), True, "2"])
+def test_prior_games_bad_values_are_named(bad):
+    with pytest.raises(ValueError, match="prior_games"):
+        games_features(_league(30), first="home", second="away", result="result",
+                       time="date", result_map={"H": 1, "D": 0.5, "A": 0}, prior_games=bad)

@@ -10,6 +10,7 @@ periods (days by default) only.
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import numpy as np
@@ -130,38 +131,84 @@ def _history_before(long):
     return long[["game", "player", "period"]].join(before, on=["player", "period"])
 
 
-def history_features(games, initial_elo=1200.0, glicko_c=15.0):
+def check_prior_games(prior_games):
+    """A ``prior_games`` argument: None or a non-negative number (a clear error otherwise)."""
+    if prior_games is None:
+        return
+    if isinstance(prior_games, bool) or not isinstance(prior_games, numbers.Real) \
+            or not np.isfinite(prior_games) or prior_games < 0:
+        raise ValueError(f"prior_games must be a non-negative number of games; got "
+                         f"{prior_games!r}.")
+
+
+# Per-game means of a side's history and what they are before any game at all.
+_MEANS = ("wins", "draws", "losses", "upset_wins", "upset_losses", "opponent_elo",
+          "opponent_gap")
+
+
+def _population_before(long, initial_elo):
+    """Per (game, player) row: the per-game means of *every* row of strictly
+    earlier periods, the prior of a side with little history of its own (its
+    expected share of wins, draws and losses, mean opponent rating, ...);
+    neutral values before the first period (a third each, no upsets, the
+    initial rating)."""
+    per_period = long.groupby("period", sort=True)[list(_COUNTS)].sum()
+    before = per_period.cumsum() - per_period
+    count = before["games"].to_numpy()
+    start = {"wins": 1 / 3, "draws": 1 / 3, "losses": 1 / 3, "upset_wins": 0.0,
+             "upset_losses": 0.0, "opponent_elo": initial_elo, "opponent_gap": 0.0}
+    means = pd.DataFrame({c: np.where(count > 0, before[c].to_numpy() / np.maximum(count, 1),
+                                      start[c]) for c in _MEANS}, index=per_period.index)
+    return means.loc[long["period"].to_numpy()].reset_index(drop=True)
+
+
+def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None):
     """The ``PLAYER_FEATURES`` of both players of each game, from earlier periods only.
 
     ``games`` has columns ``white``, ``black`` (player ids), ``score``
     (white's: 1, 0.5, 0) and ``period`` (integers, non-decreasing); returns
-    an array of shape (n_games, 2, 16), x = white's features.
+    an array of shape (n_games, 2, 16), x = white's features.  With a number
+    ``prior_games``, shares and means are shrunk toward the population's by
+    that many pseudo-games (see :func:`chess_features`).
     """
     white, black = games["white"].to_numpy(), games["black"].to_numpy()
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
     elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day)
     glicko_before = Glicko(c=glicko_c).update(white, black, score, day)
-    history = _history_before(_long_format(games, elo_before))
+    long = _long_format(games, elo_before)
+    history = _history_before(long)
+    prior = _population_before(long, initial_elo)
     n = len(games)
     sides = []
     for side, index in ((1, slice(0, n)), (2, slice(n, 2 * n))):
-        h = history.iloc[index]
+        h, p = history.iloc[index], prior.iloc[index]
         count = h["games"].to_numpy()
-        safe = np.maximum(count, 1.0)
+        pseudo = count + (prior_games or 0.0)
+
+        def mean(column, h=h, p=p, count=count, pseudo=pseudo):
+            # A Bayesian mean: the side's own games plus prior_games at the
+            # population's mean; the population's mean alone without games
+            # (None: the side's own mean, 0 without games, as before 0.4).
+            own, base = h[column].to_numpy(), p[column].to_numpy()
+            if prior_games is None:
+                return own / np.maximum(count, 1.0)
+            return np.where(pseudo > 0, (own + prior_games * base) / np.maximum(pseudo, 1e-300),
+                            base)
+
         last = h["last_period"].to_numpy(dtype=float)
         sides.append(np.column_stack([
             elo_before[f"rating{side}"], glicko_before[f"rating{side}"],
             glicko_before[f"rd{side}"], np.full(n, 1.0 if side == 1 else 0.0),
             count, h["wins"], h["draws"], h["losses"],
-            h["wins"] / safe, h["draws"] / safe, h["losses"] / safe,
-            h["upset_wins"] / safe, h["upset_losses"] / safe,
-            np.where(count > 0, h["opponent_elo"] / safe, 0.0), h["opponent_gap"] / safe,
+            mean("wins"), mean("draws"), mean("losses"),
+            mean("upset_wins"), mean("upset_losses"),
+            mean("opponent_elo"), mean("opponent_gap"),
             np.where(np.isnan(last), 0.0, day - np.nan_to_num(last)),
         ]))
     return np.stack(sides, axis=1)
 
 
-def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
+def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0, prior_games=None):
     """Features of white and black for each game, from earlier periods only.
 
     Per player (see ``PLAYER_FEATURES``): Elo (FIDE rules, start 1200) and
@@ -170,7 +217,9 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
     share of games won against a higher-rated and lost to a lower-rated
     opponent (Elo at game time); mean opponent Elo and mean opponent Elo
     minus own Elo; rating periods since the last game (0 for a first game).  Shares
-    and means are 0 without earlier games.
+    and means are 0 without earlier games, or with ``prior_games`` Bayesian: the
+    player's own games plus that many pseudo-games at the population's mean
+    (every game of earlier periods).
 
     Parameters
     ----------
@@ -181,6 +230,15 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
         Rating period: ratings are updated once per period, and a game's
         features use the games of earlier periods only (never a game of its
         own period, so simultaneous games cannot leak into each other).
+    initial_elo : float, default=1200.0
+        Everyone's Elo before a first game.
+    glicko_c : float, default=15.0
+        Glicko's growth of a rating deviation per idle period.
+    prior_games : float or None, default=None
+        Pseudo-games at the population's mean in every share and mean (0: the
+        player's own means, the population's only without earlier games;
+        None: zeros without earlier games).  See
+        :func:`svmcompare.datasets.games_features`.
 
     Returns
     -------
@@ -196,7 +254,8 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0):
     ordinals = pd.PeriodIndex(games["time"].dt.to_period(period)).asi8
     games["period"] = ordinals - ordinals.min()
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
-    X = history_features(games, initial_elo, glicko_c)
+    check_prior_games(prior_games)
+    X = history_features(games, initial_elo, glicko_c, prior_games)
     y = np.rint(1 - 2 * score).astype(np.int64)  # white's score 1 -> -1, 0.5 -> 0, 0 -> 1
     info = pd.DataFrame({"period": day, "white_games": X[:, 0, 4], "black_games": X[:, 1, 4]})
     return X, y, info

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_outcome_map, first_missing
-from .chess import PLAYER_FEATURES, history_features
+from .chess import PLAYER_FEATURES, check_prior_games, history_features
 
 # The chess features without "moves_first": a position goes to the context.
 _POSITION = PLAYER_FEATURES.index("moves_first")
@@ -168,10 +168,14 @@ def _check_points(games, points):
     return np.column_stack(columns)
 
 
-def points_history(first, second, points, period, half_life):
+def points_history(first, second, points, period, half_life, prior_games=None):
     """Per game and side, from earlier periods only: the exponentially weighted
     means of the side's points margin, points for and points against over its
-    earlier games (``POINTS_FEATURES``; 0 before its first game with points).
+    earlier games (``POINTS_FEATURES``).  With a number ``prior_games``, each is
+    shrunk toward the population's (margin 0, points for and against the mean
+    points of a side in every earlier game) by that many pseudo-games, and a
+    side without earlier points gets the population's; with None, 0 before a
+    side's first game with points.
 
     ``first``, ``second``: integer player codes; ``points``: (n, 2) floats, NaN
     where a game's points were not recorded (it then counts for nothing);
@@ -183,17 +187,25 @@ def points_history(first, second, points, period, half_life):
     sums = np.zeros((players, 3))
     weight = np.zeros(players)
     out = np.zeros((n, 2, 3))
+    total, sides = 0.0, 0  # every earlier game's points and sides: the population's mean
     start = 0
     while start < n:  # one period at a time: read every game's state, then update
         stop = start + int(np.searchsorted(period[start:], period[start], side="right"))
+        mean = total / sides if sides and prior_games is not None else 0.0
+        prior = np.array([0.0, mean, mean])
         for side, who in ((0, first), (1, second)):
             ids = who[start:stop]
-            seen = weight[ids] > 0
-            out[start:stop, side][seen] = sums[ids[seen]] / weight[ids[seen], None]
+            pseudo = weight[ids] + (prior_games or 0.0)
+            seen = pseudo > 0
+            out[start:stop, side] = prior
+            out[start:stop, side][seen] = ((sums[ids[seen]] + (prior_games or 0.0) * prior)
+                                           / pseudo[seen, None])
         for g in range(start, stop):
             own, other = points[g]
             if np.isnan(own) or np.isnan(other):
                 continue
+            total += own + other
+            sides += 2
             for who, f, a in ((first[g], own, other), (second[g], other, own)):
                 sums[who] = decay * sums[who] + (f - a, f, a)
                 weight[who] = decay * weight[who] + 1.0
@@ -221,7 +233,7 @@ def _advantage(games, advantage):
 
 def games_features(games, *, first, second, result, outcome_map=None, result_map=None,
                    time=None, period="D", advantage=None, points=None, half_life=10.0,
-                   initial_elo=1200.0, glicko_c=15.0):
+                   prior_games=None, initial_elo=1200.0, glicko_c=15.0):
     """Pairs, labels and context from a table of two-player games.
 
     Every feature of a game comes from games of strictly earlier periods, so
@@ -266,6 +278,18 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     half_life : float, default=10.0
         With ``points``: a game ``half_life`` games older than a side's last
         weighs half as much in its points features.
+    prior_games : float or None, default=None
+        A cold-start prior.  A number: every per-game mean of a side (shares
+        of wins, draws and losses, of upsets, mean opponent rating and mean
+        rating gap, and with ``points`` its forms) is shrunk toward the
+        population's mean of all earlier games by this many pseudo-games, so
+        that a side new to the table gets the population's values instead of
+        zeros (a mean opponent rating of 0 where everyone else's is near
+        ``initial_elo``) and one or two games do not make a share of 0 or 1;
+        0 keeps a side's own means once it has played.  None: the side's own
+        means, zeros without earlier games (the features of svmcompare 0.3).
+        Worth trying where many sides are new (a league new to the table,
+        promoted sides): BENCHMARKS.md, "Cold starts".
     initial_elo, glicko_c : as :func:`svmcompare.datasets.chess_features`.
 
     Returns
@@ -297,6 +321,7 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         if not (isinstance(half_life, numbers.Real) and np.isfinite(half_life)
                 and half_life > 0):
             raise ValueError(f"half_life must be a positive number of games; got {half_life!r}.")
+    check_prior_games(prior_games)
     if time is None:
         day = np.arange(len(games), dtype=np.int64)
     else:
@@ -311,14 +336,14 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     order = np.argsort(day, kind="stable")
     features = np.empty((len(games), 2, len(PLAYER_FEATURES)))
     features[order] = history_features(table.iloc[order].reset_index(drop=True),
-                                       initial_elo, glicko_c)
+                                       initial_elo, glicko_c, prior_games)
     X = np.delete(features, _POSITION, axis=2)
     if points is not None:
         codes = pd.factorize(np.concatenate([table["white"], table["black"]]))[0]
         first_code, second_code = codes[:len(table)], codes[len(table):]
         form = np.empty((len(games), 2, len(POINTS_FEATURES)))
         form[order] = points_history(first_code[order], second_code[order], points[order],
-                                     day[order], float(half_life))
+                                     day[order], float(half_life), prior_games)
         X = np.concatenate([X, form], axis=2)
     y = np.rint(1 - 2 * score).astype(np.int64)  # first's score 1 -> -1, 0.5 -> 0, 0 -> 1
     games_column = GAME_FEATURES.index("games")
