@@ -6,7 +6,9 @@ Bradley-Terry, each in a fresh process, on the same simulated games.
 Games between ``players`` ids with normal strengths: a draw when the strength
 difference plus a home edge (0.2) plus logistic noise is within 0.8 (about a
 quarter draws); 100,000 test games of the same players.  Ours:
-``SVMCompare(kernel="linear", scale_indicators=False, probability=True)``
+``SVMCompare(kernel="linear", scale_indicators=False, probability=True)`` with
+the second side's edge as ``context`` (a column of ones: what the Davidson
+model's home term sees; ``--without-context`` adds the fits without it)
 (unscaled one-hot ids: a ridge prior on every id alike; sparse rows go to the
 dual coordinate descent of ``solvers/dual_cd.py``), with the paper's hinge
 and with ``loss="squared_hinge"``, timed with its
@@ -75,19 +77,23 @@ def fit_davidson(diff, y):
     return result.x
 
 
-def ours(queue, n_players, n_games, probability, loss="hinge"):
+def ours(queue, n_players, n_games, probability, loss="hinge", context=True):
     from svmcompare import SVMCompare
     (a, b, y), (ta, tb, ty) = simulate(n_players, n_games)
     X, Xt = wide(a, b, n_players), wide(ta, tb, n_players)
+    # The second side's edge (the simulation's home edge of 0.2) as context,
+    # as the Davidson model on evalica's scores has a home term.
+    c = np.ones((a.size, 1)) if context else None
+    ct = np.ones((ta.size, 1)) if context else None
     SVMCompare(kernel="linear", scale_indicators=False, probability=True,
-               loss=loss).fit(X[:500], y[:500])
+               loss=loss).fit(X[:500], y[:500], context=None if c is None else c[:500])
     base = peak_rss_mb()
     start = time.perf_counter()
     model = SVMCompare(kernel="linear", scale_indicators=False, loss=loss,
-                       probability=probability, random_state=0).fit(X, y)
+                       probability=probability, random_state=0).fit(X, y, context=c)
     seconds = time.perf_counter() - start
     peak = peak_rss_mb() - base
-    loss = log_loss(model.predict_proba(Xt), ty) if probability else float("nan")
+    loss = log_loss(model.predict_proba(Xt, context=ct), ty) if probability else float("nan")
     queue.put((seconds, peak, loss, 0.0))
 
 
@@ -118,8 +124,11 @@ def main(argv=None):
     parser.add_argument("--evalica-up-to", type=int, default=2_000_000, metavar="GAMES",
                         help="run evalica up to this many games (its memory grows ~2.3 GB a "
                              "million games; default: %(default)s)")
+    parser.add_argument("--without-context", action="store_true",
+                        help="also fit ours without the home edge as context (the tables "
+                             "before 2026-11-27)")
     args = parser.parse_args(argv)
-    print(f"{'players':>8} {'games':>10} {'model':>16} {'fit s':>8} {'peak MB':>8} "
+    print(f"{'players':>8} {'games':>10} {'model':>18} {'fit s':>8} {'peak MB':>8} "
           f"{'test log-loss':>13} {'s / evalica':>11}")
     for size in args.sizes.split(","):
         n_players, n_games = (int(v) for v in size.split("x"))
@@ -135,10 +144,15 @@ def main(argv=None):
         rows.append(("ours, no proba", measure(ours, n_players, n_games, False)))
         rows.append(("ours, sq. hinge", measure(ours, n_players, n_games, True,
                                                 "squared_hinge")))
+        if args.without_context:
+            rows.append(("ours, no context", measure(ours, n_players, n_games, True, "hinge",
+                                                     False)))
+            rows.append(("sq. h., no context", measure(ours, n_players, n_games, True,
+                                                       "squared_hinge", False)))
         reference = rows[0][1][0] if rows[0][0].startswith("evalica") else float("nan")
         for name, (seconds, peak, loss, extra) in rows:
             note = f"  (+{extra:.2f} s Davidson fit)" if extra else ""
-            print(f"{n_players:>8} {n_games:>10,} {name:>16} {seconds:>8.2f} {peak:>8.0f} "
+            print(f"{n_players:>8} {n_games:>10,} {name:>18} {seconds:>8.2f} {peak:>8.0f} "
                   f"{loss:>13.4f} {seconds / reference:>11.1f}{note}", flush=True)
 
 
