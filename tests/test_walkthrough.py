@@ -5,6 +5,9 @@ import re
 import shlex
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from svmcompare.cli import main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -95,3 +98,32 @@ def test_the_features_command_adds_points_features(tmp_path, capsys, monkeypatch
     assert main(["evaluate", "m.skops", out, "--after", "season=3"]) == 0
     model = re.search(r"^model\s+(\d\.\d{4})", capsys.readouterr().out, re.M).group(1)
     assert model == quoted.group(1)
+
+
+def test_the_features_command_takes_a_cold_start_prior(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    from svmcompare.datasets import games_features
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["league", "--out", "league"]) == 0
+    common = ["league/matches.csv", "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1", "--time", "season", "--advantage", "home_adv",
+              "--points", "home_goals", "away_goals"]
+    assert main(["features", *common, "--prior-games", "2", "-o", "p.csv"]) == 0
+    assert main(["features", *common, "-o", "f.csv"]) == 0
+    with_prior, without = pd.read_csv("p.csv"), pd.read_csv("f.csv")
+    # The first season: nobody has played, so without the prior every mean is 0
+    # and with it the population's (neutral before any game: a third of each result).
+    first = with_prior["season"] == with_prior["season"].min()
+    assert (without.loc[first, "a_draw_share"] == 0).all()
+    assert with_prior.loc[first, "a_draw_share"].iloc[0] == pytest.approx(1 / 3)
+    # The file is what games_features(prior_games=2) gives.
+    matches = pd.read_csv("league/matches.csv")
+    X, _, _, _ = games_features(matches, first="home", second="away", result="result",
+                                outcome_map={"H": -1, "D": 0, "A": 1}, time="season",
+                                advantage="home_adv", points=("home_goals", "away_goals"),
+                                prior_games=2.0)
+    np.testing.assert_allclose(with_prior["a_win_share"], X[:, 0, 7])
+    assert main(["features", *common, "--prior-games", "-1", "-o", "x.csv"]) == 2
+    assert "prior_games" in capsys.readouterr().err

@@ -196,7 +196,7 @@ def _features(args):
         games, first=args.a, second=args.b, result=args.outcome,
         outcome_map=parse_outcome_map(args.outcome_map), time=args.time, period=args.period,
         advantage=advantage, points=None if args.points is None else tuple(args.points),
-        half_life=args.half_life)
+        half_life=args.half_life, prior_games=args.prior_games)
     names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
     out = games.reset_index(drop=True).copy()
     out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
@@ -503,6 +503,11 @@ def add_product_commands(sub):
     features.add_argument("--half-life", type=float, default=10.0, metavar="GAMES",
                           help="with --points: a game this many games older weighs half "
                                "(default 10)")
+    features.add_argument("--prior-games", type=float, default=None, metavar="K",
+                          help="a cold-start prior: each side's shares and means shrunk "
+                               "toward every earlier game's by K pseudo-games, so a side new "
+                               "to the table gets the population's values, not zeros "
+                               "(default: none)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
     league = add_command(sub, "league", _league,
                          "write a simulated league (matches.csv, teams.csv) to try the commands")

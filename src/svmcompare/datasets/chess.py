@@ -188,7 +188,7 @@ def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None)
         def mean(column, h=h, p=p, count=count, pseudo=pseudo):
             # A Bayesian mean: the side's own games plus prior_games at the
             # population's mean; the population's mean alone without games
-            # (None: the side's own mean, 0 without games, as before 0.4).
+            # (None: the side's own mean, 0 without games: the features as they were).
             own, base = h[column].to_numpy(), p[column].to_numpy()
             if prior_games is None:
                 return own / np.maximum(count, 1.0)
