@@ -295,6 +295,31 @@ def test_squared_hinge_bias_is_the_brute_force_minimizer():
         assert at_beta <= losses.min() + 1e-9
 
 
+def test_squared_hinge_bias_from_a_start_is_the_same_root():
+    # From a solver's beta the root is looked for on the piece next to it
+    # without sorting the kinks; wherever the start is (near, far, on a kink),
+    # the answer is the sorted method's.
+    from svmcompare.solvers._bias import squared_hinge_bias
+
+    rng = np.random.default_rng(1)
+    shortcut = 0
+    for _ in range(300):
+        m = int(rng.integers(2, 40))
+        scores, y = rng.normal(size=m), rng.choice([-1.0, 1.0], size=m)
+        C = np.where(rng.random(m) < 0.2, 0.0, rng.uniform(0.1, 3.0, size=m))
+        exact = squared_hinge_bias(scores, y, C)
+        kinks = np.where(y > 0, 1.0 - scores, -1.0 - scores)
+        for start in (exact + rng.normal(scale=1e-3), exact + rng.normal(scale=2.0),
+                      float(rng.choice(kinks)), exact):
+            got = squared_hinge_bias(scores, y, C, start=start)
+            at_got, at_exact = (C @ np.maximum(0.0, 1.0 - y * (scores + b)) ** 2
+                                for b in (got, exact))
+            assert at_got <= at_exact + 1e-12 * max(1.0, at_exact)
+            if C.any() and (y[C > 0] > 0).any() and (y[C > 0] < 0).any():
+                shortcut += abs(got - exact) <= 1e-12 * max(1.0, abs(exact))
+    assert shortcut > 300  # the same root, not merely as low a loss, in most cases
+
+
 def test_svmcompare_with_the_squared_hinge_solves_its_primal_on_dense_pairs():
     from svmcompare._problem import flip_compare
 

@@ -796,7 +796,7 @@ def squared_hinge_result(u, beta, scores, y, C, bias, n_iter, converged, alpha=N
     the loss given u, the objective with the costs ``C``, and ``alpha`` (by
     default the dual variables 2 C_t max(0, slack_t) at that beta)."""
     if bias and np.any(C > 0):
-        beta = squared_hinge_bias(scores, y, C)
+        beta = squared_hinge_bias(scores, y, C, start=beta)
     slack = np.maximum(0.0, 1.0 - y * (scores + beta))
     objective = float(0.5 * u @ u + C @ (slack * slack))
     if alpha is None:
