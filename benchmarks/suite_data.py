@@ -363,7 +363,7 @@ def load_tcec():
 
 def load_club_football():
     """Domestic leagues (top four tiers) of many countries, openfootball's
-    results: test 2018-19, every league of it (fourteen of them with no earlier
+    results: test 2018-19, every league of it (twelve of them with no earlier
     season in the files: their teams start the season unseen), train on the two
     seasons before; features from 2014-15 on. Folds keep a league's season
     together (league x season groups, as a user with many leagues would)."""

@@ -158,10 +158,7 @@ def test_degenerate_points_are_counted_not_shouted():
         search = SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
     assert search.cv_results_["n_degenerate"].sum() > 0
-    # Only the refit of the chosen point may warn: that beta >= 0, and, where its
-    # u = 0 as well, that it has no ranking direction.
-    no_direction = [w for w in degenerate if "no ranking direction" in str(w.message)]
-    assert len(degenerate) - len(no_direction) <= 1 and len(no_direction) <= 1
+    assert len(degenerate) <= 1  # only the refit of the chosen point may warn
 
 
 def test_a_position_feature_cannot_collapse_the_probabilities():

@@ -256,34 +256,3 @@ def test_degenerate_warnings_point_at_the_callers_line_from_every_entry():
         degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
         assert degenerate, fit
         assert all(w.filename == __file__ for w in degenerate), [w.filename for w in degenerate]
-
-
-def test_a_degenerate_fit_without_a_ranking_direction_says_so():
-    # Few ties and class_weight=None: beta = 1 with every strict pair on its
-    # margin and u = 0 solve the hinge problem; the fallback then has no
-    # direction to keep, and the warning must not call the model a ranking.
-    from svmcompare.exceptions import DegenerateWarning
-    from svmcompare.ranking_function import without_direction
-
-    X, y = make_norm_pairs(200, "l2", equality_fraction=0.05, noise=1.0, random_state=0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        flat = SVMCompare(kernel="linear", C=1.0, class_weight=None).fit(X, y)
-    messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
-    assert flat.degenerate_
-    assert without_direction(flat.decision_function(X))
-    assert any("no ranking direction" in m for m in messages)
-    # An RBF fit degenerate at C = 100 keeps a real direction: the usual warning only.
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        rbf = SVMCompare(kernel="rbf", C=100.0, class_weight=None).fit(X, y)
-    messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
-    assert rbf.degenerate_ and messages
-    assert not without_direction(rbf.decision_function(X))
-    assert not any("no ranking direction" in m for m in messages)
-    # The default weights (ties weighted up) keep a direction, even where beta >= 0.
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        ranked = SVMCompare(kernel="linear", C=1.0).fit(X, y)
-    assert not without_direction(ranked.decision_function(X))
-    assert not any("no ranking direction" in str(w.message) for w in caught)

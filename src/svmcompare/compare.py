@@ -17,7 +17,6 @@ from .exceptions import (
     degenerate_warnings_wanted,
     outside_stacklevel,
 )
-from .ranking_function import without_direction
 
 
 def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
@@ -30,18 +29,6 @@ def _lemma1_scale_of(model, beta, bias_noise=0.0):
 
 
 def _machine_threshold_of(model, decision, y):
-    if model.degenerate_:
-        d = decision()
-        if without_direction(d) and degenerate_warnings_wanted():
-            warnings.warn(
-                f"SVMCompare found u = 0 as well as beta >= 0 (C={model.C}): the fit has no "
-                "ranking direction to fall back on (its rank differences are rounding "
-                "noise), so its comparisons rank nothing and its probabilities "
-                "(probability=True) come from the link's tie features and context alone. "
-                "Ties weigh too little against the other pairs: class_weight='balanced' "
-                "(or the default 'auto') gives a ranking.", DegenerateWarning,
-                stacklevel=outside_stacklevel())
-        decision = lambda: d  # noqa: E731 (computed once)
     model.threshold_, model.margin_ = machine_threshold(decision, y, model.degenerate_,
                                                         model.intercept_)
 

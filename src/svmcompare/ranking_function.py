@@ -345,23 +345,6 @@ def score_spread(score):
     return spread if spread > 0 and np.isfinite(spread) else 1.0
 
 
-# Below this root mean square of the training rank differences (in the units of
-# a degenerate fit, where the hinge's margin is 1) a fit has no ranking direction.
-NO_DIRECTION_SPREAD = 1e-6
-
-
-def without_direction(differences):
-    """Whether rank differences r(x') - r(x) of a degenerate fit (beta >= 0,
-    scale 1: the hinge's margin is 1) are rounding noise: u = 0, so the
-    "fallback" keeps no ranking direction.  With few ties and
-    ``class_weight=None``, beta = 1 with every strict pair on its margin and
-    u = 0 solves the hinge problem at every C (simulated pairs with 5-10% ties:
-    root mean square 1e-17 to 4e-8 at C = 1e-3 to 100; a real direction of an RBF
-    fit at C = 1e-3, 3e-4)."""
-    d = np.asarray(differences, dtype=float)
-    return d.size > 0 and float(np.sqrt(np.mean(np.square(d)))) <= NO_DIRECTION_SPREAD
-
-
 def set_feature_names(model, X):
     """Set ``feature_names_in_`` of ``model`` from a wide DataFrame of pairs;
     remove it for an array."""

@@ -318,6 +318,40 @@ def test_squared_hinge_bias_from_a_start_is_the_same_root():
             if C.any() and (y[C > 0] > 0).any() and (y[C > 0] < 0).any():
                 shortcut += abs(got - exact) <= 1e-12 * max(1.0, abs(exact))
     assert shortcut > 300  # the same root, not merely as low a loss, in most cases
+    # The review's cases: a start on a stretch of zero loss gets the sort's point
+    # of it (not the start: that turned a ranking into beta >= 0), and a root
+    # that rounding puts on a kink at a cost ratio of 1e60 is left to the sort.
+    scores, y = np.array([2.5, -1.5]), np.array([1.0, -1.0])
+    assert squared_hinge_bias(scores, y, np.ones(2), start=0.2) == \
+        squared_hinge_bias(scores, y, np.ones(2))
+    C, scores, y = np.array([0.5, 1e-30, 1e30]), np.array([2.0, -3.0, 1.0]), \
+        np.array([-1.0, 1.0, -1.0])
+    assert squared_hinge_bias(scores, y, C, start=4.0) == squared_hinge_bias(scores, y, C)
+
+
+def test_newton_cg_converges_at_tiny_costs_cold_and_warm():
+    # Dividing the objective by its gradient at 0 left the badly conditioned
+    # steps of C = 1e-16 short (the review's case); only large gradients are.
+    import scipy.sparse as sp
+
+    from svmcompare.solvers.newton_cg import solve_squared_hinge_cg
+
+    rng = np.random.default_rng(0)
+    m, p = 200, 30
+    a = rng.integers(0, p, m)
+    b = (a + rng.integers(1, p, m)) % p
+    r = np.arange(m)
+    D = sp.csr_matrix((np.r_[-np.ones(m), np.ones(m)], (np.r_[r, r], np.r_[a, b])),
+                      shape=(m, p))
+    y = rng.choice([-1.0, 1.0], m, p=[0.3, 0.7])
+    for C, v0 in ((1e-16, None), (1e-12, np.random.default_rng(1).normal(size=p + 1))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = solve_squared_hinge_cg(D, y, np.full(m, C), v0=v0)
+        slack = np.maximum(0.0, 1.0 - y * (result.bias + D @ result.u))
+        u_star = 2.0 * C * (D.T @ (y * slack))  # stationarity in u given beta
+        assert result.converged
+        assert np.linalg.norm(result.u - u_star) <= 1e-9 * np.linalg.norm(u_star)
 
 
 def test_svmcompare_with_the_squared_hinge_solves_its_primal_on_dense_pairs():

@@ -175,7 +175,9 @@ def points_history(first, second, points, period, half_life, prior_games=None):
     shrunk toward the population's (margin 0, points for and against the mean
     points of a side in every earlier game) by that many pseudo-games, and a
     side without earlier points gets the population's; with None, 0 before a
-    side's first game with points.
+    side's first game with points.  The own games' weights decay, so their sum
+    levels off near 1 / (1 - 2^(-1 / half_life)) (about 15 games at 10) and
+    the prior keeps a share of ``prior_games`` / (``prior_games`` + 15) there.
 
     ``first``, ``second``: integer player codes; ``points``: (n, 2) floats, NaN
     where a game's points were not recorded (it then counts for nothing);

@@ -95,7 +95,7 @@ def _bias_near(start, kinks, positive, C):
     active = np.where(positive, kinks > start, kinks < start)
     g = float(C[active] @ (start - kinks[active]))
     if g == 0.0:
-        return float(start)
+        return None  # start may lie on a stretch of zero loss: its point is the sort's
     down = g > 0.0  # the root is below start
     # The rows active on the open stretch next to start in that direction.
     active = np.where(positive, kinks >= start, kinks < start) if down else \
@@ -104,9 +104,10 @@ def _bias_near(start, kinks, positive, C):
     if W <= 0.0:
         return None
     root = float(C[active] @ kinks[active]) / W
-    low, high = (root, start) if down else (start, root)
-    if (down and root > start) or (not down and root < start) \
-            or np.any((kinks > low) & (kinks < high)):
+    # No kink between start and the root, nor on the root itself (rounding of
+    # W at cost ratios of 1e16 can put it there): else the sort decides.
+    inside = (kinks >= root) & (kinks < start) if down else (kinks > start) & (kinks <= root)
+    if (down and root > start) or (not down and root < start) or np.any(inside):
         return None
     return root
 

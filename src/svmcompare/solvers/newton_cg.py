@@ -107,8 +107,11 @@ def solve_squared_hinge_cg(D, y, C, *, bias=True, tol=1e-3, v0=None):
     # every step was half a Newton step and the steps converged linearly.
     # Scaled, the forcing term is relative: 10,000 ids x 1,020,000 games,
     # 20 -> 14 steps cold and 9 -> 3 from the solution before a week of new
-    # games, the same objective to 1e-14.
-    unit = scale if scale > 0.0 else 1.0
+    # games, the same objective to 1e-14.  Only a large gradient is divided
+    # down: where it is small (C m tiny) the absolute forcing term is already
+    # tight, and a relative one left the badly conditioned steps of C = 1e-16
+    # short of convergence (the review's case).
+    unit = max(scale, 1.0)
 
     def value_gradient(v):
         value, gradient = problem.value_gradient(v)
@@ -123,12 +126,12 @@ def solve_squared_hinge_cg(D, y, C, *, bias=True, tol=1e-3, v0=None):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         result = minimize(value_gradient, start, jac=True, hess=None,
                           hessp=hessian_product, method="trust-ncg",
-                          options={"gtol": max(1e-5 * float(tol), 1e-300),
+                          options={"gtol": max(1e-5 * float(tol) * scale / unit, 1e-300),
                                    "maxiter": MAX_NEWTON})
     # The trust region can collapse on rounding just short of the tight goal
     # ("a bad approximation ..."): still converged within 1e-3 * tol.
     converged = bool(result.success) or scale == 0.0 \
-        or float(np.linalg.norm(result.jac)) <= 1e-3 * float(tol)
+        or float(np.linalg.norm(result.jac)) <= 1e-3 * float(tol) * scale / unit
     if not converged:
         warnings.warn(f"The Newton-CG solver of the squared hinge stopped short of its "
                       f"tolerance ({result.message}); the solution may be inaccurate.",
