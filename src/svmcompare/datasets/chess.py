@@ -162,6 +162,18 @@ def _population_before(long, initial_elo):
     return means.loc[long["period"].to_numpy()].reset_index(drop=True)
 
 
+def _side_mean(own, count, base, prior_games):
+    """A side's per-game mean of a history sum ``own`` over its ``count`` games:
+    with ``prior_games`` None its own mean, 0 without games (the features as
+    they were); else a Bayesian mean, its games plus ``prior_games`` at the
+    population's mean ``base``, which alone is the mean of a side without games."""
+    if prior_games is None:
+        return own / np.maximum(count, 1.0)
+    pseudo = count + prior_games
+    return np.divide(own + prior_games * base, pseudo, out=base.astype(np.float64, copy=True),
+                     where=pseudo > 0)
+
+
 def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None):
     """The ``PLAYER_FEATURES`` of both players of each game, from earlier periods only.
 
@@ -177,23 +189,18 @@ def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None)
     glicko_before = Glicko(c=glicko_c).update(white, black, score, day)
     long = _long_format(games, elo_before)
     history = _history_before(long)
-    prior = _population_before(long, initial_elo)
+    # The population's means only when asked for (the default features never read them).
+    prior = None if prior_games is None else _population_before(long, initial_elo)
     n = len(games)
     sides = []
     for side, index in ((1, slice(0, n)), (2, slice(n, 2 * n))):
-        h, p = history.iloc[index], prior.iloc[index]
+        h = history.iloc[index]
+        p = None if prior is None else prior.iloc[index]
         count = h["games"].to_numpy()
-        pseudo = count + (prior_games or 0.0)
 
-        def mean(column, h=h, p=p, count=count, pseudo=pseudo):
-            # A Bayesian mean: the side's own games plus prior_games at the
-            # population's mean; the population's mean alone without games
-            # (None: the side's own mean, 0 without games: the features as they were).
-            own, base = h[column].to_numpy(), p[column].to_numpy()
-            if prior_games is None:
-                return own / np.maximum(count, 1.0)
-            return np.where(pseudo > 0, (own + prior_games * base) / np.maximum(pseudo, 1e-300),
-                            base)
+        def mean(column, h=h, p=p, count=count):
+            return _side_mean(h[column].to_numpy(), count,
+                              None if p is None else p[column].to_numpy(), prior_games)
 
         last = h["last_period"].to_numpy(dtype=float)
         sides.append(np.column_stack([
