@@ -107,3 +107,64 @@ def test_paired_entries_equal_the_blocks_diagonal(name):
         kernel = resolve_kernel(name, gamma=0.3, degree=2, coef0=1.5)
     np.testing.assert_allclose(kernel.paired(A, B), np.diag(kernel.block(A, B)),
                                rtol=1e-12, atol=1e-12)
+
+
+def _identities_and_features(n, ids, dense, rng, scale=True):
+    """Standardized one-hot identities next to dense columns, as a search sees them."""
+    M = np.zeros((n, dense + ids))
+    M[:, :dense] = rng.normal(size=(n, dense))
+    M[np.arange(n), dense + rng.integers(0, ids, n)] = 1.0
+    if scale:
+        M = (M - M.mean(axis=0)) / np.where(M.std(axis=0) > 0, M.std(axis=0), 1.0)
+    return M
+
+
+@pytest.mark.parametrize("dense", [0, 5])
+def test_distances_through_sparse_identity_columns_equal_brute_force(dense, monkeypatch):
+    monkeypatch.setattr(kernels, "_SPARSE_MIN_WORK", 0)  # small enough to brute-force
+    rng = np.random.default_rng(1)
+    A = _identities_and_features(300, 60, dense, rng)
+    B = A[rng.permutation(300)[:200]].copy()
+    B[3] = A[10]  # an exact duplicate: distance 0
+    # The sparse route is taken here (else this test would check nothing new).
+    assert kernels._sparse_columns(A, B) is not None
+    brute = ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2)
+    for left, right in [(A, B), (A, A), (B, B)]:
+        expected = ((left[:, None, :] - right[None, :, :]) ** 2).sum(axis=2)
+        np.testing.assert_allclose(kernels._squared_distances(left, right), expected,
+                                   rtol=1e-10, atol=1e-10)
+    assert kernels._squared_distances(A, B)[10, 3] == pytest.approx(0.0, abs=1e-10)
+    assert brute[10, 3] == 0.0
+
+
+def test_dense_columns_and_small_blocks_keep_the_one_product():
+    rng = np.random.default_rng(2)
+    dense = rng.normal(size=(400, 30))
+    assert kernels._sparse_columns(dense, dense) is None  # no column mostly one value
+    # A binary column set to 1 half the time is not sparse: its products
+    # touch a quarter of all row pairs.
+    halves = (rng.random((400, 30)) < 0.5).astype(float)
+    assert kernels._sparse_columns(halves, halves) is None
+    tiny = _identities_and_features(20, 10, 2, rng)
+    assert kernels._sparse_columns(tiny, tiny) is None  # not worth the medians
+    big = _identities_and_features(3000, 200, 10, rng)
+    assert kernels._sparse_columns(big, big) is not None
+
+
+def test_a_base_too_large_to_keep_is_written_into_not_copied(monkeypatch):
+    A, B = _items()
+    rbf = resolve_kernel("rbf", gamma=0.7)
+    computed = []
+    distances = kernels._squared_distances
+
+    def kept_track(P, R):
+        computed.append(distances(P, R))
+        return computed[-1]
+
+    monkeypatch.setattr(kernels, "_squared_distances", kept_track)
+    block = rbf.block(A, B, BlockBases(0))
+    assert block is computed[-1]  # the block overwrote the unkept base
+    np.testing.assert_allclose(block, rbf_kernel(A, B, gamma=0.7), rtol=1e-12, atol=1e-12)
+    kept = BlockBases(1e6)
+    block = rbf.block(A, B, kept)
+    assert block is not computed[-1] and not computed[-1].flags.writeable

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import svmcompare.grid_search as grid_search
 from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.grid_search import paper_grid, validation_search
@@ -186,7 +187,7 @@ def test_a_path_keeps_its_item_kernel_past_the_row_cache(norm_data, monkeypatch)
 
 
 @pytest.mark.parametrize("cls", [SVMCompare, SVMRank])
-def test_one_validation_block_per_path_scores_as_each_model(cls):
+def test_one_validation_block_per_path_scores_as_each_model(cls, monkeypatch):
     # A C path scores its validation pairs from one kernel block against the
     # path's training items; each model must score as its own decision_function.
     from svmcompare.grid_search import _fit_path, _path_decisions
@@ -201,9 +202,12 @@ def test_one_validation_block_per_path_scores_as_each_model(cls):
     for model, d in zip(models, decisions, strict=True):
         np.testing.assert_allclose(d, model.decision_function(X[val], context[val]),
                                    rtol=1e-10, atol=1e-12)
-    # Past half of cache_size the block is not built: each model scores alone.
+    # Past the path's budget (half of cache_size or PATH_GRAM_BYTES, the larger)
+    # the block is not built: each model scores alone.
+    monkeypatch.setattr(grid_search, "PATH_GRAM_BYTES", 1000)
     assert _path_decisions(cls(cache_size=0.01), prepared, models, X[val], None) \
         == [None] * 3
+    assert _path_decisions(cls(cache_size=1.0), prepared, models, X[val], None)[0] is not None
 
 
 def test_past_many_pairs_the_kernel_points_are_fitted_by_nystroem(monkeypatch):
