@@ -311,3 +311,56 @@ def test_nystroem_ranking_scores_items_in_chunks_as_all_at_once(monkeypatch):
     monkeypatch.setattr(ranking_function, "_FEATURE_CHUNK_ELEMENTS", 30 * 8)  # 8 items
     np.testing.assert_allclose(ranking.rank_standardized(Zs), expected, rtol=1e-12,
                                atol=1e-12)
+
+
+def _identity_pairs(seed, n_pairs=500, players=80, dense=3):
+    """Standardized pairs of one-hot identities next to a few dense features:
+    their difference rows are mostly zeros."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(size=players)
+    first, second = rng.integers(0, players, n_pairs), rng.integers(0, players, n_pairs)
+    eye = np.eye(players)
+    features = rng.normal(size=(n_pairs, 2, dense))
+    X = np.concatenate([features, np.stack([eye[first], eye[second]], axis=1)], axis=2)
+    gap = strength[second] - strength[first] + features[:, 1, 0] - features[:, 0, 0]
+    gap += rng.logistic(size=n_pairs)
+    y = np.where(gap > 0.7, 1, np.where(gap < -0.7, -1, 0))
+    return Standardizer.fit(X).transform_pairs(X), y
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_the_zone_hessian_over_non_zeros_equals_the_dense_one(bias):
+    from svmcompare.solvers import linear
+
+    Xs, y = _identity_pairs(0)
+    problem = flip_compare(Xs, y, 1.0)
+    D = differences(problem.items, problem.a, problem.b)
+    view = linear._sparse_view(D)
+    assert view is not None and view.nnz < 0.1 * D.size
+    zone = np.random.default_rng(1).random(D.shape[0]) < 0.3
+    C = np.random.default_rng(2).uniform(0.5, 2.0, D.shape[0])
+    np.testing.assert_allclose(linear._sparse_zone_hessian(view, zone, C, 0.1, bias),
+                               linear._zone_hessian(D, zone, C, 0.1, bias),
+                               rtol=1e-12, atol=1e-12)
+    assert linear._sparse_view(np.ones((50, 20))) is None  # dense rows stay dense
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_mostly_zero_rows_reach_the_optimum_of_the_dense_method(C, monkeypatch):
+    from svmcompare.solvers import linear
+
+    Xs, y = _identity_pairs(3)
+    problem = flip_compare(Xs, y, C)
+    D = differences(problem.items, problem.a, problem.b)
+    through_view = solve_linear(D, problem.y, problem.C)
+    monkeypatch.setattr(linear, "_SPARSE_VIEW_DENSITY", 0.0)
+    dense = solve_linear(D, problem.y, problem.C)
+    assert through_view.converged and dense.converged
+    assert through_view.objective == pytest.approx(dense.objective, rel=1e-9)
+    assert through_view.objective == pytest.approx(
+        _primal(D, problem.y, problem.C, through_view.u, through_view.bias))
+    if C <= 1.0:  # SMO's reference (at C = 100 it crawls on the collinear one-hot)
+        exact = solve_dual(problem, resolve_kernel("linear"), bias=True, tol=1e-8)
+        optimum = _primal(D, problem.y, problem.C, D.T @ (exact.alpha * problem.y),
+                          exact.bias)
+        assert through_view.objective == pytest.approx(optimum, rel=1e-6)
