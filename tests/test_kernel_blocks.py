@@ -78,9 +78,9 @@ def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
     shapes = []
     distances = kernels._squared_distances
 
-    def counted(A, B):
+    def counted(A, B, *args, **kwargs):
         shapes.append((A.shape[0], B.shape[0]))
-        return distances(A, B)
+        return distances(A, B, *args, **kwargs)
 
     monkeypatch.setattr(kernels, "_squared_distances", counted)
     best, results = validation_search(SVMCompare(), grid, X, y, Xv, yv)
@@ -151,20 +151,25 @@ def test_dense_columns_and_small_blocks_keep_the_one_product():
     assert kernels._sparse_columns(big, big) is not None
 
 
-def test_a_base_too_large_to_keep_is_written_into_not_copied(monkeypatch):
+@pytest.mark.parametrize("name", ["rbf", "laplacian"])
+def test_a_base_too_large_to_keep_is_written_into_not_copied(name, monkeypatch):
+    # rbf: -gamma ||a - b||^2 in the distances' own pass, then exp in place;
+    # laplacian: the unkept distances overwritten by the block.
     A, B = _items()
-    rbf = resolve_kernel("rbf", gamma=0.7)
+    kernel = resolve_kernel(name, gamma=0.7)
     computed = []
     distances = kernels._squared_distances
 
-    def kept_track(P, R):
-        computed.append(distances(P, R))
+    def kept_track(P, R, *args, **kwargs):
+        computed.append(distances(P, R, *args, **kwargs))
         return computed[-1]
 
     monkeypatch.setattr(kernels, "_squared_distances", kept_track)
-    block = rbf.block(A, B, BlockBases(0))
-    assert block is computed[-1]  # the block overwrote the unkept base
-    np.testing.assert_allclose(block, rbf_kernel(A, B, gamma=0.7), rtol=1e-12, atol=1e-12)
+    for bases in [None, BlockBases(0)]:
+        block = kernel.block(A, B, bases)
+        assert block is computed[-1]  # no second block allocated
+        np.testing.assert_allclose(block, _reference(kernel, A, B), rtol=1e-12, atol=1e-12)
     kept = BlockBases(1e6)
-    block = rbf.block(A, B, kept)
+    block = kernel.block(A, B, kept)
     assert block is not computed[-1] and not computed[-1].flags.writeable
+    np.testing.assert_allclose(block, _reference(kernel, A, B), rtol=1e-12, atol=1e-12)

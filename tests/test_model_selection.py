@@ -233,3 +233,21 @@ def test_past_many_pairs_the_kernel_points_are_fitted_by_nystroem(monkeypatch):
     expected = "linear" if search.best_params_["kernel"] == "linear" else \
         "nystroem" if search.best_params_.get("solver") == "nystroem" else "exact"
     assert best.solver_ == expected
+
+
+def test_paths_are_dispatched_longest_first():
+    from svmcompare.grid_search import _longest_first
+
+    linear = (("kernel", "linear"), ("class_weight", None))
+    wide = (("kernel", "rbf"), ("gamma", 0.01))
+    narrow = (("kernel", "rbf"), ("gamma", 1.0))
+    own = (("kernel", "rbf"), ("gamma", 1.0), ("class_weight", "auto"))
+    tasks = [(0, linear, [(0, 1e-3), (1, 1.0)]), (0, wide, [(2, 0.1), (3, 1.0)]),
+             (0, own, [(4, 1.0)]), (0, narrow, [(5, 0.1), (6, 1.0)])]
+    # First split: nothing timed yet, kernel paths first, narrow kernels first.
+    assert [task[1] for task in _longest_first(tasks, {})] == [narrow, own, wide, linear]
+    # Later splits: by the time per C measured, times the C values still run.
+    seconds = {repr(linear): 2.0, repr(wide): 0.1, repr(own): 0.5, repr(narrow): 0.3}
+    later = [(1, others, entries[:1]) for _, others, entries in tasks]
+    assert [task[1] for task in _longest_first(later, seconds)] == [linear, own, narrow, wide]
+    assert sorted(map(repr, _longest_first(tasks, {}))) == sorted(map(repr, tasks))

@@ -21,6 +21,8 @@ built on it.  Every estimator also works unchanged in scikit-learn's
 from __future__ import annotations
 
 import itertools
+import numbers
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -281,6 +283,7 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
     bases = BlockBases(getattr(estimator, "cache_size", 200.0) * 2**20)
     scores = [[_PRUNED] * len(points) for _ in splits]
     models = [[None] * len(points) for _ in splits]
+    seconds_per_C = {}  # a path's time on its last split, per C value
     # With a race: the first split, the second, then the rest, the race
     # judging after each of the first two (a point once left out stays out).
     waves = [range(len(splits))] if race is None or len(splits) < 3 else \
@@ -297,13 +300,16 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
                           if (kept := [(i, C) for i, C in entries if keep[i]])]
                 bar.total = bar.n + len(folds) * len(groups)
                 bar.refresh()
-            tasks = [(k, others, entries) for k in folds for others, entries in groups]
+            tasks = _longest_first([(k, others, entries) for k in folds
+                                    for others, entries in groups], seconds_per_C)
             outputs = Parallel(n_jobs=n_jobs)(
-                delayed(_path_on_split)(clone(estimator).set_params(**dict(others)),
-                                        [C for _, C in entries], X, y, context, sample_weight,
-                                        splits[k], keep_models, held_out, bases)
+                delayed(_timed_path)(clone(estimator).set_params(**dict(others)),
+                                     [C for _, C in entries], X, y, context, sample_weight,
+                                     splits[k], keep_models, held_out, bases)
                 for k, others, entries in _counted(tasks, bar))
-            for (k, _, entries), (path_models, path_scores) in zip(tasks, outputs, strict=True):
+            for (k, others, entries), (seconds, (path_models, path_scores)) in \
+                    zip(tasks, outputs, strict=True):
+                seconds_per_C[repr(others)] = seconds / len(entries)
                 for (index, _), model, score in zip(entries, path_models, path_scores,
                                                     strict=True):
                     scores[k][index] = score
@@ -314,6 +320,35 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
 # The scores of a point the race left out on a split.
 _PRUNED = {"error": np.nan, "auc": np.nan, "failed": False, "pruned": True,
            "degenerate": False, "held_out": None}
+
+
+def _timed_path(*args):
+    """:func:`_path_on_split`'s output and its seconds (to order the next waves)."""
+    start = time.perf_counter()
+    out = _path_on_split(*args)
+    return time.perf_counter() - start, out
+
+
+def _longest_first(tasks, seconds_per_C):
+    """The tasks (split, other parameters, C entries) in the order the workers
+    should take them: the longest first, so that no long path starts last
+    while the other workers sit idle (club football's first split: an RBF
+    path of 4.1 s in a wave of 8.5 s, dispatched fifth of six).  A path's
+    time is its time per C on the split before; on the first, exact kernel
+    paths (SMO on every row) before linear ones, wider gamma later, more C
+    values first.  Only the order of dispatch changes, not any result."""
+    def expected(task):
+        _, others, entries = task
+        known = seconds_per_C.get(repr(others))
+        if known is not None:
+            return (1, known * len(entries))
+        params = dict(others)
+        kernel = params.get("kernel", "rbf") != "linear"
+        gamma = params.get("gamma")
+        gamma = float(gamma) if kernel and isinstance(gamma, numbers.Real) else 0.0
+        return (0, kernel, gamma, len(entries))
+
+    return sorted(tasks, key=expected, reverse=True)
 
 
 def _counted(tasks, bar):
