@@ -615,3 +615,41 @@ def test_stack_items_merges_negative_and_positive_zero():
     np.testing.assert_array_equal(first, [0, 0])
     np.testing.assert_array_equal(second, [1, 1])
     assert Xs[1, 0, 0] == 0.0 and np.signbit(Xs[1, 0, 0])  # the caller's pairs untouched
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_repeated_rows_are_solved_once_to_the_optimum_of_every_row(C):
+    # Identities only: 6 items, 120 pairs, so most rows repeat another; the
+    # merged dual must be an optimum of the original one, row by row.
+    from svmcompare.solvers import smo
+
+    rng = np.random.default_rng(4)
+    items = rng.normal(size=(6, 3))
+    first, second = rng.integers(0, 6, 120), rng.integers(0, 6, 120)
+    keep = first != second
+    Xi, Xip = items[first[keep]], items[second[keep]]
+    d = (Xip ** 2).sum(1) - (Xi ** 2).sum(1) + rng.logistic(size=Xi.shape[0])
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    weight = rng.uniform(0.5, 2.0, size=y.size)  # rows of a group with different C
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, C, sample_weight=weight)
+    assert smo._duplicate_groups(problem) is not None
+    kernel = resolve_kernel("rbf", 0.5)
+    ours = solve_dual(problem, kernel, bias=True, tol=1e-8)
+
+    Q = ktilde_from_definition(problem.items[problem.a], problem.items[problem.b],
+                               rbf(0.5)) * np.outer(problem.y, problem.y)
+    ref = solve_dual_reference(Q, problem.y, problem.C, bias=True)
+    assert ours.converged
+    assert np.isclose(dual_objective(ours.alpha, Q), ours.objective, rtol=1e-9)
+    assert ours.objective == pytest.approx(dual_objective(ref, Q), rel=1e-6)
+    assert abs(problem.y @ ours.alpha) < 1e-9 * problem.C.sum()
+    assert np.all(ours.alpha >= 0) and np.all(ours.alpha <= problem.C)
+    assert kkt_violation(ours.alpha, Q, problem.y, problem.C, ours.bias) < 1e-6
+    np.testing.assert_allclose(ours.gradient, Q @ ours.alpha - 1.0, atol=1e-8)
+    # A warm start (a C path's scaled alphas and gradient) lands there too.
+    scaled = solve_dual(problem, kernel, bias=True, tol=1e-8, alpha0=ours.alpha * 0.5,
+                        gradient0=(ours.gradient + 1.0) * 0.5 - 1.0)
+    assert scaled.objective == pytest.approx(ours.objective, rel=1e-6)
+    # keep_rows keeps the original rows (their cache is indexed by them).
+    kept = solve_dual(problem, kernel, bias=True, tol=1e-8, keep_rows=True)
+    assert kept.rows is not None and kept.objective == pytest.approx(ours.objective, rel=1e-6)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba
 import numpy as np
@@ -285,10 +285,25 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
         calibration folds' starts read the rows of the support vectors they
         drop from there instead of computing them.
 
+    Rows equal in (a, b, y, context) have equal rows of Q: where at least a
+    tenth of the rows repeat another (identities only: a few hundred
+    distinct pairs of LLMs or engines among thousands of judgments), the dual
+    is solved with one row per group, C the group's sum, and each row gets
+    its share alpha_g C_t / C_g (the same u, objective and gradient: an
+    optimum of the original dual).  Not with ``keep_rows``, whose rows are
+    indexed by the original rows.
+
     Returns
     -------
     DualResult
     """
+    if not keep_rows:
+        groups = _duplicate_groups(problem)
+        if groups is not None:
+            return _solve_merged(problem, kernel, groups, alpha0, gradient0, bias=bias,
+                                 tol=tol, max_iter=max_iter, cache_size=cache_size,
+                                 shrinking=shrinking, gram=gram, n_threads=n_threads,
+                                 progress=progress, newton=newton)
     items = np.ascontiguousarray(problem.items, dtype=np.float64)
     a = np.ascontiguousarray(problem.a, dtype=np.int64)
     b = np.ascontiguousarray(problem.b, dtype=np.int64)
@@ -343,3 +358,47 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
                       int(n_iter), converged, int(max_shrunk), interval,
                       1e-8 * max(1.0, score_scale), G, n_newton,
                       rows if keep_rows else None)
+
+
+# Rows merged only where the groups are at most this share of the rows.
+_MERGE_SHARE = 0.9
+
+
+def _duplicate_groups(problem):
+    """(first row of each group, each row's group) of the rows equal in (a, b,
+    y, context), or None when fewer than a tenth of the rows repeat another."""
+    m = problem.y.size
+    if m < 10:
+        return None
+    key = np.column_stack([problem.a, problem.b, problem.y, problem.context]).astype(np.float64)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    if first.size > _MERGE_SHARE * m:
+        return None
+    return first, np.ravel(inverse)
+
+
+def _solve_merged(problem, kernel, groups, alpha0, gradient0, **options):
+    """:func:`solve_dual` on one row per group of equal rows, then each row's
+    share of its group's alpha (see :func:`solve_dual`)."""
+    first, inverse = groups
+    m = problem.y.size
+    C = np.asarray(problem.C, dtype=np.float64)
+    group_C = np.bincount(inverse, weights=C, minlength=first.size)
+    merged = replace(problem, a=problem.a[first], b=problem.b[first], y=problem.y[first],
+                     C=group_C, context=problem.context[first], pair=problem.pair[first],
+                     flipped=problem.flipped[first])
+    group_alpha0 = None
+    if alpha0 is not None:
+        start = np.clip(np.asarray(alpha0, dtype=np.float64), 0.0, C)
+        group_alpha0 = np.bincount(inverse, weights=start, minlength=first.size)
+    group_gradient0 = None
+    if gradient0 is not None:  # equal rows have equal gradients: a group's first row's
+        group_gradient0 = _checked_gradient(gradient0, m, alpha0)[first]
+    result = solve_dual(merged, kernel, alpha0=group_alpha0, gradient0=group_gradient0,
+                        keep_rows=False, **options)
+    total = group_C[inverse]
+    share = np.divide(C, total, out=np.zeros(m), where=total > 0)
+    alpha = result.alpha[inverse] * share
+    _snap_to_bounds(alpha, C)
+    gradient = None if result.gradient is None else result.gradient[inverse]
+    return replace(result, alpha=alpha, gradient=gradient)
