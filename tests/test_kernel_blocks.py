@@ -141,10 +141,17 @@ def test_dense_columns_and_small_blocks_keep_the_one_product():
     rng = np.random.default_rng(2)
     dense = rng.normal(size=(400, 30))
     assert kernels._sparse_columns(dense, dense) is None  # no column mostly one value
-    # A binary column set to 1 half the time is not sparse: its products
-    # touch a quarter of all row pairs.
-    halves = (rng.random((400, 30)) < 0.5).astype(float)
-    assert kernels._sparse_columns(halves, halves) is None
+    # Binary columns set in half, or a sixteenth, of the rows are not sparse
+    # enough: their products touch a quarter (1/256) of all row pairs.
+    for share in (0.5, 1 / 16):
+        binary = (rng.random((2000, 40)) < share).astype(float)
+        assert kernels._sparse_columns(binary, binary) is None
+    # Columns each sparse enough, but together they would fill the block:
+    # the sparsest are taken while the product stays sparse.
+    rare = (rng.random((2000, 100)) < 1 / 40).astype(float)
+    columns, _ = kernels._sparse_columns(rare, rare)
+    shares = np.count_nonzero(rare[:, columns], axis=0) / 2000
+    assert 8 <= columns.sum() < 100 and np.sum(shares ** 2) <= kernels._SPARSE_MAX_FILL
     tiny = _identities_and_features(20, 10, 2, rng)
     assert kernels._sparse_columns(tiny, tiny) is None  # not worth the medians
     big = _identities_and_features(3000, 200, 10, rng)

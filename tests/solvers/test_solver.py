@@ -653,3 +653,50 @@ def test_repeated_rows_are_solved_once_to_the_optimum_of_every_row(C):
     # keep_rows keeps the original rows (their cache is indexed by them).
     kept = solve_dual(problem, kernel, bias=True, tol=1e-8, keep_rows=True)
     assert kept.rows is not None and kept.objective == pytest.approx(ours.objective, rel=1e-6)
+
+
+
+def test_a_groups_alpha_fills_its_rows_in_turn():
+    from svmcompare.solvers.smo import _filled
+
+    inverse = np.array([1, 0, 1, 1, 0, 2])
+    C = np.array([1.0, 2.0, 1.0, 1.0, 2.0, np.inf])
+    alpha = _filled(np.array([3.0, 1.5, 4.0]), inverse, C)
+    # Group 0 (rows 1, 4): 3 = 2 + 1; group 1 (rows 0, 2, 3): 1.5 = 1 + 0.5 + 0;
+    # group 2: an infinite C takes it all.
+    np.testing.assert_array_equal(alpha, [1.0, 2.0, 0.5, 0.0, 1.0, 4.0])
+
+
+def test_hard_margin_on_repeated_rows_solves_as_unmerged(monkeypatch):
+    # C = inf (the hard margin) on repeated rows: alpha filled, never inf / inf.
+    from svmcompare import HardMarginQP
+    from svmcompare.solvers import smo
+
+    rng = np.random.default_rng(0)
+    items = rng.normal(size=(5, 3))
+    u = np.array([1.0, -2.0, 0.5])
+    first, second = rng.integers(0, 5, 200), rng.integers(0, 5, 200)
+    keep = first != second
+    X = np.stack([items[first[keep]], items[second[keep]]], axis=1)
+    gap = (X[:, 1] - X[:, 0]) @ u
+    y = np.where(gap > 1.0, 1, np.where(gap < -1.0, -1, 0))
+    model = HardMarginQP().fit(X, y)
+    monkeypatch.setattr(smo, "_MERGE_SHARE", 0.0)
+    unmerged = HardMarginQP().fit(X, y)
+    assert np.all(np.isfinite(model.u_))
+    np.testing.assert_allclose(model.u_, unmerged.u_, rtol=1e-3)
+    assert model.intercept_ == pytest.approx(unmerged.intercept_, rel=1e-3)
+
+
+def test_rows_without_weight_ask_nothing_of_the_bias():
+    from svmcompare.solvers._bias import dual_bias_interval
+
+    # Every weighted row at a bound; a row with C = 0 sits at both bounds and,
+    # read as either, used to reverse the interval.
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    G = np.array([-2.0, 0.5, 1.5, -0.5])
+    C = np.array([1.0, 1.0, 0.0, 0.0])
+    alpha = np.array([1.0, 0.0, 0.0, 0.0])
+    low, high = dual_bias_interval(alpha, G, y, C)
+    weighted = dual_bias_interval(alpha[:2], G[:2], y[:2], C[:2])
+    assert (low, high) == weighted and low <= high

@@ -21,9 +21,12 @@ def dual_bias_interval(alpha, G, y, C):
     bound only asks its margin y_t f_t to lie on one side of 1.
     """
     yG = y * G
-    at_upper = alpha >= C
-    at_lower = alpha <= 0
-    free = ~(at_upper | at_lower)
+    # A row with C_t = 0 (a pair of weight 0) is at both bounds and asks
+    # nothing of beta; read as either bound it reversed the interval.
+    weighted = C > 0
+    at_upper = (alpha >= C) & weighted
+    at_lower = (alpha <= 0) & weighted
+    free = ~(at_upper | at_lower) & weighted
     if free.any():
         beta = -float(yG[free].mean())
         return beta, beta

@@ -378,8 +378,8 @@ def _duplicate_groups(problem):
 
 
 def _solve_merged(problem, kernel, groups, alpha0, gradient0, **options):
-    """:func:`solve_dual` on one row per group of equal rows, then each row's
-    share of its group's alpha (see :func:`solve_dual`)."""
+    """:func:`solve_dual` on one row per group of equal rows, then the group's
+    alpha spread over its rows (:func:`_filled`)."""
     first, inverse = groups
     m = problem.y.size
     C = np.asarray(problem.C, dtype=np.float64)
@@ -396,9 +396,30 @@ def _solve_merged(problem, kernel, groups, alpha0, gradient0, **options):
         group_gradient0 = _checked_gradient(gradient0, m, alpha0)[first]
     result = solve_dual(merged, kernel, alpha0=group_alpha0, gradient0=group_gradient0,
                         keep_rows=False, **options)
-    total = group_C[inverse]
-    share = np.divide(C, total, out=np.zeros(m), where=total > 0)
-    alpha = result.alpha[inverse] * share
+    alpha = _filled(result.alpha, inverse, C)
     _snap_to_bounds(alpha, C)
     gradient = None if result.gradient is None else result.gradient[inverse]
     return replace(result, alpha=alpha, gradient=gradient)
+
+
+def _filled(group_alpha, inverse, C):
+    """Each group's alpha spread over its rows in order, each filled to its
+    C_t before the next: at most one free row a group, as an unmerged solve
+    leaves them (a split in proportion to C made every row of a free group
+    free, which swelled the support and the free set that
+    ``calibration="loo"`` works on).  Equal rows have equal margins, so a
+    row at 0 or at C_t satisfies the KKT conditions wherever its group's
+    does; an infinite C (the hard margin) puts the alpha on the first row."""
+    order = np.argsort(inverse, kind="stable")
+    grouped = inverse[order]
+    # A row never takes more than its group's alpha: C capped there is finite
+    # (the hard margin's C = inf) and fills the same way.
+    room = np.minimum(C[order], group_alpha[grouped])
+    filled_before = np.cumsum(room) - room
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    # Capacity of the group's earlier rows (its first row: 0).
+    before = filled_before - np.repeat(filled_before[starts],
+                                       np.diff(np.r_[starts, grouped.size]))
+    alpha = np.empty_like(C)
+    alpha[order] = np.clip(group_alpha[grouped] - before, 0.0, room)
+    return alpha
