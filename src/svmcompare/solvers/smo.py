@@ -288,10 +288,10 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     Rows equal in (a, b, y, context) have equal rows of Q: where at least a
     tenth of the rows repeat another (identities only: a few hundred
     distinct pairs of LLMs or engines among thousands of judgments), the dual
-    is solved with one row per group, C the group's sum, and each row gets
-    its share alpha_g C_t / C_g (the same u, objective and gradient: an
-    optimum of the original dual).  Not with ``keep_rows``, whose rows are
-    indexed by the original rows.
+    is solved with one row per group, C the group's sum, and the group's
+    alpha is filled into its rows in turn (the same u, objective and
+    gradient: an optimum of the original dual).  Not with ``keep_rows``,
+    whose rows are indexed by the original rows.
 
     Returns
     -------
