@@ -67,3 +67,23 @@ def test_the_command_line_reads_weights_and_copies_ids(tmp_path):
     out = pd.read_csv(tmp_path / "out.csv")
     assert list(out.columns[:1]) == ["match_id"] and "weight" not in out.columns
     np.testing.assert_array_equal(out["match_id"], frame["match_id"])
+
+
+def test_rank_dual_with_pairs_of_weight_zero_equals_the_pairs_left_out():
+    # Without a bias the dual's steps are single coordinates; a row of weight 0
+    # (box [0, 0]) with a negative gradient was read as a violation no step
+    # could remove, and the solve ran to max_iter.
+    import warnings
+
+    X, y = make_norm_pairs(300, "l2", random_state=6)
+    weight = np.random.default_rng(6).choice([0.0, 1.0, 2.0], size=y.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConvergenceWarning
+        zero = SVMRank(C=1.0, gamma=0.5, solver="exact").fit(X, y, sample_weight=weight)
+    kept = weight > 0
+    dropped = SVMRank(C=1.0, gamma=0.5, solver="exact").fit(X[kept], y[kept],
+                                                            sample_weight=weight[kept])
+    assert zero.converged_
+    assert zero.dual_objective_ == pytest.approx(dropped.dual_objective_, rel=1e-6)
+    np.testing.assert_allclose(zero.decision_function(X), dropped.decision_function(X),
+                               rtol=1e-4, atol=1e-4)

@@ -153,6 +153,11 @@ def _in_low(y_t, alpha_t, C_t):
 @njit(cache=True)
 def _projected_gradient(g, alpha_t, C_t):
     """The gradient component that can still decrease the objective in the box [0, C_t]."""
+    if C_t <= 0.0:
+        # A row of weight 0: its box is the point 0, nothing to move (read as
+        # at 0 only, a negative gradient was a violation no step could
+        # remove, and SVMRank(solver="exact") with weights of 0 never converged).
+        return 0.0
     if alpha_t <= 0.0:
         return min(g, 0.0)
     if alpha_t >= C_t:
