@@ -122,6 +122,7 @@ def _identities_and_features(n, ids, dense, rng, scale=True):
 @pytest.mark.parametrize("dense", [0, 5])
 def test_distances_through_sparse_identity_columns_equal_brute_force(dense, monkeypatch):
     monkeypatch.setattr(kernels, "_SPARSE_MIN_WORK", 0)  # small enough to brute-force
+    monkeypatch.setattr(kernels, "_SPARSE_MIN_ROWS", 0)
     rng = np.random.default_rng(1)
     A = _identities_and_features(300, 60, dense, rng)
     B = A[rng.permutation(300)[:200]].copy()
@@ -156,6 +157,8 @@ def test_dense_columns_and_small_blocks_keep_the_one_product():
     assert kernels._sparse_columns(tiny, tiny) is None  # not worth the medians
     big = _identities_and_features(3000, 200, 10, rng)
     assert kernels._sparse_columns(big, big) is not None
+    # Against a few rows (Nystroem's landmarks) splitting costs more than it spares.
+    assert kernels._sparse_columns(big, big[:100]) is None
 
 
 @pytest.mark.parametrize("name", ["rbf", "laplacian"])
