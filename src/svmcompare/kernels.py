@@ -282,12 +282,12 @@ def _sparse_columns(A, B):
     center = np.median(B, axis=0)
     share_b = np.count_nonzero(B != center, axis=0) / max(B.shape[0], 1)
     share_a = share_b if B is A else np.count_nonzero(A != center, axis=0) / max(n_a, 1)
-    columns = share_a * share_b <= _SPARSE_MAX_SHARES
-    # The sparse product's entries add up over its columns: keep the sparsest
-    # columns while the product stays sparse.
-    products = np.where(columns, share_a * share_b, np.inf)
+    # The sparse product's entries add up over its columns: the sparsest
+    # columns, each sparse enough, while the product stays sparse.
+    products = share_a * share_b
     order = np.argsort(products, kind="stable")
-    within = np.cumsum(products[order]) <= _SPARSE_MAX_FILL
+    within = (products[order] <= _SPARSE_MAX_SHARES) & \
+        (np.cumsum(products[order]) <= _SPARSE_MAX_FILL)
     columns = np.zeros(p, dtype=bool)
     columns[order[within]] = True
     if np.count_nonzero(columns) < _SPARSE_MIN_COLUMNS:

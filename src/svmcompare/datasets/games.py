@@ -190,6 +190,7 @@ def points_history(first, second, points, period, half_life, prior_games=None):
     weight = np.zeros(players)
     out = np.zeros((n, 2, 3))
     total, sides = 0.0, 0  # every earlier game's points and sides: the population's mean
+    k = 0.0 if prior_games is None else float(prior_games)  # pseudo-games
     start = 0
     while start < n:  # one period at a time: read every game's state, then update
         stop = start + int(np.searchsorted(period[start:], period[start], side="right"))
@@ -197,11 +198,10 @@ def points_history(first, second, points, period, half_life, prior_games=None):
         prior = np.array([0.0, mean, mean])
         for side, who in ((0, first), (1, second)):
             ids = who[start:stop]
-            pseudo = weight[ids] + (prior_games or 0.0)
+            pseudo = weight[ids] + k
             seen = pseudo > 0
             out[start:stop, side] = prior
-            out[start:stop, side][seen] = ((sums[ids[seen]] + (prior_games or 0.0) * prior)
-                                           / pseudo[seen, None])
+            out[start:stop, side][seen] = (sums[ids[seen]] + k * prior) / pseudo[seen, None]
         for g in range(start, stop):
             own, other = points[g]
             if np.isnan(own) or np.isnan(other):

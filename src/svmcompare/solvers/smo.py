@@ -297,13 +297,19 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     -------
     DualResult
     """
-    if not keep_rows:
-        groups = _duplicate_groups(problem)
-        if groups is not None:
-            return _solve_merged(problem, kernel, groups, alpha0, gradient0, bias=bias,
-                                 tol=tol, max_iter=max_iter, cache_size=cache_size,
-                                 shrinking=shrinking, gram=gram, n_threads=n_threads,
-                                 progress=progress, newton=newton)
+    options = dict(bias=bias, tol=tol, max_iter=max_iter, cache_size=cache_size,
+                   shrinking=shrinking, gram=gram, n_threads=n_threads, progress=progress,
+                   newton=newton)
+    groups = None if keep_rows else _duplicate_groups(problem)
+    if groups is not None:
+        return _solve_merged(problem, kernel, groups, alpha0, gradient0, **options)
+    return _solve_rows(problem, kernel, alpha0=alpha0, gradient0=gradient0,
+                       keep_rows=keep_rows, **options)
+
+
+def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, alpha0, gram,
+                n_threads, progress, gradient0, newton, keep_rows):
+    """:func:`solve_dual` on the problem's rows as they are."""
     items = np.ascontiguousarray(problem.items, dtype=np.float64)
     a = np.ascontiguousarray(problem.a, dtype=np.int64)
     b = np.ascontiguousarray(problem.b, dtype=np.int64)
@@ -394,8 +400,8 @@ def _solve_merged(problem, kernel, groups, alpha0, gradient0, **options):
     group_gradient0 = None
     if gradient0 is not None:  # equal rows have equal gradients: a group's first row's
         group_gradient0 = _checked_gradient(gradient0, m, alpha0)[first]
-    result = solve_dual(merged, kernel, alpha0=group_alpha0, gradient0=group_gradient0,
-                        keep_rows=False, **options)
+    result = _solve_rows(merged, kernel, alpha0=group_alpha0, gradient0=group_gradient0,
+                         keep_rows=False, **options)
     alpha = _filled(result.alpha, inverse, C)
     _snap_to_bounds(alpha, C)
     gradient = None if result.gradient is None else result.gradient[inverse]
