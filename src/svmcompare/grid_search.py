@@ -109,7 +109,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # A path solves many problems on these items: their kernel matrix, by
         # matrix products, is worth keeping up to PATH_GRAM_BYTES even where
         # cache_size is smaller (football_odds, 7,400 items: a path of four C
-        # 4.1 -> 0.8 s; the solver's row cache then takes what cache_size has left).
+        # 4.1 -> 0.8 s); the solver's row cache of Q still has cache_size.
         if 8.0 * items.shape[0] ** 2 <= _path_budget(estimator):
             prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
     models = [None] * len(Cs)

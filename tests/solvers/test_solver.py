@@ -125,6 +125,25 @@ def test_tiny_row_cache_gives_the_same_solution():
     assert tiny.n_iter == big.n_iter
 
 
+def test_a_gram_matrix_the_caller_holds_leaves_the_row_cache_its_budget():
+    # cache_size bounds what the solver allocates: the Gram matrix it computes
+    # for a callable kernel comes out of it, a C path's own (``gram=``) does
+    # not.  Counted against it, a path's 512 MB item kernel left two rows of
+    # cache and made every SMO step gather its rows from the Gram matrix again.
+    Xi, Xip, y = _random_pairs(5, n=80)
+    problem = flip_compare(np.stack([Xi, Xip], 1), y, 3.0)
+    kernel = resolve_kernel("rbf", 1.0)
+    gram = kernel.block(problem.items, problem.items)
+    given = solve_dual(problem, kernel, tol=1e-8, cache_size=gram.nbytes / 2**20, gram=gram,
+                       keep_rows=True)
+    own = solve_dual(problem, resolve_kernel(rbf(1.0)), tol=1e-8,
+                     cache_size=gram.nbytes / 2**20, keep_rows=True)
+    assert given.rows.data.shape[0] == problem.m  # every row fits next to the caller's matrix
+    assert own.rows.data.shape[0] == 2  # nothing left beside its own: the two-row minimum
+    # The same optimum either way (the dual's alpha need not be unique).
+    assert given.objective == pytest.approx(own.objective, rel=1e-8)
+
+
 def test_warm_start_at_the_optimum_takes_no_step():
     Xi, Xip, y = _random_pairs(2)
     problem = flip_compare(np.stack([Xi, Xip], 1), y, 1.0)
