@@ -251,3 +251,45 @@ def test_paths_are_dispatched_longest_first():
     later = [(1, others, entries[:1]) for _, others, entries in tasks]
     assert [task[1] for task in _longest_first(later, seconds)] == [linear, own, narrow, wide]
     assert sorted(map(repr, _longest_first(tasks, {}))) == sorted(map(repr, tasks))
+
+
+def test_a_balanced_path_starts_at_the_corner_with_the_gradient_there(norm_data):
+    """At its smallest C an exact path with balanced class weights starts
+    from alpha = C (feasible: both labels weigh the same in total) with
+    G = Q alpha - 1 from the item kernel (eq. 17-18, checked against Q
+    formed by definition), and reaches the cold fits' optima in fewer steps."""
+    from svmcompare._problem import flip_compare
+
+    (X, y), (Xtest, _) = norm_data
+    model = SVMCompare(gamma=0.5, class_weight="balanced", tol=1e-5)
+    rng = np.random.default_rng(0)
+    context = rng.choice([-1.0, 0.0, 1.0], size=(y.size, 1))
+    test_context = rng.choice([-1.0, 0.0, 1.0], size=(len(Xtest), 1))
+    prepared = grid_search.prepare(model.set_params(C=0.01), X, y, context)
+    problem = prepared.problem
+    gram = prepared.kernel.block(problem.items, problem.items)
+    start = grid_search._corner_start(problem, gram)
+    np.testing.assert_array_equal(start["alpha0"], problem.C)
+    M = np.zeros((problem.items.shape[0], problem.m))
+    M[problem.b, np.arange(problem.m)] += 1.0
+    M[problem.a, np.arange(problem.m)] -= 1.0
+    Q = (M.T @ gram @ M + problem.context @ problem.context.T) * np.outer(problem.y, problem.y)
+    np.testing.assert_allclose(start["gradient0"], Q @ problem.C - 1.0, atol=1e-10)
+    # Unbalanced weights: the corner breaks y^T alpha = 0, no start.
+    unbalanced = grid_search.prepare(SVMCompare(gamma=0.5, class_weight={1: 1.0, -1: 3.0}),
+                                     X, y).problem
+    assert grid_search._corner_start(unbalanced, prepared.kernel.block(
+        unbalanced.items, unbalanced.items)) == {}
+    # Large C: most rows are past their margin at the corner, no start.
+    assert grid_search._corner_start(
+        flip_compare(prepared.Xs, y, 1e4, "balanced", context), gram) == {}
+
+    Cs = [0.01, 1.0]
+    path = grid_search.fit_C_path(model, X, y, Cs, context=context)
+    for C, warm in zip(Cs, path, strict=True):
+        cold = SVMCompare(C=C, gamma=0.5, class_weight="balanced", tol=1e-5).fit(X, y, context)
+        assert warm.dual_objective_ == pytest.approx(cold.dual_objective_, rel=1e-5)
+        np.testing.assert_allclose(warm.decision_function(Xtest, test_context),
+                                   cold.decision_function(Xtest, test_context), atol=1e-2)
+    assert path[0].n_iter_ < SVMCompare(C=0.01, gamma=0.5, class_weight="balanced",
+                                        tol=1e-5).fit(X, y, context).n_iter_

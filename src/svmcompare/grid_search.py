@@ -121,6 +121,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
         # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
         start = {}
+        if alpha is None and prepared.gram is not None and model.problem_kind.bias:
+            start = _corner_start(step.problem, prepared.gram)
         if alpha is not None and prepared.solver == "exact":
             start = {"alpha0": alpha * (C / previous),
                      "gradient0": (gradient + 1.0) * (C / previous) - 1.0}
@@ -145,6 +147,35 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
             models[i] = None
     # The item kernel goes with the fits (the validation block comes next).
     return models, replace(prepared, gram=None)
+
+
+def _corner_start(problem, gram):
+    """Every alpha_t at its bound C_t, the start of an exact path's first
+    (smallest) C where most rows sit there; else no start ({}).
+
+    At small C nearly every row of the flipped data is a margin violator with
+    alpha_t = C_t (club football and sushi at C = 0.01: 90-95% of them), so a
+    cold start spent one SMO step a row getting them there (~5,000 steps,
+    0.2 s a path on their folds; from the corner, 250-1,000 steps).  The
+    corner is feasible for eq. (18) when y^T C = 0, which balanced class
+    weights give (both labels weigh the same in total), and it is taken when
+    most rows violate their margin there (G_t = (Q alpha)_t - 1 < 0 at beta =
+    0).  Q alpha comes from the path's item kernel: r = K c over the items,
+    c the rows' coefficients alpha_t y_t at b_t and -alpha_t y_t at a_t
+    (eq. 17), and (K~ alpha y)_t = r(b_t) - r(a_t) + c_t^T v."""
+    alpha = np.array(problem.C, dtype=np.float64)
+    weight = problem.y * alpha
+    if not alpha.size or abs(float(weight.sum())) > 1e-9 * float(alpha.sum()):
+        return {}
+    n_items = gram.shape[0]
+    coef = np.bincount(problem.b, weights=weight, minlength=n_items) \
+        - np.bincount(problem.a, weights=weight, minlength=n_items)
+    score = gram @ coef
+    fitted = score[problem.b] - score[problem.a] + problem.context @ (problem.context.T @ weight)
+    gradient = problem.y * fitted - 1.0
+    if np.count_nonzero(gradient < 0.0) < 0.5 * alpha.size:
+        return {}
+    return {"alpha0": alpha, "gradient0": gradient}
 
 
 def _path_budget(estimator):
