@@ -311,8 +311,11 @@ def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
     X, y = make_norm_pairs(80, "l2", random_state=0)
     grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
     assert SVMCompareCV().get_params()["progress"] == "auto"
+    # A search shorter than PROGRESS_AFTER (set far out, so that a loaded machine
+    # cannot make this one long): no bar.
+    monkeypatch.setattr(grid_search, "PROGRESS_AFTER", 1e9)
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
-    assert "SVMCompareCV" not in capsys.readouterr().err  # a short search: no bar
+    assert "SVMCompareCV" not in capsys.readouterr().err
     monkeypatch.setattr(grid_search, "PROGRESS_AFTER", 0.0)  # as if it ran long
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     assert "SVMCompareCV" in capsys.readouterr().err
