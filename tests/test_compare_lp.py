@@ -72,14 +72,16 @@ def test_sklearn_conventions():
     assert search.best_params_["C"] in (0.1, 10.0)
 
 
-def test_C_path_shares_the_kernel_and_equals_single_fits():
+@pytest.mark.parametrize("class_weight", ["auto", "balanced"])
+def test_C_path_shares_the_kernel_and_equals_single_fits(class_weight):
+    # "balanced" (y^T C = 0): the exact solver's corner start is not the LP's.
     from svmcompare.grid_search import fit_C_path
 
     X, y = make_norm_pairs(100, "linf", random_state=5)
     Xt, _ = make_norm_pairs(200, "linf", random_state=6)
-    path = fit_C_path(SVMCompareLP(gamma=0.5), X, y, [0.1, 10.0])
+    path = fit_C_path(SVMCompareLP(gamma=0.5, class_weight=class_weight), X, y, [0.1, 10.0])
     for C, model in zip([0.1, 10.0], path, strict=True):
-        single = SVMCompareLP(C=C, gamma=0.5).fit(X, y)
+        single = SVMCompareLP(C=C, gamma=0.5, class_weight=class_weight).fit(X, y)
         assert model.objective_ == pytest.approx(single.objective_, rel=1e-9)
         np.testing.assert_allclose(model.decision_function(Xt), single.decision_function(Xt),
                                    atol=1e-7)

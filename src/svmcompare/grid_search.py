@@ -121,7 +121,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
         # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
         start = {}
-        if alpha is None and prepared.gram is not None and model.problem_kind.bias:
+        if alpha is None and prepared.solver == "exact" and prepared.gram is not None \
+                and model.problem_kind.bias:
             start = _corner_start(step.problem, prepared.gram)
         if alpha is not None and prepared.solver == "exact":
             start = {"alpha0": alpha * (C / previous),
@@ -165,7 +166,9 @@ def _corner_start(problem, gram):
     (eq. 17), and (K~ alpha y)_t = r(b_t) - r(a_t) + c_t^T v."""
     alpha = np.array(problem.C, dtype=np.float64)
     weight = problem.y * alpha
-    if not alpha.size or abs(float(weight.sum())) > 1e-9 * float(alpha.sum()):
+    # y^T C = 0 up to the rounding of the sums (a nearly balanced class_weight
+    # dict would leave SMO that far off the equality).
+    if not alpha.size or abs(float(weight.sum())) > 1e-12 * float(alpha.sum()):
         return {}
     n_items = gram.shape[0]
     coef = np.bincount(problem.b, weights=weight, minlength=n_items) \

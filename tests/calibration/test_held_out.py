@@ -401,3 +401,29 @@ def test_map_in_threads_reports_each_finished_call():
         seen = []
         map_in_threads(lambda k: time.sleep(0.01 * k), range(4), workers, seen.append)
         assert seen == sorted(set(seen)) and seen[-1] == 4
+
+
+def test_the_folds_gram_matrix_of_a_callable_kernel_comes_out_of_cache_size(monkeypatch):
+    # The folds' solvers do not count a Gram matrix they are given; the one the
+    # folds share for a callable kernel is counted against their cache_size
+    # instead, so that the fit keeps to cache_size in all.
+    X, y = make_norm_pairs(120, "l2", random_state=0)
+    seen = []
+    original = held_out_gaps.refit_from
+
+    def recording(*args, **kwargs):
+        seen.append((kwargs["cache_size"], kwargs["gram"].nbytes / 2**20))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(held_out_gaps, "refit_from", recording)
+
+    def kernel(A, B):
+        return np.exp(-0.5 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    cache = 2.0
+    SVMCompare(kernel=kernel, probability=True, calibration="cv", n_jobs=1,
+               cache_size=cache).fit(X, y)
+    assert len(seen) == 5
+    for fold_cache, gram_mb in seen:
+        assert fold_cache == pytest.approx(max(0.0, cache - gram_mb))
+        assert fold_cache < cache

@@ -236,6 +236,9 @@ def dual_refit(model, prepared, result, folds, threads, cache_size, workers):
     gram = prepared.gram
     if gram is None and prepared.kernel.code == PRECOMPUTED:
         gram = prepared.kernel.block(problem.items, problem.items)  # once for all folds
+        # The folds' solvers do not count a Gram matrix they are given: this
+        # one, made for them, comes out of their share of cache_size.
+        options["cache_size"] = max(0.0, cache_size - gram.nbytes / 2**20 / max(workers, 1))
 
     def start(fold):
         keep, test_rows, _ = fold
