@@ -280,7 +280,7 @@ def test_a_balanced_path_starts_at_the_corner_with_the_gradient_there(norm_data)
                                      X, y).problem
     assert grid_search._corner_start(unbalanced, prepared.kernel.block(
         unbalanced.items, unbalanced.items)) == {}
-    # Large C: most rows are past their margin at the corner, no start.
+    # Large C: the dual (18) is higher at the corner than at 0, no start.
     assert grid_search._corner_start(
         flip_compare(prepared.Xs, y, 1e4, "balanced", context), gram) == {}
 
@@ -293,3 +293,4 @@ def test_a_balanced_path_starts_at_the_corner_with_the_gradient_there(norm_data)
                                    cold.decision_function(Xtest, test_context), atol=1e-2)
     assert path[0].n_iter_ < SVMCompare(C=0.01, gamma=0.5, class_weight="balanced",
                                         tol=1e-5).fit(X, y, context).n_iter_
+

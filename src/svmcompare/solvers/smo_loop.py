@@ -52,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..kernels import PRECOMPUTED
 from ._kernel_rows import item_kernel_row, items_of, position, q_diagonal, q_row
 
 _TAU = 1e-12  # curvature floor for degenerate (duplicate) rows, as LIBSVM
@@ -106,7 +107,8 @@ def _row(s, kp, pairs, act, cache):
         q_row(s, kp, pairs, rows, size[0], items, size[1], work, data[slot])
         full[slot] = False
     slot_gen[slot] = gen[0]
-    clock[1] += _row_work(size[1], size[0], kp[1].shape[1])
+    # A Gram matrix's values are read, not computed: no per-feature cost.
+    clock[1] += _row_work(size[1], size[0], 0 if kp[0] == PRECOMPUTED else kp[1].shape[1])
     return slot
 
 
