@@ -32,6 +32,7 @@ from sklearn.base import clone
 from tqdm.auto import tqdm
 
 from ._base import expansion_index, prepare, solve, store, training_spread
+from ._problem import row_expansion
 from ._validation import check_C, check_pairs_labels, take_rows
 from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
@@ -173,10 +174,10 @@ def _corner_start(problem, gram):
     # dict would leave SMO that far off the equality).
     if not alpha.size or abs(float(weight.sum())) > 1e-12 * float(alpha.sum()):
         return {}
-    n_items = gram.shape[0]
-    coef = np.bincount(problem.b, weights=weight, minlength=n_items) \
-        - np.bincount(problem.a, weights=weight, minlength=n_items)
-    score = gram @ coef
+    keep, coef = row_expansion(problem.a, problem.b, weight, gram.shape[0])
+    item_coef = np.zeros(gram.shape[0])
+    item_coef[keep] = coef
+    score = gram @ item_coef
     fitted = score[problem.b] - score[problem.a] + problem.context @ (problem.context.T @ weight)
     gradient = problem.y * fitted - 1.0
     # The dual (18) at alpha: 1/2 alpha^T Q alpha - sum alpha = 1/2 alpha^T (G + 1)

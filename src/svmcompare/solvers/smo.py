@@ -318,17 +318,16 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
     C = np.ascontiguousarray(problem.C, dtype=np.float64)
     context = np.ascontiguousarray(problem.context, dtype=np.float64)
     m = a.shape[0]
-    gram_given = gram
-    kp = kernel_pack(items, kernel, gram)
-    code, gram = kp[0], kp[6]
     # cache_size bounds what the solver allocates: the item Gram matrix it
     # computes for a precomputed or callable kernel comes out of it, a ``gram``
     # the caller holds (a C path's item kernel) does not.  (Counting the path's
     # 512 MB against the 200 MB default left no row cache and no Newton step:
     # every step gathered two rows of Q from the Gram matrix again; club
     # football's RBF path at C = 12: 86,865 steps in 3.3 s, now 1.3 s.)
-    own_gram = code == PRECOMPUTED and gram_given is None
-    budget = max(0.0, float(cache_size) * 2**20 - (kp[6].nbytes if own_gram else 0))
+    own_gram = gram is None and kernel.code == PRECOMPUTED
+    kp = kernel_pack(items, kernel, gram)
+    code, gram = kp[0], kp[6]
+    budget = max(0.0, float(cache_size) * 2**20 - (gram.nbytes if own_gram else 0))
     n_slots = int(min(m, max(2, budget // (8.0 * m))))
 
     if alpha0 is None:
