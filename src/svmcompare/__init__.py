@@ -25,6 +25,7 @@ _EXPORTS = {
     "SVMRank2": ".baselines",
     "load_model": ".persistence",
     "make_pairs": ".pairs",
+    "matches_from_rankings": ".pairs",
     "pairs_from_frame": ".pairs",
     "pairwise_transform": ".pairs",
     "save_model": ".persistence",

@@ -369,3 +369,174 @@ def _as_list(value):
     if value is None:
         return []
     return [value] if isinstance(value, str) else list(value)
+
+
+RANKING_WEIGHTS = ("item", "pair")
+UNPLACED = ("error", "last", "drop")
+
+
+def matches_from_rankings(results, *, event, item, position, weight="item", unplaced="error",
+                          keep=None, max_pairs_per_event=None, random_state=None):
+    """Every two items of each event (a race, a multi-way comparison, one
+    judge's ranking) as a matches table, ties kept.
+
+    A result of k items says who finished ahead of whom for each of its
+    k (k - 1) / 2 pairs ("full rank breaking"); items with the same position
+    (a dead heat, equal grades) are a tie.  The table goes on to
+    :func:`pairs_from_frame` (``outcome="outcome"``, ``outcome_map={-1: -1,
+    0: 0, 1: 1}``, ``sample_weight`` from the ``weight`` column).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per item and event.
+    event, item, position : str
+        Columns of the event id, the item id and the finishing position
+        (numbers, lower is better: 1 the winner; equal positions tie).
+    weight : {"item", "pair"}, default="item"
+        The ``weight`` column: "item" 1 / (k - 1) in an event of k items, so
+        that each item's pairs of an event weigh 1 in all and a field of 20
+        counts as much per item as a field of 3 (the pairs of one event share
+        its noise); "pair" 1 for every pair.  On simulated races "item" ranks
+        better at every size tried (BENCHMARKS.md, "Many-item results").
+    unplaced : {"error", "last", "drop"}, default="error"
+        Rows without a position (NaN: did not finish, unranked): an error
+        naming them, tied below every placed item of their event, or left out.
+    keep : str or list of str, optional
+        Event columns (a date, a season, a venue) copied to the pairs; each
+        must hold one value per event.
+    max_pairs_per_event : int, optional
+        At most this many pairs of each event, drawn at random (large fields
+        give k^2 / 2 pairs).
+    random_state : int, RandomState or None
+        Seed of that draw.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``event`` (the event id), ``a`` and ``b`` (the item ids, ``a``
+        the smaller as text, so that the pairs do not all point one way
+        whatever the table's order), ``outcome`` (-1: ``a`` finished ahead,
+        0: a tie, 1: ``b`` ahead), ``weight`` and the ``keep`` columns; events
+        in order of first appearance.
+    """
+    import pandas as pd
+
+    if not isinstance(results, pd.DataFrame):
+        raise TypeError(f"results must be a pandas DataFrame; got {type(results).__name__}.")
+    check_unique_columns(results, "results")
+    if weight not in RANKING_WEIGHTS:
+        raise ValueError(f"weight must be one of {RANKING_WEIGHTS}; got {weight!r}.")
+    if unplaced not in UNPLACED:
+        raise ValueError(f"unplaced must be one of {UNPLACED}; got {unplaced!r}.")
+    keep = _as_list(keep)
+    names = [event, item, position, *keep]
+    missing = [c for c in names if c not in results.columns]
+    if missing:
+        raise ValueError(f"results has no column(s) {missing}; it has {list(results.columns)}.")
+    clash = [c for c in keep if c in ("event", "a", "b", "outcome", "weight")]
+    if clash:
+        raise ValueError(f"keep column(s) {clash} would overwrite the table's own columns; "
+                         "rename them first.")
+    gap = first_missing(results, (event, item))
+    if gap is not None:
+        raise ValueError(f"results row {gap[0]}, column {gap[1]}: the id is missing.")
+    places = _positions_of(results, position, unplaced)
+    if unplaced == "drop":
+        results, places = results[~np.isnan(places)], places[~np.isnan(places)]
+    events, codes = _factorized(results[event])
+    _check_single_entries(results, codes, event, item)
+    kept = {column: _per_event(results, column, codes, len(events), event) for column in keep}
+    places = _unplaced_last(places, codes, len(events))
+    order = np.argsort(codes, kind="stable")
+    first, second, labels = pair_indices(-places[order], codes[order], "keep",
+                                         max_pairs_per_event, random_state)
+    first, second = order[first], order[second]
+    ids = results[item].to_numpy()
+    text = ids.astype(str)
+    swap = text[first] > text[second]
+    first, second = np.where(swap, second, first), np.where(swap, first, second)
+    labels = np.where(swap, -labels, labels)
+    size = np.bincount(codes, minlength=len(events))[codes[first]]
+    table = pd.DataFrame({"event": events[codes[first]], "a": ids[first], "b": ids[second],
+                          "outcome": labels.astype(np.int64),
+                          "weight": 1.0 / (size - 1) if weight == "item" else 1.0})
+    for column, values in kept.items():
+        table[column] = values[codes[first]]
+    return table
+
+
+def _positions_of(results, position, unplaced):
+    """Positions as floats; NaN for an unplaced row, refused with ``"error"``."""
+    import pandas as pd
+
+    column = results[position]
+    if not (pd.api.types.is_numeric_dtype(column) or column.isna().all()) \
+            or pd.api.types.is_bool_dtype(column):
+        raise TypeError(f"results column {position!r} must hold numbers (lower is better); "
+                        f"got {column.dtype}.")
+    places = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(places).any():
+        row = int(np.flatnonzero(np.isinf(places))[0])
+        raise ValueError(f"results row {row}: position {places[row]} is not finite.")
+    if unplaced == "error" and np.isnan(places).any():
+        rows = np.flatnonzero(np.isnan(places))
+        raise ValueError(f"results has {rows.size} row(s) without a position (first: row "
+                         f"{int(rows[0])}); pass unplaced='last' (tied below every placed "
+                         "item of the event) or unplaced='drop'.")
+    return places
+
+
+def _factorized(values):
+    """Distinct values in order of first appearance, and each row's code."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(values, sort=False)
+    return np.asarray(distinct, dtype=object), codes.astype(np.int64)
+
+
+def _check_single_entries(results, codes, event, item):
+    """An item appears at most once in an event."""
+    twice = results.assign(_code=codes).duplicated(subset=["_code", item])
+    if twice.any():
+        row = int(np.flatnonzero(twice.to_numpy())[0])
+        raise ValueError(f"results row {row}: item {_plain(results[item].iloc[row])!r} appears "
+                         f"twice in event {_plain(results[event].iloc[row])!r}.")
+
+
+def _per_event(results, column, codes, n_events, event):
+    """One value of ``column`` per event (refused when an event has two)."""
+    import pandas as pd
+
+    values = results[column].to_numpy()
+    first = np.empty(n_events, dtype=np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]  # each event's first row
+    per_event = values[first]
+    spread = pd.Series(values)
+    same = spread.eq(pd.Series(per_event[codes])) | (spread.isna()
+                                                     & pd.Series(per_event[codes]).isna())
+    if not same.all():
+        row = int(np.flatnonzero(~same.to_numpy())[0])
+        raise ValueError(f"keep column {column!r} has two values in event "
+                         f"{_plain(results[event].iloc[row])!r}: {_plain(per_event[codes[row]])!r} "
+                         f"and {_plain(values[row])!r} (row {row}); keep only columns of the "
+                         "event.")
+    return per_event
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (for messages: 1, not np.int64(1))."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _unplaced_last(places, codes, n_events):
+    """NaN positions one past the event's last placed position (tied there)."""
+    missing = np.isnan(places)
+    if not missing.any():
+        return places
+    last = np.full(n_events, -np.inf)
+    np.maximum.at(last, codes[~missing], places[~missing])
+    last[np.isinf(last)] = 0.0  # an event without a placed item: all tied
+    out = places.copy()
+    out[missing] = last[codes[missing]] + 1.0
+    return out
