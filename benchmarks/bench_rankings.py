@@ -59,13 +59,13 @@ def _identities(table, runners):
     for train and test), as ``pairs_from_frame(..., sparse=True)`` gives them."""
     rows = np.arange(len(table))
     return sp.csr_matrix((np.ones(2 * rows.size), (np.r_[rows, rows], np.r_[
-        table["a"].to_numpy(int), runners + table["b"].to_numpy(int)])),
+        table["item_a"].to_numpy(int), runners + table["item_b"].to_numpy(int)])),
         shape=(rows.size, 2 * runners))
 
 
 def _davidson_scored(scores, train, test):
-    diff = lambda t: scores[t["b"].to_numpy(int)] - scores[t["a"].to_numpy(int)]  # noqa: E731
-    theta = fit_davidson(diff(train), train["outcome"].to_numpy())
+    diff = lambda t: scores[t["item_b"].to_numpy(int)] - scores[t["item_a"].to_numpy(int)]  # noqa: E731
+    theta = fit_davidson(diff(train), train["y"].to_numpy())
     return davidson_proba(diff(test), theta)
 
 
@@ -92,14 +92,14 @@ def run(runners, field, races, step, seed=0):
     scores = -mean.to_numpy()
     proba = _davidson_scored(scores, train, test)
     rows.append({"model": "mean place", "tau": kendalltau(scores, strength).statistic,
-                 "log_loss": log_loss(proba, test["outcome"].to_numpy()),
+                 "log_loss": log_loss(proba, test["y"].to_numpy()),
                  "fit_s": time.perf_counter() - start})
-    ties = float(np.mean(train["outcome"] == 0))
+    ties = float(np.mean(train["y"] == 0))
     return rows, len(train), len(test), ties
 
 
 def _ours(name, model, train, test, runners, strength, groups=None):
-    X, y = _identities(train, runners), train["outcome"].to_numpy()
+    X, y = _identities(train, runners), train["y"].to_numpy()
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -111,7 +111,7 @@ def _ours(name, model, train, test, runners, strength, groups=None):
     scores = model.rank(sp.identity(runners, format="csr"))
     proba = model.predict_proba(_identities(test, runners))
     return {"model": name, "tau": kendalltau(scores, strength).statistic,
-            "log_loss": log_loss(proba, test["outcome"].to_numpy()), "fit_s": seconds}
+            "log_loss": log_loss(proba, test["y"].to_numpy()), "fit_s": seconds}
 
 
 def _choix(results, train, test, runners, strength, seed):
@@ -126,7 +126,7 @@ def _choix(results, train, test, runners, strength, seed):
     scores = choix.ilsr_rankings(runners, rankings, alpha=0.01)
     proba = _davidson_scored(scores, train, test)
     return {"model": "choix PL", "tau": kendalltau(scores, strength).statistic,
-            "log_loss": log_loss(proba, test["outcome"].to_numpy()),
+            "log_loss": log_loss(proba, test["y"].to_numpy()),
             "fit_s": time.perf_counter() - start}
 
 

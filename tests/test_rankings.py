@@ -36,10 +36,10 @@ def test_every_pair_of_every_event_by_brute_force(seed):
     table = matches_from_rankings(results, event="race", item="who", position="pos",
                                   weight="pair")
     got = {(e, a, b): o for e, a, b, o in
-           table[["event", "a", "b", "outcome"]].itertuples(index=False)}
+           table[["event", "item_a", "item_b", "y"]].itertuples(index=False)}
     assert len(got) == len(table)  # no pair twice
     assert got == _by_hand(results)
-    assert (table["a"].astype(str) < table["b"].astype(str)).all()
+    assert (table["item_a"].astype(str) < table["item_b"].astype(str)).all()
     assert set(table["weight"]) <= {1.0}
 
 
@@ -47,7 +47,7 @@ def test_the_order_of_the_rows_does_not_matter():
     results = _random_results(np.random.default_rng(7))
     one = matches_from_rankings(results, event="race", item="who", position="pos")
     two = matches_from_rankings(results.iloc[::-1], event="race", item="who", position="pos")
-    key = ["event", "a", "b"]
+    key = ["event", "item_a", "item_b"]
     pd.testing.assert_frame_equal(one.sort_values(key).reset_index(drop=True),
                                   two.sort_values(key).reset_index(drop=True))
 
@@ -55,8 +55,8 @@ def test_the_order_of_the_rows_does_not_matter():
 def test_item_weights_give_each_item_one_unit_per_event():
     results = _random_results(np.random.default_rng(3), n_events=20)
     table = matches_from_rankings(results, event="race", item="who", position="pos")
-    both = pd.concat([table[["event", "a", "weight"]].rename(columns={"a": "who"}),
-                      table[["event", "b", "weight"]].rename(columns={"b": "who"})])
+    both = pd.concat([table[["event", "item_a", "weight"]].rename(columns={"item_a": "who"}),
+                      table[["event", "item_b", "weight"]].rename(columns={"item_b": "who"})])
     totals = both.groupby(["event", "who"])["weight"].sum()
     np.testing.assert_allclose(totals.to_numpy(), 1.0)
     sizes = results.groupby("race").size()
@@ -69,16 +69,16 @@ def test_unplaced_rows_last_dropped_or_refused():
     with pytest.raises(ValueError, match="2 row.*without a position.*row 1"):
         matches_from_rankings(results, event="race", item="who", position="pos")
     last = matches_from_rankings(results, event="race", item="who", position="pos",
-                                 unplaced="last").set_index(["a", "b"])["outcome"]
+                                 unplaced="last").set_index(["item_a", "item_b"])["y"]
     assert last[("a", "b")] == -1 and last[("b", "c")] == 1 and last[("b", "d")] == 0
     assert last[("a", "d")] == -1 and last[("a", "c")] == 1
     dropped = matches_from_rankings(results, event="race", item="who", position="pos",
                                     unplaced="drop")
-    assert dropped[["a", "b", "outcome"]].values.tolist() == [["a", "c", 1]]
+    assert dropped[["item_a", "item_b", "y"]].values.tolist() == [["a", "c", 1]]
     nobody = pd.DataFrame({"race": [1, 1], "who": ["a", "b"], "pos": [np.nan, np.nan]})
     tied = matches_from_rankings(nobody, event="race", item="who", position="pos",
                                  unplaced="last")
-    assert tied["outcome"].tolist() == [0]
+    assert tied["y"].tolist() == [0]
 
 
 def test_event_columns_are_kept_and_checked():
@@ -86,7 +86,7 @@ def test_event_columns_are_kept_and_checked():
                             "pos": [1, 2, 2, 1], "day": ["mon", "mon", "tue", "tue"]})
     table = matches_from_rankings(results, event="race", item="who", position="pos",
                                   keep="day")
-    assert table[["event", "day", "outcome"]].values.tolist() == [[1, "mon", -1], [2, "tue", 1]]
+    assert table[["event", "day", "y"]].values.tolist() == [[1, "mon", -1], [2, "tue", 1]]
     results.loc[1, "day"] = "sun"
     with pytest.raises(ValueError, match="keep column 'day' has two values in event 1"):
         matches_from_rankings(results, event="race", item="who", position="pos", keep="day")
@@ -141,8 +141,8 @@ def test_races_recover_the_runners_strengths():
                  for i, p in zip(field, place, strict=True)]
     table = matches_from_rankings(pd.DataFrame(rows), event="race", item="runner",
                                   position="place")
-    assert (table["outcome"] == 0).any() and (table["outcome"] != 0).any()
-    pairs = pairs_from_frame(table, a="a", b="b", outcome="outcome",
+    assert (table["y"] == 0).any() and (table["y"] != 0).any()
+    pairs = pairs_from_frame(table, a="item_a", b="item_b", outcome="y",
                              outcome_map={-1: -1, 0: 0, 1: 1})
     model = SVMCompare(kernel="linear", scale_indicators=False, C=1.0).fit(
         pairs.X, pairs.y, sample_weight=table["weight"].to_numpy())
@@ -161,7 +161,7 @@ def test_the_readme_example_runs():
     scope = {}
     exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own README
     model, pairs, matches = scope["model"], scope["pairs"], scope["matches"]
-    assert len(matches) == 60 * 10 and set(matches["outcome"]) == {-1, 0, 1}
+    assert len(matches) == 60 * 10 and set(matches["y"]) == {-1, 0, 1}
     proba = model.predict_proba(pairs.X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     names = [n.removeprefix("is_") for n in pairs.feature_names]
@@ -170,3 +170,48 @@ def test_the_readme_example_runs():
     scores = dict(zip(names, model.rank(sp.identity(len(names), format="csr")), strict=True))
     order = sorted(scores, key=scores.get, reverse=True)
     assert order[0] in "ab" and order[-1] in "gh"  # the fastest first, the slowest last
+
+
+def _races_csv(path, rng, races=60, unplaced=0.0):
+    rows = []
+    for race in range(races):
+        field = rng.choice(list("abcdefgh"), size=5, replace=False)
+        time = np.round([ord(h) + rng.normal(0, 3) for h in field])
+        for h, p in zip(field, pd.Series(time).rank(method="min"), strict=True):
+            rows.append({"race": race, "day": race // 10, "horse": h,
+                         "place": "" if rng.random() < unplaced else int(p)})
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_the_command_line_from_results_to_a_fitted_ranking(tmp_path, capsys):
+    from svmcompare.cli import main
+    from svmcompare.persistence import load_model
+
+    rng = np.random.default_rng(2)
+    _races_csv(tmp_path / "races.csv", rng, unplaced=0.05)
+    call = ["rankings", str(tmp_path / "races.csv"), "--event", "race", "--item", "horse",
+            "--position", "place", "-o", str(tmp_path / "pairs.csv")]
+    assert main(call) == 2  # a usage error
+    err = capsys.readouterr().err
+    assert "without a position (first on line" in err and "--unplaced last" in err
+    assert main([*call, "--unplaced", "last", "--keep", "day"]) == 0
+    pairs = pd.read_csv(tmp_path / "pairs.csv")
+    assert list(pairs.columns) == ["event", "item_a", "item_b", "y", "weight", "day"]
+    assert len(pairs) == 60 * 10
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "pairs.csv"), "--model", model, "--kernel", "linear",
+                 "--C", "0.1"]) == 0
+    fitted = load_model(model)
+    names = [n.removeprefix("is_") for n in fitted.feature_names_in_]
+    scores = dict(zip(names, fitted.rank(np.eye(len(names))), strict=True))
+    assert sorted(scores, key=scores.get, reverse=True)[0] in "ab"
+
+
+def test_the_command_line_names_a_position_that_is_not_a_number(tmp_path, capsys):
+    from svmcompare.cli import main
+
+    pd.DataFrame({"race": [1, 1], "horse": ["a", "b"], "place": ["1", "DNF"]}).to_csv(
+        tmp_path / "r.csv", index=False)
+    assert main(["rankings", str(tmp_path / "r.csv"), "--event", "race", "--item", "horse",
+                 "--position", "place", "-o", str(tmp_path / "o.csv")]) == 2
+    assert "line 3, column place: 'DNF' is not a number" in capsys.readouterr().err

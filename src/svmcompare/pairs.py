@@ -373,6 +373,7 @@ def _as_list(value):
 
 RANKING_WEIGHTS = ("item", "pair")
 UNPLACED = ("error", "last", "drop")
+RANKING_COLUMNS = ("event", "item_a", "item_b", "y", "weight")
 
 
 def matches_from_rankings(results, *, event, item, position, weight="item", unplaced="error",
@@ -414,11 +415,11 @@ def matches_from_rankings(results, *, event, item, position, weight="item", unpl
     Returns
     -------
     pandas.DataFrame
-        Columns ``event`` (the event id), ``a`` and ``b`` (the item ids, ``a``
-        the smaller as text, so that the pairs do not all point one way
-        whatever the table's order), ``outcome`` (-1: ``a`` finished ahead,
-        0: a tie, 1: ``b`` ahead), ``weight`` and the ``keep`` columns; events
-        in order of first appearance.
+        Columns ``event`` (the event id), ``item_a`` and ``item_b`` (the item
+        ids, ``item_a`` the smaller as text, so that the pairs do not all
+        point one way whatever the table's order), ``y`` (-1: ``item_a``
+        finished ahead, 0: a tie, 1: ``item_b`` ahead), ``weight`` and the
+        ``keep`` columns; events in order of first appearance.
     """
     import pandas as pd
 
@@ -434,7 +435,7 @@ def matches_from_rankings(results, *, event, item, position, weight="item", unpl
     missing = [c for c in names if c not in results.columns]
     if missing:
         raise ValueError(f"results has no column(s) {missing}; it has {list(results.columns)}.")
-    clash = [c for c in keep if c in ("event", "a", "b", "outcome", "weight")]
+    clash = [c for c in keep if c in RANKING_COLUMNS]
     if clash:
         raise ValueError(f"keep column(s) {clash} would overwrite the table's own columns; "
                          "rename them first.")
@@ -458,8 +459,8 @@ def matches_from_rankings(results, *, event, item, position, weight="item", unpl
     first, second = np.where(swap, second, first), np.where(swap, first, second)
     labels = np.where(swap, -labels, labels)
     size = np.bincount(codes, minlength=len(events))[codes[first]]
-    table = pd.DataFrame({"event": events[codes[first]], "a": ids[first], "b": ids[second],
-                          "outcome": labels.astype(np.int64),
+    table = pd.DataFrame({"event": events[codes[first]], "item_a": ids[first],
+                          "item_b": ids[second], "y": labels.astype(np.int64),
                           "weight": 1.0 / (size - 1) if weight == "item" else 1.0})
     for column, values in kept.items():
         table[column] = values[codes[first]]

@@ -212,6 +212,47 @@ def _features(args):
     return 0
 
 
+def _rankings(args):
+    """Read a table of results of more than two items at once (a race, a multi-way vote, a
+    judge's ordering of several answers: one row per item and event, with its position, lower
+    better, equal positions a tie, an empty cell unplaced) and write every pair of each event
+    as a pairs CSV of ids: item_a, item_b, y (-1: item_a ahead, 0: a tie, 1: item_b ahead),
+    weight (each item's pairs of an event weigh 1 in all, or 1 each with --weight pair) and
+    event, the columns fit reads; fit --groups event keeps each event's pairs in one fold.
+    """
+    import pandas as pd
+
+    from ..io import read_table
+    from ..pairs import matches_from_rankings
+
+    results = read_table(args.results, numeric=lambda column: column == args.position)
+    name = Path(args.results).name
+    if args.position not in results.columns:
+        raise ValueError(f"{name} has no column {args.position!r}; it has "
+                         f"{list(results.columns)}.")
+    places = pd.to_numeric(results[args.position], errors="coerce")
+    bad = places.isna() & results[args.position].notna()
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise ValueError(f"{name}, line {row + 2}, column {args.position}: "
+                         f"{str(results[args.position].iloc[row])!r} is not a number (leave "
+                         "the cell empty for an item without a position).")
+    if args.unplaced == "error" and places.isna().any():
+        rows = places.isna().to_numpy().nonzero()[0]
+        raise ValueError(f"{name}: {rows.size} row(s) without a position (first on line "
+                         f"{int(rows[0]) + 2}); pass --unplaced last (tied below every placed "
+                         "item of the event) or --unplaced drop.")
+    keep = [c for c in args.keep.split(",") if c]
+    table = matches_from_rankings(results.assign(**{args.position: places}), event=args.event,
+                                  item=args.item, position=args.position, weight=args.weight,
+                                  unplaced=args.unplaced, keep=keep)
+    table.to_csv(args.output, index=False)
+    print(f"{table['event'].nunique()} events, {len(table)} pairs ({int((table['y'] == 0).sum())} "
+          f"ties) written to {args.output}; e.g. svmcompare fit {args.output} --model MODEL "
+          "--auto --probability --groups event")
+    return 0
+
+
 def _league(args):
     """Write a simulated football league (svmcompare.datasets.make_league): matches.csv
     (season, home, away, goals, result H/D/A, home_adv) and teams.csv (id, attack, defence,
@@ -509,6 +550,26 @@ def add_product_commands(sub):
                                "to the table gets the population's values, not zeros "
                                "(default: none)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
+    rankings = add_command(sub, "rankings", _rankings,
+                           "results of more than two items (races, multi-way votes) to a "
+                           "pairs CSV of every pair, ties kept")
+    rankings.add_argument("results", help="results CSV: one row per item and event")
+    rankings.add_argument("--event", required=True, metavar="COLUMN",
+                          help="column of the event (race, vote, judge and prompt)")
+    rankings.add_argument("--item", required=True, metavar="COLUMN",
+                          help="column of the item's id")
+    rankings.add_argument("--position", required=True, metavar="COLUMN",
+                          help="column of the finishing position (lower is better; equal "
+                               "positions tie)")
+    rankings.add_argument("--weight", choices=["item", "pair"], default="item",
+                          help="item (default): each item's pairs of an event weigh 1 in all, "
+                               "1 / (k - 1) each in a field of k; pair: every pair 1")
+    rankings.add_argument("--unplaced", choices=["error", "last", "drop"], default="error",
+                          help="rows without a position: an error (default), tied below every "
+                               "placed item of the event, or left out")
+    rankings.add_argument("--keep", default="", metavar="COLUMNS",
+                          help="comma-separated event columns (date, season) copied to the pairs")
+    rankings.add_argument("-o", "--output", required=True, help="pairs CSV to write")
     league = add_command(sub, "league", _league,
                          "write a simulated league (matches.csv, teams.csv) to try the commands")
     league.add_argument("--out", default="svmcompare-league",
