@@ -104,3 +104,57 @@ def test_wide_frames_record_feature_names_and_refuse_other_orders():
         search.predict(swapped)
     # An array refit forgets the names.
     assert not hasattr(SVMCompare(kernel="linear").fit(array.X, data.y), "feature_names_in_")
+
+
+def test_pairs_to_predict_take_the_training_ids_columns():
+    from svmcompare import SVMCompare, pairs_from_frame
+
+    rng = np.random.default_rng(0)
+    teams = [f"t{i}" for i in range(8)]
+    home, away = rng.choice(teams, 300), rng.choice(teams, 300)
+    keep = home != away
+    train = pd.DataFrame({"h": home[keep], "a": away[keep],
+                          "r": rng.choice([-1, 0, 1], keep.sum())})
+    fit = pairs_from_frame(train, a="h", b="a", outcome="r", outcome_map={-1: -1, 0: 0, 1: 1})
+    assert list(fit.ids) == teams and fit.feature_names == [f"is_{t}" for t in teams]
+    # New fixtures among fewer teams, in another order: alone they get other columns.
+    new = pd.DataFrame({"h": ["t7", "t5"], "a": ["t5", "t6"]})
+    alone = pairs_from_frame(new, a="h", b="a")
+    assert list(alone.ids) == ["t5", "t6", "t7"]
+    shared = pairs_from_frame(new, a="h", b="a", ids=fit.ids)
+    model = SVMCompare(kernel="linear").fit(fit.X, fit.y)
+    by_name = pairs_from_frame(pd.concat([train, new]), a="h", b="a").X[-2:]
+    np.testing.assert_allclose(model.decision_function(shared.X),
+                               model.decision_function(by_name))
+    with pytest.raises(ValueError, match=r"item 'zz' is not in ids .*unknown='mean'"):
+        pairs_from_frame(pd.DataFrame({"h": ["zz"], "a": ["t1"]}), a="h", b="a", ids=fit.ids)
+    mean = pairs_from_frame(pd.DataFrame({"h": ["zz"], "a": ["t1"]}), a="h", b="a",
+                            ids=fit.ids, unknown="mean", sparse=True)
+    np.testing.assert_allclose(mean.X.toarray()[0, :8], 1 / 8)
+    with pytest.raises(ValueError, match="repeats 't1'"):
+        pairs_from_frame(new, a="h", b="a", ids=["t1", "t1", "t5", "t6", "t7"])
+    with pytest.raises(ValueError, match="identities only"):
+        pairs_from_frame(new, pd.DataFrame({"id": ["t5", "t6", "t7"], "f": [1, 2, 3]}),
+                         a="h", b="a", ids=fit.ids)
+    with pytest.raises(TypeError, match="sequence of ids"):
+        pairs_from_frame(new, a="h", b="a", ids="t5")
+
+
+def test_whole_number_ids_read_as_floats_are_the_same_ids():
+    from svmcompare import pairs_from_frame
+
+    # pandas reads a column with a gap as float64: 1.0 is team 1, not a new team.
+    m = pd.DataFrame({"a": [1, 2, 3, 1], "b": [2.0, 3.0, 1.0, 3.0], "r": [1, 0, -1, 1]})
+    assert list(pairs_from_frame(m, a="a", b="b").ids) == ["1", "2", "3"]
+    with pytest.raises(ValueError, match="item 1 is compared with itself"):
+        pairs_from_frame(pd.DataFrame({"a": [1], "b": [1.0]}), a="a", b="b")
+
+
+def test_empty_tables_are_refused():
+    from svmcompare import pairs_from_frame
+
+    with pytest.raises(ValueError, match="matches has no rows"):
+        pairs_from_frame(pd.DataFrame({"a": [], "b": []}), a="a", b="b")
+    with pytest.raises(ValueError, match="items has no rows"):
+        pairs_from_frame(pd.DataFrame({"a": ["x"], "b": ["y"]}), pd.DataFrame({"id": []}),
+                         a="a", b="b", unknown="mean")

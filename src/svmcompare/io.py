@@ -380,6 +380,13 @@ def _wide_columns(names, name):
         detail = f"mismatched: {_shown(missing)}" if missing else "the order differs"
         raise ValueError(f"{name}: the a_ and b_ columns must name the same features in the "
                          f"same order; {detail}.")
+    if identities_of(features) is not None:
+        # A model's feature names are all it keeps of its columns: all is_<x>
+        # is how an identities-only model names them, and rank / leaderboard
+        # would list "items" <x> that are features.
+        raise ValueError(f"{name}: every feature is named is_<name> ({_shown(features)}), "
+                         "as the one-hot columns of item ids are; rename at least one (e.g. "
+                         f"a_{features[0][3:]} instead of a_{features[0]}).")
     return a_cols, b_cols, features
 
 

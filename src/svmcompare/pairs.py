@@ -186,7 +186,7 @@ def _id_period(ids, periods):
 
 def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=None,
                      context=None, features=None, id_column="id", period=None,
-                     as_frame=False, allow_self=False, sparse=False, unknown="error"):
+                     as_frame=False, allow_self=False, sparse=False, unknown="error", ids=None):
     """Pairs, labels and context from a table of comparisons (and of items).
 
     Parameters
@@ -199,7 +199,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         such column) and its features.  None: identities only, one-hot
         columns over the ids of ``matches`` (a Bradley-Terry-style ranking
         from who beat whom; with many ids pass ``sparse=True``: dense
-        identities cost 16 bytes x comparisons x ids).
+        identities cost 16 bytes x comparisons x ids).  Pairs to predict
+        need the training pairs' columns: pass ``ids=train.ids``.
     a, b : str
         Columns of the ids of x and x'.
     outcome : str, optional
@@ -229,9 +230,17 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         Accept rows whose two ids are the same item (refused by default: an
         item compared with itself is usually a data error).
     unknown : {"error", "mean"}, default="error"
-        An id of ``matches`` missing from ``items``: an error, or "mean": the
-        mean item's features (so that prediction can go on for newcomers,
-        e.g. promoted teams).
+        An id of ``matches`` missing from ``items`` (or from ``ids``): an
+        error, or "mean": the mean item's features (so that prediction can go
+        on for newcomers, e.g. promoted teams; for identities 1/K on each of
+        the K ids, so that a linear model scores it as the mean rating).
+    ids : sequence, optional
+        Identities only (no ``items``): the ids of the one-hot columns, in
+        order, instead of the ids of ``matches``.  Pass the ``ids`` of the
+        training pairs when building pairs to predict, so that each column
+        means the same id as in training (pairs built on their own get their
+        own columns: other ids, another order, a model that silently mixes
+        them up).  Ids are compared as text, as in training.
     sparse : bool, default=False
         Return ``X`` as a scipy sparse matrix of shape (n, 2 p), x's features
         then x''s (:mod:`svmcompare.sparse_pairs`): identities cost two
@@ -243,7 +252,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     sklearn.utils.Bunch
         ``X`` (n, 2, p) (sparse: (n, 2 p)), ``y`` (n,) or None, ``context`` (n, q) or None,
         ``a_ids`` and ``b_ids`` (the ids of each pair, for joining results
-        back) and ``feature_names``.
+        back), ``feature_names`` and, for identities only, ``ids`` (the id of
+        each one-hot column, as text; pass it as ``ids`` for new pairs).
     """
     import pandas as pd
     from sklearn.utils import Bunch
@@ -251,6 +261,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     if not isinstance(matches, pd.DataFrame):
         raise TypeError(f"matches must be a pandas DataFrame; got {type(matches).__name__}.")
     check_unique_columns(matches, "matches")
+    if len(matches) == 0:
+        raise ValueError("matches has no rows: there are no comparisons to make pairs of.")
     names = [a, b] + ([outcome] if outcome is not None else []) + _as_list(context)
     missing = [c for c in names if c not in matches.columns]
     if missing:
@@ -259,20 +271,25 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     _check_ids(matches, a, b, allow_self)
     if as_frame and sparse:
         raise ValueError("as_frame=True gives a dense DataFrame; choose it or sparse=True.")
+    if ids is not None and items is not None:
+        raise ValueError("ids names the columns of identities only; with an items table the "
+                         "columns are its features.")
     if items is None:
         # Identities are keyed by the ids as text (1 and "1" are one team).
-        ids = np.unique(np.concatenate([a_ids, b_ids]).astype(str))
+        a_key, b_key = _id_text(a_ids), _id_text(b_ids)
+        ids = np.unique(np.concatenate([a_key, b_key])) if ids is None else _vocabulary(ids)
         if not sparse:
             check_allocation(16 * len(matches) * ids.size,
                              f"dense one-hot pairs of {ids.size} ids", "pass sparse=True.")
         table = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
         feature_names = [f"is_{item}" for item in ids]
         key = pd.Series(np.arange(ids.size), index=ids)
-        a_key, b_key = a_ids.astype(str), b_ids.astype(str)
     else:
         if not isinstance(items, pd.DataFrame):
             raise TypeError(f"items must be a pandas DataFrame; got {type(items).__name__}.")
         check_unique_columns(items, "items")
+        if len(items) == 0:
+            raise ValueError("items has no rows: no item has features to compare.")
         item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
         if period is not None:
             for table, what in ((matches, "matches"), (items, "items")):
@@ -307,11 +324,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         known = pd.Index(key.index).get_indexer(values)
         if np.any(known < 0) and unknown == "error":
             first = int(np.flatnonzero(known < 0)[0])
-            item = values[first] if period is None else values[first][0]
+            item = _plain(values[first] if period is None else values[first][0])
             where = "" if period is None else f" for its {period} {values[first][1]}"
             missing = len({values[k] for k in np.flatnonzero(known < 0)})
+            table_name = "the items table" if items is not None else "ids"
             raise ValueError(f"matches row {first}, column {column}: item {item!r} "
-                             f"is not in the items table{where} ({missing} such id(s) in "
+                             f"is not in {table_name}{where} ({missing} such id(s) in "
                              f"{column}); unknown='mean' scores them as the mean item.")
         positions[column] = known
     if any(np.any(known < 0) for known in positions.values()):  # unknown="mean"
@@ -340,7 +358,37 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         X = pd.DataFrame(np.hstack([X[:, 0], X[:, 1]]), index=matches.index,
                          columns=[f"a_{n}" for n in feature_names]
                          + [f"b_{n}" for n in feature_names])
-    return Bunch(X=X, y=y, context=ctx, a_ids=a_ids, b_ids=b_ids, feature_names=feature_names)
+    extra = {"ids": np.asarray(ids, dtype=object)} if items is None else {}
+    return Bunch(X=X, y=y, context=ctx, a_ids=a_ids, b_ids=b_ids, feature_names=feature_names,
+                 **extra)
+
+
+def _id_text(values):
+    """Ids as text, the key of identities: whole numbers read as floats (a
+    column with a gap becomes float64 in pandas) as the integers they are, so
+    that 1 and 1.0 are one team, not two."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.all(np.isfinite(values)) \
+            and np.all(values == np.round(values)):
+        values = values.astype(np.int64)
+    elif values.dtype.kind == "O":
+        values = np.array([_id_text(np.array([v]))[0] if isinstance(v, float) else v
+                           for v in values], dtype=object)
+    return values.astype(str)
+
+
+def _vocabulary(ids):
+    """The ids of identity columns as text, each once."""
+    if isinstance(ids, str) or not hasattr(ids, "__len__"):
+        raise TypeError(f"ids must be a sequence of ids (the training pairs' ids); got "
+                        f"{type(ids).__name__}.")
+    text = _id_text(np.asarray(list(ids), dtype=object)).astype(object)
+    if text.size == 0:
+        raise ValueError("ids is empty: pass the ids of the training pairs (train.ids).")
+    _, first, counts = np.unique(text, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        raise ValueError(f"ids repeats {text[first[counts > 1][0]]!r}; each id names one column.")
+    return text
 
 
 def with_mean_item(table):
@@ -358,11 +406,11 @@ def _check_ids(matches, a, b, allow_self):
     if missing is not None:
         row, column = missing
         raise ValueError(f"matches row {row}, column {column}: the id is missing.")
-    same = (matches[a].astype(str) == matches[b].astype(str)).to_numpy()
+    same = _id_text(matches[a].to_numpy()) == _id_text(matches[b].to_numpy())
     if same.any() and not allow_self:
         row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"matches row {row}: item {matches[a].iloc[row]!r} is compared with "
-                         f"itself ({a} = {b}); remove such rows or pass allow_self=True.")
+        raise ValueError(f"matches row {row}: item {_plain(matches[a].iloc[row])!r} is compared "
+                         f"with itself ({a} = {b}); remove such rows or pass allow_self=True.")
 
 
 def _as_list(value):

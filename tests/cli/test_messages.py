@@ -129,3 +129,33 @@ def test_unknown_ids_can_be_scored_as_the_mean_item(tmp_path, capsys):
         pairs_from_frame(matches, items, a="a", b="b")
     X = pairs_from_frame(matches, items, a="a", b="b", unknown="mean").X
     np.testing.assert_array_equal(X[:, :, 0], [[1.0, 3.0], [2.0, 1.0]])
+
+
+def test_an_ids_file_is_refused_for_a_model_that_records_no_ids(tmp_path, capsys):
+    # Fitted in Python on arrays: its columns have no names, so the ids of a
+    # file cannot be matched to them (columns from the file's own ids would
+    # be other ids in another order, silently).
+    from svmcompare import pairs_from_frame, save_model
+
+    rng = np.random.default_rng(0)
+    teams = np.array(["ann", "bob", "cy", "dee"])
+    a, b = rng.integers(0, 4, 200), rng.integers(0, 4, 200)
+    keep = a != b
+    games = pd.DataFrame({"item_a": teams[a[keep]], "item_b": teams[b[keep]],
+                          "y": rng.choice([-1, 0, 1], keep.sum())})
+    pairs = pairs_from_frame(games, a="item_a", b="item_b", outcome="y",
+                             outcome_map={-1: -1, 0: 0, 1: 1}, sparse=True)
+    save_model(SVMCompare(kernel="linear").fit(pairs.X, pairs.y), tmp_path / "m.skops")
+    games.to_csv(tmp_path / "games.csv", index=False)
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "games.csv"),
+                 "-o", str(tmp_path / "out.csv")]) == 2
+    assert "records no feature names" in capsys.readouterr().err
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_wide_features_all_named_like_identities_are_refused(tmp_path, capsys):
+    pd.DataFrame({"a_is_home": [1, 0, 1], "a_is_rested": [0, 1, 1], "b_is_home": [0, 1, 0],
+                  "b_is_rested": [1, 1, 0], "y": [-1, 0, 1]}).to_csv(tmp_path / "w.csv",
+                                                                   index=False)
+    assert main(["fit", str(tmp_path / "w.csv"), "--model", str(tmp_path / "m.skops")]) == 2
+    assert "every feature is named is_<name>" in capsys.readouterr().err

@@ -166,6 +166,14 @@ def check_file_features(model, features, path, args=None):
     from ..io import identities_of
 
     expected = getattr(model, "feature_names_in_", None)
+    if expected is None and identities_of(features) is not None and args is not None \
+            and getattr(args, "items", None) is None:
+        # Columns made from this file's own ids need not be the fit's: other
+        # ids, another order, and nothing would say so.
+        raise ValueError(f"{Path(path).name} lists item ids, and the model records no feature "
+                         "names to match them to its columns (it was fitted on arrays in "
+                         "Python): fit it with 'svmcompare fit', or in Python on "
+                         "pairs_from_frame(..., as_frame=True); or give --items.")
     try:
         check_feature_names(expected, features, Path(path).name)
     except ValueError as exc:
