@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.model_selection import GridSearchCV, GroupKFold, StratifiedKFold
 
 from svmcompare import SVMCompare, SVMCompareCV
 from svmcompare.calibration import PairTieCalibrator, ScoreCalibrator
@@ -125,12 +125,19 @@ def test_auto_selection_is_half_a_standard_error_with_group_folds_else_one(monke
     fixed = SVMCompareCV(param_grid=grid, cv=GroupKFold(4), selection="one_se").fit(
         X, y, context=context, groups=np.repeat(np.arange(4), 50))
     best = SVMCompareCV(param_grid=grid, cv=4, selection="best").fit(X, y, context=context)
-    # Groups given to folds that do not read them: plain folds still.
-    ignored = SVMCompareCV(param_grid=grid, cv=4).fit(
+    # Groups given to a splitter that does not read them: plain folds still.
+    with pytest.warns(UserWarning, match="groups parameter is ignored"):
+        ignored = SVMCompareCV(param_grid=grid, cv=StratifiedKFold(4)).fit(
+            X, y, context=context, groups=np.repeat(np.arange(4), 50))
+    # Groups with a number of folds: group folds (not silently stratified ones).
+    by_number = SVMCompareCV(param_grid=grid, cv=4).fit(
         X, y, context=context, groups=np.repeat(np.arange(4), 50))
-    assert multiples == [1.0, 0.5, 1.0, 1.0]
+    assert multiples == [1.0, 0.5, 1.0, 1.0, 0.5]
     assert (plain.selection_, grouped.selection_, fixed.selection_, best.selection_,
-            ignored.selection_) == ("one_se", "half_se", "one_se", "best", "one_se")
+            ignored.selection_, by_number.selection_) == ("one_se", "half_se", "one_se", "best",
+                                                          "one_se", "half_se")
+    np.testing.assert_allclose(by_number.cv_results_["mean_error"],
+                               grouped.cv_results_["mean_error"])
 
 
 def test_a_split_without_validation_pairs_is_refused_by_name():
@@ -343,3 +350,29 @@ def test_the_search_always_weighs_the_model_one_would_fit_without_it(norm_data):
     at_grid_point = SVMCompareCV(SVMCompare(kernel="linear", C=0.1)).fit(X, y)
     # logspace's 0.1 may be 0.09999999999999999 (older NumPy): the same point.
     assert np.isclose(at_grid_point.cv_results_["C"], 0.1).sum() == 1
+
+
+def test_splits_and_grids_that_cannot_search_are_refused_by_name():
+    from sklearn.model_selection import ShuffleSplit
+
+    X, y, context = _home_pairs(120, 6)
+    grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
+    with pytest.raises(ValueError, match="cv gives 1 split; probability=True needs at least two"):
+        SVMCompareCV(param_grid=grid, cv=ShuffleSplit(1, random_state=0),
+                     probability=True).fit(X, y)
+    with pytest.raises(ValueError, match="validation position 130 is outside the 120 pairs"):
+        SVMCompareCV(param_grid=grid, cv=[(np.arange(60), np.arange(60, 131))]).fit(X, y)
+    with pytest.raises(ValueError, match="must be integer positions"):
+        SVMCompareCV(param_grid=grid, cv=[(np.arange(60.0), np.arange(60.0, 120))]).fit(X, y)
+    for empty in ([], {"C": []}):
+        with pytest.raises(ValueError, match="param_grid has no points"):
+            SVMCompareCV(param_grid=empty).fit(X, y)
+    with pytest.raises(ValueError, match="groups has 3 distinct group"):
+        SVMCompareCV(param_grid=grid, cv=5).fit(X, y, groups=np.arange(120) % 3)
+    # A boolean mask per side is a split too.
+    mask = np.arange(120) < 80
+    one = SVMCompareCV(param_grid=grid, cv=[(mask, ~mask), (~mask, mask)]).fit(X, y)
+    two = SVMCompareCV(param_grid=grid, cv=[(np.flatnonzero(mask), np.flatnonzero(~mask)),
+                                            (np.flatnonzero(~mask), np.flatnonzero(mask))]
+                       ).fit(X, y)
+    np.testing.assert_allclose(one.cv_results_["mean_error"], two.cv_results_["mean_error"])

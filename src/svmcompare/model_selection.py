@@ -10,6 +10,7 @@ mean) and refits it on all pairs.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -316,7 +317,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         else "error".
     cv : int or cross-validation splitter, default=5
         As scikit-learn's ``cv`` (an int gives stratified folds on y, in the
-        order of the pairs; pass a splitter to shuffle or to keep time order).
+        order of the pairs; pass a splitter to shuffle or to keep time order),
+        except that an int with ``groups`` given to :meth:`fit` gives
+        ``GroupKFold(cv)``: folds that keep each group together, as the
+        groups ask (scikit-learn's stratified folds would ignore them).
     probability : bool, default=False
         Calibrate win / tie / loss probabilities (:meth:`predict_proba`).
     selection : {"auto", "half_se", "one_se", "best"}, default="auto"
@@ -484,13 +488,21 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         base = SVMCompare() if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
-        splitter = check_cv(self.cv, y, classifier=True)
+        splitter = _splitter(self.cv, y, groups)
         splits = _checked_splits(splitter, y, groups)
+        if self.probability and len(splits) < 2:
+            raise ValueError(f"cv gives {len(splits)} split; probability=True needs at least "
+                             "two (each split's probability link is fitted on the other "
+                             "splits' held-out scores).")
         sparse = isinstance(X, SparsePairs)
+        grid = self._grid(base, X, sparse)
+        if not grid_points(grid):
+            raise ValueError(f"param_grid has no points: {grid!r}; give each parameter at "
+                             "least one value.")
         # The race judges log-losses: with probability=True only.
         race = _Race(y, splits, context, sample_weight) \
             if self.race and scoring == "log_loss" else None
-        points, scores, _ = search_grid(base, self._grid(base, X, sparse), X, y, splits,
+        points, scores, _ = search_grid(base, grid, X, y, splits,
                                         context=context, sample_weight=sample_weight,
                                         held_out=self.probability, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV",
@@ -631,14 +643,49 @@ def _folds_keep_groups(splitter, groups):
     return get_routing_for_object(splitter).split.requests.get("groups") is True
 
 
+def _splitter(cv, y, groups):
+    """The splitter of ``cv``: scikit-learn's, but an int (or None) with
+    ``groups`` gives group folds, so that the groups are not silently ignored."""
+    if groups is not None and (cv is None or isinstance(cv, numbers.Integral)):
+        from sklearn.model_selection import GroupKFold
+
+        n_splits = 5 if cv is None else int(cv)
+        n_groups = np.unique(np.asarray(groups).astype(str)).size
+        if n_groups < max(n_splits, 2):
+            raise ValueError(f"groups has {n_groups} distinct group(s), fewer than the "
+                             f"{n_splits} folds of cv={cv!r}; give cv a number of folds at "
+                             "most the number of groups (at least 2).")
+        return GroupKFold(n_splits=n_splits)
+    return check_cv(cv, y, classifier=True)
+
+
 def _checked_splits(splitter, y, groups):
-    """``splitter``'s (train, validation) splits of the pairs, each with both."""
-    splits = list(splitter.split(np.zeros(len(y)), y, groups))
-    for k, (train, val) in enumerate(splits):
+    """``splitter``'s (train, validation) splits of the pairs, each with both,
+    as integer positions of the pairs."""
+    splits = []
+    for k, (train, val) in enumerate(splitter.split(np.zeros(len(y)), y, groups)):
+        train, val = (_split_positions(part, len(y), k, what)
+                      for part, what in ((train, "training"), (val, "validation")))
         if len(train) == 0 or len(val) == 0:
             raise ValueError(f"cv's split {k} has {len(train)} training and {len(val)} "
                              "validation pairs; every split needs both.")
+        splits.append((train, val))
     return splits
+
+
+def _split_positions(part, n, k, what):
+    """One side of a split as positions 0..n-1 (a boolean mask of length n too)."""
+    part = np.asarray(part)
+    if part.dtype == bool and part.shape == (n,):
+        return np.flatnonzero(part)
+    if part.ndim != 1 or not (part.size == 0 or np.issubdtype(part.dtype, np.integer)):
+        raise ValueError(f"cv's split {k}: the {what} pairs must be integer positions; got "
+                         f"an array of {part.dtype} with shape {part.shape}.")
+    if part.size and (part.min() < 0 or part.max() >= n):
+        outside = int(part.max()) if part.max() >= n else int(part.min())
+        raise ValueError(f"cv's split {k}: {what} position {outside} is outside the {n} "
+                         "pairs.")
+    return part.astype(np.int64)
 
 
 def _split_columns(metric, values):
