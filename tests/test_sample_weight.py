@@ -87,3 +87,41 @@ def test_rank_dual_with_pairs_of_weight_zero_equals_the_pairs_left_out():
     assert zero.dual_objective_ == pytest.approx(dropped.dual_objective_, rel=1e-6)
     np.testing.assert_allclose(zero.decision_function(X), dropped.decision_function(X),
                                rtol=1e-4, atol=1e-4)
+
+
+def test_weights_cannot_go_around_the_limit_on_C():
+    from svmcompare.grid_search import fit_C_path
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 2, 3)), rng.choice([-1, 0, 1], 120)
+    for kernel in ("rbf", "linear"):
+        with pytest.raises(ValueError,
+                           match=r"C x class_weight x sample_weight reaches 1(\.\d+)?e\+200"):
+            SVMCompare(kernel=kernel).fit(X, y, sample_weight=np.full(120, 1e200))
+    with pytest.raises(ValueError, match=r"reaches 1(\.\d+)?e\+102"):
+        fit_C_path(SVMCompare(), X, y, [1.0, 1000.0], sample_weight=np.full(120, 1e99))
+    SVMCompare(kernel="linear").fit(X, y, sample_weight=np.full(120, 1e90))  # within the limit
+
+
+def test_a_label_whose_pairs_all_weigh_nothing_is_missing():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(120, 2, 3)), rng.choice([-1, 0, 1], 120)
+    with pytest.raises(ValueError, match="only equality pairs.*Counting only the"):
+        SVMCompare(probability=True).fit(X, y, sample_weight=(y == 0) * 1.0)
+    with pytest.raises(ValueError, match="no equality pairs.*Counting only the"):
+        SVMCompare().fit(X, y, sample_weight=(y != 0) * 1.0)
+
+
+def test_calibration_pairs_need_ties_and_decided_pairs():
+    rng = np.random.default_rng(2)
+    X, y = rng.normal(size=(160, 2, 3)), rng.choice([-1, 0, 1], 160)
+    model = SVMCompare(kernel="linear").fit(X, y)
+    decided = y != 0
+    with pytest.raises(ValueError, match="needs ties"):
+        model.calibrate(X[decided], y[decided])
+    with pytest.raises(ValueError, match="needs decided pairs"):
+        model.calibrate(X[~decided], y[~decided])
+    with pytest.raises(ValueError, match="needs ties.*Counting only"):
+        model.calibrate(X, y, sample_weight=decided * 1.0)
+    proba = model.calibrate(X, y).predict_proba(X)
+    assert (proba[:, 1] > 0).all()

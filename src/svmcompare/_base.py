@@ -28,9 +28,11 @@ from ._problem import (
 )
 from ._validation import (
     check_context,
+    check_costs,
     check_kernel_scale,
     check_pairs_labels,
     check_sample_weight,
+    check_weighted_labels,
 )
 from .kernels import LINEAR, NystroemMap, exact_feature_map
 from .ranking_function import (
@@ -222,7 +224,8 @@ def prepare(model, X, y, context=None, sample_weight=None):
     X, y = check_pairs_labels(X, y)
     context = check_context(context, X.shape[0])
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
-    model.problem_kind.check_labels(y, type(model).__name__)
+    check_weighted_labels(model.problem_kind.check_labels, y, sample_weight,
+                          type(model).__name__)
     sparse = isinstance(X, SparsePairs)
     if sparse:
         model._check_sparse_settings(kernel)
@@ -237,6 +240,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
     if not sparse:
         check_kernel_scale(kernel, Xs)
     problem = model.problem_kind.build(model, Xs, y, context, sample_weight)
+    check_costs(problem.C)
     solver = "linear" if sparse else model._resolve_solver(kernel, X.shape[0], Xs.shape[2])
     feature_map = None
     if solver == "nystroem":

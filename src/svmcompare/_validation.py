@@ -312,6 +312,34 @@ def check_C(C):
         )
 
 
+def check_costs(costs, C=1.0):
+    """The per-pair costs C x class weight x sample weight (``costs`` at C = 1,
+    times ``C``) stay at most MAX_C, as C alone must (a sample_weight of 1e200
+    would otherwise go around check_C and give constant probabilities)."""
+    largest = float(np.max(costs, initial=0.0)) * float(C)
+    if not largest <= MAX_C:
+        raise ValueError(
+            f"C x class_weight x sample_weight reaches {largest:.3g} on some pair, too large "
+            f"to solve in double precision (at most {MAX_C:g}); rescale sample_weight (only "
+            "its ratios and C together matter)."
+        )
+
+
+def check_weighted_labels(check, y, sample_weight, model):
+    """``check(labels, model)`` (a label-set check) on the pairs that weigh
+    something: a label whose pairs all have weight 0 is not in the data."""
+    if sample_weight is None:
+        return check(y, model)
+    weighed = y[sample_weight > 0]
+    try:
+        return check(weighed, model)
+    except ValueError as exc:
+        if weighed.size < y.size:
+            raise ValueError(f"{exc} (Counting only the {weighed.size} pairs whose "
+                             "sample_weight is positive.)") from None
+        raise
+
+
 def check_kernel_scale(kernel, Xs):
     """Refuse a kernel whose values overflow on the (standardized) items.
 

@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from ._base import expansion_index, prepare, solve, store, training_spread
 from ._problem import row_expansion
-from ._validation import check_C, check_pairs_labels, take_rows
+from ._validation import check_C, check_costs, check_pairs_labels, take_rows
 from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report
@@ -105,6 +105,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         check_C(C)
     prepared = prepare(clone(estimator).set_params(C=1.0), X, y, context, sample_weight)
     unit_cost = prepared.problem.C
+    check_costs(unit_cost, max(Cs, default=1.0))
     if prepared.solver in ("exact", "lp"):
         items = prepared.problem.items
         # A path solves many problems on these items: their kernel matrix, by

@@ -32,7 +32,13 @@ from .._base import (
 from .._parallel import map_in_threads
 from .._parameters import setting
 from .._problem import oriented_gaps, restricted_start, rows_of_pairs
-from .._validation import check_context, check_labels, check_pairs, check_sample_weight
+from .._validation import (
+    check_context,
+    check_labels,
+    check_pairs,
+    check_sample_weight,
+    check_weighted_labels,
+)
 from ..exceptions import degenerate_warnings_silenced
 from ..kernels import PRECOMPUTED
 from ..ranking_function import probabilities, rank_gap, score_spread, standardized_pairs
@@ -127,6 +133,7 @@ class HeldOutCalibration:
         y = check_labels(y, n_pairs=decision.size)
         context = check_context(context, y.size, self.ranking_.n_context)
         sample_weight = check_sample_weight(sample_weight, y.size)
+        check_weighted_labels(_calibration_labels, y, sample_weight, type(self).__name__)
         gap = decision if context is None else decision - context @ self.context_coef_
         Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
         # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
@@ -148,6 +155,17 @@ class HeldOutCalibration:
         """
         check_is_fitted(self, "calibrator_")
         return probabilities(self, X, context)
+
+
+def _calibration_labels(y, model):
+    """The pairs a link is fitted on need ties and decided pairs: without ties
+    P(tie) comes out 0 (an infinite log-loss on the first tie), without
+    decided pairs the ranking plays no part."""
+    for what, present in (("ties (y = 0)", np.any(y == 0)),
+                          ("decided pairs (y = -1 or 1)", np.any(y != 0))):
+        if not present:
+            raise ValueError(f"{model}.calibrate needs {what} among its pairs: the link's "
+                             "probability of that outcome would be 0.")
 
 
 def held_out_gaps(model, prepared, result, feature_map):
