@@ -144,3 +144,16 @@ def test_the_command_line_reads_ctx_columns(tmp_path):
     frame.drop(columns="ctx_home").to_csv(tmp_path / "plain.csv", index=False)
     assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "plain.csv"), "-o",
                  str(tmp_path / "out2.csv")]) != 0
+
+
+def test_a_context_far_from_order_one_is_refused_at_fit():
+    # Unscaled next to kernel values of order 1: at 1e8 an RBF fit of 100
+    # pairs ran to the 10,000,000-step limit and then predicted worse.
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(100, 2, 3)), rng.choice([-1, 0, 1], 100)
+    side = rng.choice([-1.0, 1.0], 100)
+    for kernel in ("rbf", "linear"):
+        with pytest.raises(ValueError, match="context reaches 1e\\+08 .*units where it is of"):
+            SVMCompare(kernel=kernel).fit(X, y, context=1e8 * side)
+    model = SVMCompare(kernel="linear").fit(X, y, context=1e3 * side)
+    assert np.isfinite(model.decision_function(X, 1e9 * side[:, None])).all()  # predict: any

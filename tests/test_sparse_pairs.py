@@ -196,7 +196,15 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
                                atol=2e-3)
     np.testing.assert_allclose(out[["p_x_better", "p_tie", "p_xprime_better"]],
                                reference.predict_proba(dense), atol=2e-3)
-    save_model(reference, tmp_path / "dense.skops")  # a dense fit reads the same table
+    # A dense fit reads the same table when it records its ids (fitted on a frame).
+    table = pd.read_csv(tmp_path / "m.csv")
+    framed = pairs_from_frame(table, a="item_a", b="item_b", outcome="y",
+                              outcome_map={-1: -1, 0: 0, 1: 1}, as_frame=True)
+    named = SVMCompare(kernel="linear", probability=True, random_state=0,
+                       verbose=False).fit(framed.X, framed.y)
+    np.testing.assert_allclose(named.decision_function(framed.X),
+                               reference.decision_function(dense))
+    save_model(named, tmp_path / "dense.skops")
     assert main(["predict", str(tmp_path / "dense.skops"), str(tmp_path / "m.csv"),
                  "-o", str(tmp_path / "q.csv")]) == 0
     np.testing.assert_array_equal(pd.read_csv(tmp_path / "q.csv")["y_pred"], out["y_pred"])
@@ -245,3 +253,28 @@ def test_letor_pairs_that_cannot_fit_are_refused_before_forming_them(tmp_path, m
     with pytest.raises(ValueError, match="g.letor: its .* pairs would take .* trains on every "
                                          "pair without forming them"):
         read_pairs(tmp_path / "g.letor")
+
+
+def test_sparse_pairs_are_refused_by_models_that_cannot_fit_them():
+    # Fit refuses sparse pairs for kernel and Nystroem models; predicting
+    # with them applied the weights to the raw columns (Nystroem: other
+    # numbers) or failed inside NumPy (RBF).
+    import warnings
+
+    from svmcompare import SVMCompare
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2, 2))
+    y = rng.choice([-1, 0, 1], 100)
+    W = sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models = [SVMCompare(solver="nystroem", n_components=2, random_state=0).fit(X, y),
+                  SVMCompare().fit(X, y)]
+    for model in models:
+        with pytest.raises(ValueError, match="linear models only"):
+            model.decision_function(W[:4])
+        with pytest.raises(ValueError, match="linear models only"):
+            model.rank(sp.csr_matrix(X[:4, 0]))
+    linear = SVMCompare(kernel="linear").fit(X, y)
+    np.testing.assert_allclose(linear.decision_function(W[:4]), linear.decision_function(X[:4]))

@@ -29,6 +29,7 @@ from ._problem import (
 from ._validation import (
     check_context,
     check_costs,
+    check_fit_context,
     check_kernel_scale,
     check_pairs_labels,
     check_sample_weight,
@@ -223,6 +224,7 @@ def prepare(model, X, y, context=None, sample_weight=None):
     kernel = check_parameters(model)
     X, y = check_pairs_labels(X, y)
     context = check_context(context, X.shape[0])
+    check_fit_context(context)
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
     check_weighted_labels(model.problem_kind.check_labels, y, sample_weight,
                           type(model).__name__)

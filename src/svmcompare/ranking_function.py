@@ -100,6 +100,13 @@ class RankingFunction:
         # DataFrame) in another order, and the same pairs would score
         # differently in the last bits.
         if sp.issparse(Zs):  # sparse items: a linear model (weights, no feature map)
+            if self.weights is None or self.feature_map is not None:
+                raise ValueError(
+                    f"sparse pairs or items are scored by linear models only (kernel='linear' "
+                    f"without Nystroem), as they are fitted; this model has kernel="
+                    f"{self.kernel.name!r}"
+                    + (" with a Nystroem feature map" if self.feature_map is not None else "")
+                    + ": pass a dense array.")
             return np.asarray(Zs @ self.weights).ravel()
         Zs = np.ascontiguousarray(Zs)
         if self.weights is None:
@@ -234,7 +241,8 @@ class ComparisonMixin:
         """r(z) of sparse items (a linear model): the weights on the scaled
         features, less the mean's share, without centering Z."""
         if self.ranking_.weights is None or self.ranking_.feature_map is not None:
-            raise ValueError("Sparse items are ranked by linear models only (kernel='linear').")
+            raise ValueError("Sparse items are ranked by linear models only (kernel='linear' "
+                             "without Nystroem), as they are fitted: pass a dense array.")
         if Z.ndim != 2 or Z.shape[1] != self.n_features_in_:
             raise ValueError(f"Z must have shape (n_items, {self.n_features_in_}); got {Z.shape}.")
         Z = sp.csr_matrix(Z, dtype=np.float64)
