@@ -89,6 +89,19 @@ def test_replicates_are_put_on_the_point_models_scale(fitted):
     assert alignment(reference, -reference)[0] == 0.0  # reversed: no positive scale
 
 
+def test_a_noisy_replicate_keeps_the_spread_of_the_reference():
+    # The least-squares slope would be corr * sd ratio, pulling the replicate's
+    # scores toward the mean (intervals narrowed around the middle).
+    rng = np.random.default_rng(0)
+    reference = rng.normal(size=200)
+    replicate = 5.0 * (reference + rng.normal(size=200)) - 2.0  # correlation ~0.7
+    scale, offset = alignment(reference, replicate)
+    mapped = scale * replicate + offset
+    assert np.isclose(mapped.mean(), reference.mean())
+    assert np.isclose(mapped.std(), reference.std())
+    assert alignment(reference, np.zeros(200)) == (0.0, reference.mean())
+
+
 def test_positions_count_strictly_better_items():
     scores = np.array([0.5, 2.0, 0.5, -1.0, 2.0])
     expected = [1 + int(np.sum(scores > s)) for s in scores]
@@ -287,3 +300,54 @@ def test_a_file_with_a_broken_alignment_is_refused(tmp_path, fitted, name, value
     save_model(broken, path)
     with pytest.raises(ValueError, match=name):
         load_model(path)
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+def test_interval_checks_the_context_length_as_predict_proba_does():
+    X, y, _, _ = id_games(players=4, n=200, seed=4)
+    context = np.random.default_rng(4).normal(size=200)
+    model = BootstrapCompare(linear(probability=True), n_resamples=3, random_state=0,
+                             progress=False).fit(X, y, context=context)
+    with pytest.raises(ValueError, match=r"context must have shape \(n_pairs, q\) = \(2, q\)"):
+        model.predict_proba(X[:2], context=np.ones(7))
+    with pytest.raises(ValueError, match=r"context must have shape \(n_pairs, q\) = \(2, q\)"):
+        model.predict_proba_interval(X[:2], context=np.ones(7))  # took the first 2 rows
+    lower, upper = model.predict_proba_interval(X[:2], context=context[:2])
+    assert lower.shape == upper.shape == (2, 3)
+
+
+def test_a_resample_without_the_rare_ties_is_explained():
+    X, y, _, _ = id_games(players=4, n=60, seed=5)
+    y = np.where(y == 0, 1, y)
+    y[:2] = 0  # 2 ties in 60 pairs: a resample misses both with probability ~0.13
+    with pytest.raises(ValueError, match=r"resample \d+ of 40 \(drawing pairs\) drew no ties") \
+            as error:  # was "y has no equality pairs", which y has
+        BootstrapCompare(linear(), n_resamples=40, random_state=0, progress=False).fit(X, y)
+    message = str(error.value)
+    assert "random_state does not fix" in message and 'resample="groups" is no help' in message
+    assert "no bootstrap" in message and "SVMRank" in message
+
+
+@pytest.mark.parametrize("groups, error, match", [
+    ([1, "a"] * 100, TypeError, "groups mixes number"),
+    ([1, None] * 100, ValueError, "groups has 100 missing"),
+    (np.r_[np.nan, np.arange(199.0)], ValueError, "groups has 1 missing"),
+])
+def test_groups_of_mixed_types_or_missing_are_refused(groups, error, match):
+    X, y, _, _ = id_games(players=4, n=200)
+    with pytest.raises(error, match=match):  # was numpy's "'<' not supported"
+        BootstrapCompare(linear(), n_resamples=3, resample="groups",
+                         progress=False).fit(X, y, groups=groups)
+    with pytest.raises(error, match=match):
+        resample_counts(200, 3, groups)
+
+
+def test_an_estimator_it_cannot_resample_is_refused_by_name():
+    from svmcompare.hard_margin import HardMarginQP
+
+    X, y, _, _ = id_games(players=4, n=100)
+    with pytest.raises(TypeError, match="resamples SVMCompare, SVMCompareLP, SVMRank, SVMRank2 "
+                                        "or SVMCompareCV; got HardMarginQP"):
+        BootstrapCompare(HardMarginQP(), n_resamples=3, progress=False).fit(X, y)

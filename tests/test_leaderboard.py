@@ -205,3 +205,75 @@ def test_identity_scores_without_items_need_an_identities_model(games_file, tmp_
     assert main(["fit", str(tmp_path / "wide.csv"), "--model", str(tmp_path / "w.skops")]) == 0
     assert main(["rank", str(tmp_path / "w.skops"), "-o", str(tmp_path / "r.csv")]) == 2
     assert "items table" in capsys.readouterr().err
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+
+def test_repeated_ids_are_refused(board_model):
+    model, X, y, items = board_model
+    ids = np.array(["a", "a", *[f"t{k}" for k in range(2, 8)]], dtype=object)
+    first, second = X[:, :8].nonzero()[1], X[:, 8:].nonzero()[1]
+    with pytest.raises(ValueError, match="ids repeats 'a'"):  # was pandas' InvalidIndexError
+        leaderboard(model, items, ids, games=(ids[first], ids[second], y))
+    with pytest.raises(ValueError, match="ids repeats 'a'"):  # was written twice
+        leaderboard(model, items, ids)
+    with pytest.raises(ValueError, match="ids repeats 'a'"):
+        head_to_head(model.estimator_, items, ids)
+
+
+def test_ids_and_items_of_different_lengths_are_refused(board_model):
+    model, _, _, items = board_model
+    with pytest.raises(ValueError, match="items has 8 rows but ids has 3"):
+        head_to_head(model.estimator_, items, ["a", "b", "c"])  # was an IndexError
+    with pytest.raises(ValueError, match="items has 8 rows but ids has 3"):
+        leaderboard(model, items, ["a", "b", "c"])
+
+
+def test_items_as_nested_lists(board_model):
+    model, _, _, items = board_model
+    dense = items.toarray()
+    table = leaderboard(model.estimator_, dense.tolist(), np.arange(8))  # was an AttributeError
+    pd.testing.assert_frame_equal(table, leaderboard(model.estimator_, dense, np.arange(8)))
+    with pytest.raises(ValueError, match="items must be 2-D"):
+        leaderboard(model.estimator_, dense[0].tolist(), np.arange(8))
+
+
+def test_game_labels_and_lengths_are_checked(board_model):
+    model, X, y, items = board_model
+    ids = np.arange(8)
+    first, second = X[:, :8].nonzero()[1], X[:, 8:].nonzero()[1]
+    outcomes = np.array(["H", "D", "A"])[y + 1]  # counted as nothing before
+    with pytest.raises(TypeError, match=r"games=\(a, b, y\).*Map outcomes to labels"):
+        leaderboard(model, items, ids, games=(first, second, outcomes))
+    with pytest.raises(ValueError, match="labels must be -1, 0 or 1"):
+        leaderboard(model, items, ids, games=(first, second, 2 * y))
+    with pytest.raises(ValueError, match="one length"):
+        leaderboard(model, items, ids, games=(first, second[:-1], y))
+    with pytest.raises(TypeError, match=r"tuple \(a, b, y\)"):
+        leaderboard(model, items, ids, games=(first, second))
+
+
+@pytest.mark.parametrize("top, error", [(0, ValueError), (-1, ValueError), (2.5, TypeError)])
+def test_top_must_be_a_positive_integer(board_model, top, error):
+    model, _, _, items = board_model
+    with pytest.raises(error, match="top"):  # -1 gave 7 of the 8 items, 0 "X has no pairs"
+        head_to_head(model.estimator_, items, np.arange(8), top=top)
+
+
+def test_cli_leaderboard_refuses_before_writing(games_file, tmp_path, capsys):
+    folder, path, model = games_file
+    html = tmp_path / "board.html"
+    assert _exit_code(["leaderboard", str(model), "-o", str(html),
+                       str(tmp_path / "board.txt")]) == 2
+    assert "board.txt" in capsys.readouterr().err
+    assert not html.exists()  # the HTML was written before the .txt was refused
+    assert _exit_code(["leaderboard", str(model), "--top", "0", "-o", str(html)]) == 2
+    assert "--top must be a positive integer" in capsys.readouterr().err
+    ids = tmp_path / "ids.csv"
+    pd.DataFrame({"id": ["p1", "p1", "p2"]}).to_csv(ids, index=False)
+    assert _exit_code(["leaderboard", str(model), str(ids), "--games", str(path), "--a", "home",
+                       "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1",
+                       "-o", str(html)]) == 2
+    assert "ids repeats 'p1'" in capsys.readouterr().err
+    assert not html.exists()

@@ -35,6 +35,7 @@ not depend on ``n_jobs``.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -70,17 +71,57 @@ def resample_counts(n_rows, n_resamples, groups=None, random_state=None):
     rng = np.random.default_rng(random_state)
     if groups is None:
         return rng.multinomial(n_rows, np.full(n_rows, 1.0 / n_rows), size=n_resamples)
-    groups = np.asarray(groups)
-    if groups.ndim != 1 or groups.shape[0] != n_rows:
-        raise ValueError(f"groups has shape {groups.shape}; expected ({n_rows},): one group "
-                         "label per pair.")
-    _, member = np.unique(groups, return_inverse=True)
+    _, member = np.unique(check_groups(groups, n_rows), return_inverse=True)
     n_groups = member.max() + 1
     if n_groups < 2:
         raise ValueError("groups has a single group: a bootstrap over groups needs at least "
                          "2 (better dozens).")
     drawn = rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_resamples)
     return drawn[:, member]
+
+
+def check_groups(groups, n_rows):
+    """``groups`` as a 1-D array of one group label per row, all text or all
+    numbers, none missing.
+
+    A missing group (None, NaN) would be a group of its own, or break the
+    sort that finds the groups; text mixed with numbers cannot be sorted
+    (and a list of both would be read as text, making 1 and "1" one group).
+    """
+    import pandas as pd
+
+    if hasattr(groups, "to_numpy"):  # a pandas Series or Index
+        groups = groups.to_numpy()
+    plain = isinstance(groups, np.ndarray) and groups.dtype != object
+    values = groups if plain else np.asarray(groups, dtype=object)
+    if values.ndim != 1 or values.shape[0] != n_rows:
+        raise ValueError(f"groups has shape {values.shape}; expected ({n_rows},): one group "
+                         "label per pair.")
+    missing = np.flatnonzero(pd.isna(values))
+    if missing.size:
+        raise ValueError(f"groups has {missing.size} missing value(s) (None or NaN; the first "
+                         f"in row {missing[0]}); give every pair a group.")
+    if plain:
+        return values
+    kinds = {}
+    for value in values:
+        kind = "text" if isinstance(value, str) else "number" \
+            if isinstance(value, numbers.Real) else type(value).__name__
+        kinds.setdefault(kind, value)
+    if len(kinds) > 1:
+        shown = ", ".join(f"{kind} ({value!r})" for kind, value in kinds.items())
+        raise TypeError(f"groups mixes {shown}; give every pair a group label of one type "
+                        "(all text or all numbers).")
+    if "text" in kinds:
+        return values.astype(str)
+    if "number" in kinds:
+        return np.array(values.tolist())
+    try:
+        np.unique(values)
+    except TypeError as exc:
+        raise TypeError(f"groups holds {next(iter(kinds))} values that cannot be sorted into "
+                        "groups; use text or numbers.") from exc
+    return values
 
 
 def percentile_interval(replicates, confidence, axis=0):
@@ -104,15 +145,24 @@ def point_model(model):
 
 
 def alignment(reference, replicate):
-    """(scale, offset) of the least-squares map ``scale * replicate + offset``
-    of one replicate's scores onto the ``reference`` scores of the same
-    items, scale >= 0 (a replicate that ranks them the other way round is
-    mapped to a constant)."""
+    """(scale, offset) of the map ``scale * replicate + offset`` that puts one
+    fit's scores on the scale of the ``reference`` scores of the same items:
+    the same mean and the same spread (standard deviation), scale >= 0 (a
+    replicate that ranks them the other way round is mapped to a constant).
+
+    Not the least-squares map: its slope, corr * sd(reference) / sd(replicate),
+    pulls every replicate toward the mean by their correlation, so intervals
+    narrowed around the middle (an item's point score outside its own
+    interval) and a chain of weekly maps shrank rating paths to a line.
+    Scores have no unit of their own (Lemma 1's 1 / (-beta)); the spread
+    over the same items is the unit both fits share.
+    """
     reference, replicate = np.asarray(reference, float), np.asarray(replicate, float)
     centred = replicate - replicate.mean()
-    spread = float(centred @ centred)
-    scale = max(float(centred @ (reference - reference.mean())) / spread, 0.0) \
-        if spread > 0 else 0.0
+    target = reference - reference.mean()
+    spread = float(np.sqrt(centred @ centred))
+    agree = float(centred @ target) > 0.0
+    scale = float(np.sqrt(target @ target)) / spread if spread > 0.0 and agree else 0.0
     return scale, float(reference.mean() - scale * replicate.mean())
 
 
@@ -160,14 +210,66 @@ def _out_of_bag_ok(y, counts):
         and (counts == 0).sum(axis=1).min() >= 10 * labels.size
 
 
+_LABEL_NAMES = {0: "ties (y = 0)", -1: "pairs with x better (y = -1)",
+                1: "pairs with x' better (y = 1)"}
+
+
+def _check_resample_labels(model, y, counts, member=None):
+    """Refuse, before any replicate is fitted, a resample whose labels
+    ``model`` cannot learn from although all of ``y`` could (a label held
+    by a few pairs, rare ties, is left out of some resample).
+
+    ``member`` is the group of each pair when whole groups were drawn.  A
+    redraw would hide it and bias the intervals (only resamples that happen
+    to hold the rare label), so this names the cause instead.
+    """
+    check = getattr(getattr(model, "problem_kind", None), "check_labels", None)
+    if check is None:
+        return
+    name = type(model).__name__
+    for k, drawn in enumerate(counts):
+        kept = y[drawn > 0]
+        try:
+            check(kept, name)
+        except ValueError as exc:
+            missing = [label for label in np.unique(y) if not np.any(kept == label)]
+            if not missing:
+                raise
+            label = int(missing[0])
+            what = _LABEL_NAMES[label]
+            unit = "pair" if member is None else "group"
+            total = y.size if member is None else int(member.max()) + 1
+            held = int(np.count_nonzero(y == label)) if member is None else \
+                int(np.unique(member[y == label]).size)
+            chance = (1.0 - held / total) ** total  # one resample draws none of them
+            need = int(np.ceil(np.log(counts.shape[0]) + np.log(100.0)))  # all: 99%
+            example = " (e.g. leave the few ties out and fit SVMRank, which learns from " \
+                "wins and losses only)" if label == 0 else ""
+            count, n = int(np.count_nonzero(y == label)), counts.shape[0]
+            where = f"among its {total} pairs" if member is None else \
+                f"in {held} of its {total} groups"
+            other = 'resample="groups" is no help (fewer groups hold them)' if member is None \
+                else "resampling pairs instead would ignore the groups"
+            raise ValueError(
+                f"bootstrap resample {k + 1} of {n} (drawing {unit}s) drew no {what}, although "
+                f"y has {count} {where}: {name} cannot be fitted on it. Each resample leaves "
+                f"them all out with probability {chance:.2g}, so among {n} resamples some do: "
+                f"another random_state does not fix that reliably, and {other}. What works: "
+                f"more of them (about {need} {unit}s or more holding some, for {n} "
+                "resamples), no rare "
+                f"label{example}, or no bootstrap (the estimator alone, without "
+                "intervals).") from exc
+
+
 class BootstrapCompare(BaseEstimator):
     """A comparison model with bootstrap confidence intervals on its outputs.
 
     Parameters
     ----------
     estimator : estimator, default=None
-        The comparison model: ``SVMCompare``, ``SVMRank``, ``SVMRank2`` (or
-        ``SVMCompareCV``, whose chosen model the replicates refit).  None:
+        The comparison model: ``SVMCompare``, ``SVMCompareLP``, ``SVMRank``,
+        ``SVMRank2`` (or ``SVMCompareCV``, whose chosen model the replicates
+        refit); others are refused at :meth:`fit` (TypeError).  None:
         ``SVMCompare(probability=True)``.  Probability intervals need a model
         with probabilities.
     n_resamples : int, default=200
@@ -241,13 +343,25 @@ class BootstrapCompare(BaseEstimator):
         X, y : pairs and labels, as :meth:`SVMCompare.fit`.
         context : array of shape (n_pairs, q), optional
         groups : array of shape (n_pairs,), optional
-            The group of each pair: what ``resample="groups"`` draws, and
-            the folds of a search (``SVMCompareCV`` with a group splitter).
+            The group of each pair (all text or all numbers, none missing):
+            what ``resample="groups"`` draws, and the folds of a search
+            (``SVMCompareCV`` with a group splitter).
         sample_weight : array of shape (n_pairs,), optional
         """
+        from ._base import PairwiseKernelModel
         from .grid_search import check_progress
         from .model_selection import SVMCompareCV
 
+        # Replicates are fitted with context= and sample_weight= (the counts)
+        # and scored by rank(): the kernel comparison models and their search.
+        if self.estimator is not None \
+                and not isinstance(self.estimator, (PairwiseKernelModel, SVMCompareCV)):
+            given = f"the class {self.estimator.__name__} (pass an instance)" \
+                if isinstance(self.estimator, type) else type(self.estimator).__name__
+            hint = " For a hard margin, use SVMCompare with a large C (e.g. C=1e6)." \
+                if given.startswith("HardMargin") else ""
+            raise TypeError("BootstrapCompare resamples SVMCompare, SVMCompareLP, SVMRank, "
+                            f"SVMRank2 or SVMCompareCV; got {given}.{hint}")
         check_positive(self.n_resamples, "n_resamples", integer=True)
         if self.n_resamples < 2:
             raise ValueError(f"n_resamples must be at least 2; got {self.n_resamples}.")
@@ -266,8 +380,12 @@ class BootstrapCompare(BaseEstimator):
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
+        checked = member = None
+        if groups is not None:  # also a search's folds: refused here by name
+            checked = check_groups(groups, y.size)
+            _, member = np.unique(checked, return_inverse=True)
         counts = resample_counts(y.size, self.n_resamples,
-                                 groups if self.resample == "groups" else None,
+                                 checked if self.resample == "groups" else None,
                                  self.random_state)
         base = SVMCompare(probability=True) if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
@@ -292,6 +410,7 @@ class BootstrapCompare(BaseEstimator):
             and hasattr(model, "calibrate") and _out_of_bag_ok(y, counts)
         self.calibration_ = "out-of-bag" if out_of_bag else (
             "in each fit" if model.get_params().get("probability", False) else None)
+        _check_resample_labels(model, y, counts, member if self.resample == "groups" else None)
         jobs = tqdm(counts, desc="bootstrap", disable=self.progress is False, leave=False,
                     delay=PROGRESS_AFTER if self.progress == "auto" else 0.0)
         self.replicates_ = Parallel(n_jobs=self.n_jobs)(
@@ -309,8 +428,7 @@ class BootstrapCompare(BaseEstimator):
         self.scales_, self.offsets_ = (np.array(v) for v in zip(
             *(alignment(reference, model.rank(items)) for model in self.replicates_),
             strict=True))
-        self.n_groups_ = None if self.resample == "pairs" else \
-            int(np.unique(np.asarray(groups)).size)
+        self.n_groups_ = None if self.resample == "pairs" else int(member.max()) + 1
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
@@ -395,6 +513,9 @@ class BootstrapCompare(BaseEstimator):
         if not hasattr(X, "shape"):
             X = np.asarray(X, dtype=float)
         n = X.shape[0]
+        # The whole context against the whole X, as predict_proba checks it:
+        # each chunk's slice alone would let extra rows pass unnoticed.
+        context = check_context(context, n)
         frame = hasattr(X, "iloc")
         lower, upper = np.empty((n, 3)), np.empty((n, 3))
         for start in range(0, n, _CHUNK):  # (replicates x chunk x 3) at a time

@@ -17,14 +17,83 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._validation import check_labels, check_positive
+
 FORMATS = (".csv", ".html", ".png", ".svg")
+
+
+def check_leaderboard_path(path):
+    """``path`` as a Path if :func:`write_leaderboard` can write it: a known
+    suffix, and matplotlib for a figure.  The command line checks every
+    output with it before writing any, so a bad last name does not leave the
+    first ones written."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"a leaderboard is written as {', '.join(FORMATS)}; got {path.name!r}.")
+    if suffix in (".png", ".svg"):
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ValueError(f'{path.name}: a leaderboard figure needs matplotlib: pip install '
+                             '"svmcompare[experiments]" (or write .html or .csv).')
+    return path
+
+
+def _check_items(items):
+    """``items`` as a 2-D array (or the sparse matrix or DataFrame given):
+    lists and other array-likes are read as arrays, as the estimators read Z."""
+    if sp.issparse(items) or hasattr(items, "columns"):
+        return items
+    try:
+        items = np.asarray(items)
+    except (ValueError, TypeError) as exc:  # ragged nested lists and the like
+        raise ValueError(f"items could not be read as an array: {exc}") from exc
+    if items.ndim != 2:
+        raise ValueError(f"items must be 2-D (n_items, n_features), one row per item; got "
+                         f"shape {items.shape}.")
+    return items
+
+
+def _check_ids(ids, n_items):
+    """``ids`` as an object array of ``n_items`` distinct ids (as text: games
+    and the written table match them by their text, so 1 and "1" are one id)."""
+    ids = np.asarray(ids, dtype=object)
+    if ids.ndim != 1:
+        raise ValueError(f"ids must be 1-D, one id per item; got shape {ids.shape}.")
+    if ids.shape[0] != n_items:
+        raise ValueError(f"items has {n_items} rows but ids has {ids.shape[0]} entries; give "
+                         "one id per item, in the order of the items' rows.")
+    text = pd.Index(ids.astype(str))
+    if not text.is_unique:
+        repeated = text[text.duplicated()][0]
+        rows = np.flatnonzero(text == repeated)[:2].tolist()
+        raise ValueError(f"ids repeats {repeated!r} (rows {rows[0]} and {rows[1]}); every item "
+                         "needs its own id (its games and its row would be confused).")
+    return ids
+
+
+def _check_games(a, b, y):
+    """(a, b, y) of games as arrays of one length, y labels in {-1, 0, 1}."""
+    a, b = (np.asarray(v, dtype=object) for v in (a, b))
+    y = np.asarray(y)
+    if a.ndim != 1 or b.ndim != 1 or y.ndim != 1 or not a.shape[0] == b.shape[0] == y.shape[0]:
+        raise ValueError(f"games=(a, b, y) must be three 1-D sequences of one length, one entry "
+                         f"per game; got shapes {a.shape}, {b.shape} and {y.shape}.")
+    try:
+        y = check_labels(y)
+    except (TypeError, ValueError) as exc:  # e.g. "H" / "D" / "A" outcomes, not yet mapped
+        raise type(exc)(f"games=(a, b, y): {exc} Map outcomes to labels first: -1 when a "
+                        "won, 0 a draw, 1 when b won.") from exc
+    return a, b, y
 
 
 def game_counts(a, b, y, ids):
     """Games, wins, draws and losses of each id in ``ids`` from games
-    (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw."""
-    a, b, y = (np.asarray(v) for v in (a, b, y))
-    index = pd.Index(np.asarray(ids, dtype=object).astype(str))
+    (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw.
+    Games of ids not in ``ids`` are left out."""
+    a, b, y = _check_games(a, b, y)
+    index = pd.Index(_check_ids(ids, len(ids)).astype(str))
     ia, ib = index.get_indexer(a.astype(str)), index.get_indexer(b.astype(str))
     n = len(index)
 
@@ -46,11 +115,12 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9):
     ----------
     model : fitted comparison model or BootstrapCompare
         With a ``BootstrapCompare``, intervals of each score and position.
-    items : array or sparse matrix of shape (n_items, n_features)
+    items : array-like or sparse matrix of shape (n_items, n_features)
     ids : sequence of length n_items
+        Distinct ids (compared as text), in the order of the items' rows.
     games : tuple (a, b, y), optional
-        Games as ids of x and x' and labels: adds games, wins, draws and
-        losses of each item.
+        Games as ids of x and x' and labels in {-1, 0, 1} (-1: a won), all
+        of one length: adds games, wins, draws and losses of each item.
     confidence : float, default=0.9
         Of the intervals.
 
@@ -64,9 +134,13 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9):
     """
     from .bootstrap import positions
 
-    ids = np.asarray(ids, dtype=object)
-    if items.shape[0] != ids.shape[0]:
-        raise ValueError(f"{items.shape[0]} items but {ids.shape[0]} ids.")
+    items = _check_items(items)
+    ids = _check_ids(ids, items.shape[0])
+    if games is not None:
+        if not isinstance(games, (tuple, list)) or len(games) != 3:
+            raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
+                            "and x' in each game and its label.")
+        games = _check_games(*games)  # before the scores: a bad label fails fast
     score = np.asarray(model.rank(items), dtype=float)
     table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
     if hasattr(model, "replicates_"):
@@ -82,6 +156,15 @@ def head_to_head(model, items, ids, top=10):
     """Win / draw / loss probabilities of the ``top`` items by score against
     each other, on neutral ground (a pair context of zeros).
 
+    Parameters
+    ----------
+    model : fitted comparison model with probabilities
+    items : array-like or sparse matrix of shape (n_items, n_features)
+    ids : sequence of length n_items, distinct
+    top : int, default=10
+        How many of the best items to compare (a positive integer; all of
+        them when there are fewer).
+
     Returns
     -------
     ids : array of the top items, best first
@@ -92,7 +175,10 @@ def head_to_head(model, items, ids, top=10):
     if not hasattr(model, "predict_proba"):
         raise ValueError("head-to-head probabilities need a model fitted with probabilities "
                          "(probability=True, --probability).")
-    ids = np.asarray(ids, dtype=object)
+    # A slice would take top=0 as no items and top=-1 as all but the last.
+    check_positive(top, "top (the number of items in the head-to-head table)", integer=True)
+    items = _check_items(items)
+    ids = _check_ids(ids, items.shape[0])
     order = np.argsort(-np.asarray(model.rank(items), dtype=float), kind="stable")[:top]
     k = order.size
     first, second = (order[index].ravel() for index in np.indices((k, k)))
@@ -115,10 +201,8 @@ def write_leaderboard(table, path, head=None, title="Leaderboard"):
     """Write ``table`` (and ``head`` = :func:`head_to_head`'s output) to
     ``path``: .csv (the table), .html (a self-contained page), .png or .svg
     (a figure)."""
-    path = Path(path)
+    path = check_leaderboard_path(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ValueError(f"a leaderboard is written as {', '.join(FORMATS)}; got {path.name!r}.")
     if suffix == ".csv":
         table.to_csv(path, index=False)
     elif suffix == ".html":

@@ -355,9 +355,14 @@ def _leaderboard(args):
     page, a PNG / SVG figure or a CSV table.
     """
     from ..bootstrap import point_model
-    from ..leaderboard import head_to_head, leaderboard, write_leaderboard
+    from ..leaderboard import check_leaderboard_path, head_to_head, leaderboard, write_leaderboard
     from ..persistence import load_model
 
+    for path in args.output:  # all of them before any is written
+        check_leaderboard_path(path)
+    if args.top < 1:
+        raise ValueError(f"--top must be a positive integer (items in the head-to-head table); "
+                         f"got {args.top}.")
     model = load_model(args.model)
     if args.interval is not None and type(model).__name__ != "BootstrapCompare":
         load_bootstrap(args.model, "leaderboard --interval")  # the error
