@@ -124,3 +124,62 @@ def test_online_updates_equal_one_batch_and_validate():
         g.update(["a"], ["b"], [1], [4])
     with pytest.raises(ValueError, match="k_factor"):
         Elo(k_factor=-3)
+
+
+def test_a_missing_player_id_is_named():
+    with pytest.raises(ValueError, match="player1 of game 1 is missing"):
+        Elo().update(np.array([1.0, np.nan]), np.array([2.0, 1.0]), [1, 0])
+    with pytest.raises(ValueError, match="player2 of game 0 is missing"):
+        Glicko().update(["a"], [None], [1])
+    with pytest.raises(ValueError, match=r"players\[1\] is missing"):
+        Elo().ratings(["a", None])
+
+
+def test_ids_of_two_dtypes_are_told_apart_as_dict_keys():
+    elo = Elo()
+    elo.update([1, 2], np.array(["1", "2"]), [1, 0])  # int 1 and text "1": two players
+    np.testing.assert_allclose(elo.ratings([1, "1", 2, "2"]), [1220, 1180, 1180, 1220])
+
+
+def test_unknown_players_get_the_initial_state_also_before_any_update():
+    np.testing.assert_allclose(Elo(initial_rating=1000).ratings(["x", "y"]), [1000, 1000])
+    glicko = Glicko(initial_rd=300)
+    np.testing.assert_allclose(glicko.ratings(["x"]), [1500])
+    np.testing.assert_allclose(glicko.deviations(["x"]), [300])
+    np.testing.assert_allclose(glicko.deviations(["x"], period=3), [300])
+    glicko.update(["a"], ["b"], [1], [0])
+    np.testing.assert_allclose(glicko.deviations(["x"], period=3), [300])  # as after updates
+    with pytest.raises(TypeError, match="list of player ids"):
+        Elo().ratings("abc")
+
+
+def test_a_game_against_oneself_is_refused():
+    with pytest.raises(ValueError, match="game 1 is player 'a' against itself"):
+        Glicko().update(["b", "a"], ["c", "a"], [1, 1])
+    with pytest.raises(ValueError, match="against itself"):
+        Elo().update([7], [7.0], [0.5])
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Elo(k_factor=float("inf")), "k_factor must be 'fide' or a finite positive"),
+    (lambda: Elo(k_factor=True), "k_factor"),
+    (lambda: Elo(k_factor="FIDE"), "k_factor"),
+    (lambda: Elo(cap=float("nan")), "cap must be a finite positive"),
+    (lambda: Elo(cap=0), "cap must be a finite positive"),
+    (lambda: Elo(initial_rating=float("nan")), "initial_rating must be a finite number"),
+    (lambda: Glicko(initial_rating=float("inf")), "initial_rating must be a finite number"),
+    (lambda: Glicko(initial_rd=0), "initial_rd must be a finite number > 0"),
+    (lambda: Glicko(c=float("nan")), "c must be a finite number >= 0"),
+    (lambda: Glicko().deviations(["a"], period=float("nan")), "period must be a finite"),
+])
+def test_non_finite_parameters_are_named(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_deviations_are_not_asked_for_before_the_last_period():
+    glicko = Glicko()
+    glicko.update(["a"], ["b"], [1], [5])
+    assert glicko.deviations(["a"], period=6)[0] > glicko.deviations(["a"])[0]
+    with pytest.raises(ValueError, match="period 4 is before the last processed period 5"):
+        glicko.deviations(["a"], period=4)

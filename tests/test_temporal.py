@@ -85,6 +85,21 @@ def test_rating_paths_are_on_one_scale(season):
     assert ratings.iloc[-1, 7] > ratings.iloc[-1, 0]
 
 
+def test_rating_paths_keep_their_spread_over_many_periods():
+    # Forty weeks of few games: each week's fit is noisy, so its scores
+    # correlate with last week's by well under 1.  A least-squares map onto
+    # last week's scale shrank them by that correlation every week (a path's
+    # spread 1.5 -> 0.00005 over 179 periods); a map that keeps the spread does not.
+    X, y, items, _ = id_games(players=10, n=1200, seed=3)
+    week = np.arange(1200) // 30
+    model = SVMCompare(kernel="linear", scale_indicators=False, C=0.1)
+    ratings = rolling_fit(model, X, y, week, first=4, items=items, progress=False).ratings
+    spread = ratings.std(axis=1).to_numpy()
+    np.testing.assert_allclose(spread, spread[0], rtol=1e-9)
+    raw = [np.std(model.fit(X[week < w], y[week < w]).rank(items)) for w in (5, 39)]
+    assert raw[1] / raw[0] < 0.9 or raw[1] / raw[0] > 1.1  # the fits' own scales move
+
+
 def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
     X, y, _, week = season
     result = rolling_fit(linear(), X, y, week, half_life=2.0, first=5, progress=False)
@@ -276,3 +291,38 @@ def test_cli_fit_reads_time_as_rolling_does(tmp_path, capsys):
     assert "weights halve every 1 days" in capsys.readouterr().out
     assert main([*base, "--time", "label"]) == 2
     assert "the --time column 'label' holds labels such as 'S1'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("times, now, error, message", [
+    (pd.to_datetime(["2020-01-01", None]), None, ValueError, r"times\[1\] is missing"),
+    (["2020-01-01", None, "2020-01-03"], None, ValueError, r"times\[1\] is missing"),
+    ([1, np.inf], None, ValueError, r"times\[1\] is inf"),
+    ([1, 2, 3], "2020-01-01", TypeError, "times are numbers but now='2020-01-01' is a date"),
+    (["2020-01-01"], 5, TypeError, "times are dates but now=5 is a number"),
+    (["2020-01-01"], pd.NaT, ValueError, "now is missing"),
+    ([1, 2], [3], ValueError, "now must be one time"),
+    ([[1, 2], [3, 4]], None, ValueError, r"1-D .* shape \(2, 2\)"),
+    ([20200101, 20200230, 20200301], None, ValueError,
+     r"^times\[1\] = 20200230 is not a date: YYYYMMDD numbers need a real month and day\.$"),
+])
+def test_bad_decay_times_are_named_with_their_position(times, now, error, message):
+    with pytest.raises(error, match=message):
+        time_decay(times, 30, now=now)
+
+
+def test_a_numeric_now_for_numbers_is_a_number_and_for_dates_a_date():
+    # Round 20240101 is a number when times are numbers, a date when they are dates.
+    np.testing.assert_allclose(time_decay([20240100, 20240101], 1, now=20240101), [0.5, 1.0])
+    np.testing.assert_allclose(time_decay(["2024-01-01"], 1, now=20240102), [0.5])
+
+
+@pytest.mark.parametrize("periods, error, message", [
+    (np.r_[np.zeros(240), np.nan, np.ones(239)], ValueError, r"periods\[240\] is missing"),
+    ([0] * 240 + [None] + [1] * 239, ValueError, r"periods\[240\] is missing"),
+    ([0] * 240 + ["a"] + [1] * 239, TypeError, "all numbers, all dates or all sortable labels"),
+    (np.array([0] * 240 + ["a"] + [1] * 239, dtype=object), TypeError, "got int, str"),
+])
+def test_missing_and_mixed_periods_are_refused_up_front(season, periods, error, message):
+    X, y, _, _ = season
+    with pytest.raises(error, match=message):
+        rolling_fit(linear(), X, y, periods, progress=False)

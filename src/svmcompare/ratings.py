@@ -99,14 +99,58 @@ def glicko_period(rating, rd, i, j, score):
 # -- games table validation -----------------------------------------------------------
 
 
+def _is_finite_number(value):
+    """Whether ``value`` is one real, finite number (a bool is not)."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and bool(np.isfinite(value)))
+
+
+def _player_codes(player1, player2):
+    """Each game's two players as indices into one array of distinct ids (-1: missing).
+
+    Ids are told apart as dict keys are (1 == 1.0, 1 != "1"): columns of
+    different dtypes are compared as objects, since ``np.concatenate`` would
+    turn 1 and "1" into one string.
+    """
+    if player1.dtype != player2.dtype:
+        player1, player2 = player1.astype(object), player2.astype(object)
+    codes, ids = pd.factorize(np.concatenate([player1, player2]))
+    n = player1.shape[0]
+    return codes[:n], codes[n:], ids
+
+
 def check_games(player1, player2, score, period=None):
-    """Validate a table of games; returns arrays (player1, player2, score, period)."""
+    """Validate a table of games.
+
+    Returns
+    -------
+    first, second : ndarray of int
+        Each game's players as indices into ``ids``.
+    ids : ndarray
+        The distinct player ids.
+    score, period : ndarray
+    """
     player1, player2 = np.asarray(player1).ravel(), np.asarray(player2).ravel()
     score = np.asarray(score, dtype=float).ravel()
     n = player1.shape[0]
     if player2.shape[0] != n or score.shape[0] != n:
         raise ValueError(f"player1, player2 and score must have one entry per game; got "
                          f"{n}, {player2.shape[0]} and {score.shape[0]}.")
+    first, second, ids = _player_codes(player1, player2)
+    for name, codes in (("player1", first), ("player2", second)):
+        if np.any(codes < 0):
+            raise ValueError(f"{name} of game {np.flatnonzero(codes < 0)[0]} is missing "
+                             "(NaN or None): every game needs both players' ids.")
+    # A game against oneself carries no information, yet Glicko would count it
+    # as evidence and shrink the deviation.
+    alone = first == second
+    if np.any(alone):
+        game = np.flatnonzero(alone)[0]
+        player = ids[first[game]]
+        if isinstance(player, np.generic):  # 'a', not np.str_('a')
+            player = player.item()
+        raise ValueError(f"game {game} is player {player!r} against itself: "
+                         "player1 and player2 must differ.")
     bad = ~np.isin(score, (0.0, 0.5, 1.0))
     if np.any(bad):
         raise ValueError(f"score must be 1 (player1 won), 0.5 (draw) or 0 (player1 lost); "
@@ -118,7 +162,7 @@ def check_games(player1, player2, score, period=None):
         raise ValueError(f"period has {period.shape[0]} entries for {n} games.")
     if period.dtype.kind not in "biuf" or not np.all(np.isfinite(period)):
         raise TypeError("period must be finite numbers (e.g. day or month numbers).")
-    return player1, player2, score, period
+    return first, second, ids, score, period
 
 
 def _period_slices(period):
@@ -159,7 +203,8 @@ class _RatingSystem:
         Parameters
         ----------
         player1, player2 : array-like of shape (n_games,)
-            Player ids (any hashable values).
+            Player ids (any hashable values; not missing, and a player never
+        plays itself).
         score : array-like of shape (n_games,)
             Player 1's score: 1 win, 0.5 draw, 0 loss.
         period : array-like of numbers, optional
@@ -171,11 +216,9 @@ class _RatingSystem:
             One row per game, in the input order: each player's state at the
             start of the game's period (see the subclass).
         """
-        player1, player2, score, period = check_games(player1, player2, score, period)
-        ids = pd.unique(np.concatenate([player1, player2]))
-        lookup = dict(zip(ids, self._index(ids, create=True), strict=True))
-        i = np.fromiter((lookup[p] for p in player1), dtype=np.int64, count=player1.size)
-        j = np.fromiter((lookup[p] for p in player2), dtype=np.int64, count=player2.size)
+        first, second, ids, score, period = check_games(player1, player2, score, period)
+        index = self._index(ids, create=True)
+        i, j = index[first], index[second]
         before = {f"{name}{side}": np.empty(score.size) for name in self._state
                   for side in (1, 2)}
         order, slices = _period_slices(period)
@@ -193,10 +236,31 @@ class _RatingSystem:
     def _size(self):
         return self.rating_.shape[0]
 
+    def _known(self, players):
+        """Rows of ``players`` in the state arrays (-1: not seen yet)."""
+        if np.ndim(players) == 0:  # list("abc") would be three players
+            raise TypeError(f"players must be a list of player ids; got {players!r} (for one "
+                            "player: [id]).")
+        players = list(players)
+        missing = next((k for k, player in enumerate(players) if pd.isna(player) is True), None)
+        if missing is not None:
+            raise ValueError(f"players[{missing}] is missing (NaN or None): give player ids.")
+        return self._index(players, create=False)
+
+    @staticmethod
+    def _of_known(index, values, default):
+        """``values`` at ``index``, ``default`` where the index is -1 (also when
+        ``values`` is still empty, before the first update)."""
+        out = np.full(index.shape[0], default)
+        known = index >= 0
+        out[known] = values[index[known]]
+        return out
+
     def ratings(self, players):
-        """Current ratings (``initial_rating`` for unknown players)."""
-        index = self._index(list(players), create=False)
-        return np.where(index >= 0, self.rating_[np.maximum(index, 0)], self.initial_rating)
+        """Current ratings (``initial_rating`` for players not seen yet, also
+        before the first update)."""
+        index = self._known(players)
+        return self._of_known(index, self.rating_, self.initial_rating)
 
 
 class Elo(_RatingSystem):
@@ -224,8 +288,16 @@ class Elo(_RatingSystem):
     _state = ("rating", "games")
 
     def __init__(self, initial_rating=1200.0, k_factor="fide", cap=400.0):
-        if not (k_factor == "fide" or (isinstance(k_factor, numbers.Real) and k_factor > 0)):
-            raise ValueError(f"k_factor must be 'fide' or a positive number; got {k_factor!r}.")
+        # Infinite or NaN values would give infinite or NaN ratings, not an error.
+        if not _is_finite_number(initial_rating):
+            raise ValueError(f"initial_rating must be a finite number; got {initial_rating!r}.")
+        if not (isinstance(k_factor, str) and k_factor == "fide") \
+                and not (_is_finite_number(k_factor) and k_factor > 0):
+            raise ValueError(f"k_factor must be 'fide' or a finite positive number; got "
+                             f"{k_factor!r}.")
+        if cap is not None and not (_is_finite_number(cap) and cap > 0):
+            raise ValueError(f"cap must be a finite positive rating difference (FIDE: 400) or "
+                             f"None for no cap; got {cap!r}.")
         self.initial_rating = float(initial_rating)
         self.k_factor = k_factor
         self.cap = cap
@@ -271,7 +343,7 @@ class Glicko(_RatingSystem):
     ----------
     initial_rating : float, default=1500.0
     initial_rd : float, default=350.0
-        Deviation of a new player, and the ceiling of every deviation.
+        Deviation of a new player, and the ceiling of every deviation (> 0).
     c : float, default=15.0
         Growth of the deviation per period without games.
 
@@ -286,9 +358,13 @@ class Glicko(_RatingSystem):
     _state = ("rating", "rd")
 
     def __init__(self, initial_rating=1500.0, initial_rd=350.0, c=15.0):
-        for name, value in (("initial_rd", initial_rd), ("c", c)):
-            if not isinstance(value, numbers.Real) or value < 0 or not np.isfinite(value):
-                raise ValueError(f"{name} must be a finite number >= 0; got {value!r}.")
+        if not _is_finite_number(initial_rating):
+            raise ValueError(f"initial_rating must be a finite number; got {initial_rating!r}.")
+        # A deviation of 0 claims a rating known exactly: 1 / RD^2 divides by zero.
+        if not (_is_finite_number(initial_rd) and initial_rd > 0):
+            raise ValueError(f"initial_rd must be a finite number > 0; got {initial_rd!r}.")
+        if not (_is_finite_number(c) and c >= 0):
+            raise ValueError(f"c must be a finite number >= 0; got {c!r}.")
         self.initial_rating = float(initial_rating)
         self.initial_rd = float(initial_rd)
         self.c = float(c)
@@ -326,11 +402,24 @@ class Glicko(_RatingSystem):
         self._last = np.where(played, value, self._last)
 
     def deviations(self, players, period=None):
-        """Deviations grown to ``period`` (default: the last processed period)."""
-        index = self._index(list(players), create=False)
-        now = self._now if period is None else period
-        grown = self._grown_rd(now) if self.rating_.size else np.zeros(0)
-        return np.where(index >= 0, grown[np.maximum(index, 0)], self.initial_rd)
+        """Deviations grown to ``period`` (default: the last processed period);
+        ``initial_rd`` for players not seen yet, also before the first update.
+
+        ``period`` must be a finite number, not before the last processed
+        period: deviations only grow with time, an earlier one would shrink them.
+        """
+        index = self._known(players)
+        now = self._now if period is None else self._check_period(period)
+        return self._of_known(index, self._grown_rd(now), self.initial_rd)
+
+    def _check_period(self, period):
+        if not _is_finite_number(period):
+            raise ValueError(f"period must be a finite number (a period as given to update); "
+                             f"got {period!r}.")
+        if period < self._now:  # False before the first update (_now is NaN)
+            raise ValueError(f"period {period} is before the last processed period "
+                             f"{self._now}: deviations of earlier periods are no longer kept.")
+        return period
 
     def expected_score(self, player1, player2, period=None):
         """Player 1's expected score against player 2 (:func:`glicko_expected`)."""

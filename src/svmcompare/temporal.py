@@ -50,6 +50,38 @@ def _as_number(times, name):
                     "season a number).")
 
 
+def _read_times(moments, name):
+    """``_as_number`` of ``moments``, naming the first missing, infinite or
+    impossible time rather than giving a weight of 0 or pandas' message."""
+    def at(k):
+        return name if name == "now" else f"{name}[{k}]"
+
+    missing = pd.isna(moments)
+    if np.any(missing):
+        fix = "give a time (or None for the latest)" if name == "now" \
+            else "give every comparison a time"
+        raise ValueError(f"{at(np.flatnonzero(missing)[0])} is missing (NaN, NaT or "
+                         f"None): {fix}.")
+    number = moments.dtype.kind in "iuf"
+    if number and not np.all(np.isfinite(moments)):
+        k = np.flatnonzero(~np.isfinite(moments))[0]
+        raise ValueError(f"{at(k)} is {moments[k].item()!r}: times must be finite.")
+    try:
+        return _as_number(moments, name)
+    except ValueError:
+        if not number:
+            raise
+        # YYYYMMDD numbers that are no date (20200230): pandas' message spans
+        # lines and suggests format= options of a call the user did not make.
+        digits = pd.Series(moments.astype(np.int64).astype(str))
+        bad = pd.to_datetime(digits, format="%Y%m%d", errors="coerce").isna().to_numpy()
+        if not bad.any():
+            raise
+        k = np.flatnonzero(bad)[0]
+        raise ValueError(f"{at(k)} = {moments[k].item()!r} is not a date: YYYYMMDD numbers "
+                         "need a real month and day.") from None
+
+
 def time_decay(times, half_life, now=None):
     """Weights 2^(-(now - t) / half_life): 1 for a comparison at ``now``,
     1/2 for one a half-life older.
@@ -58,21 +90,28 @@ def time_decay(times, half_life, now=None):
     ----------
     times : array-like of shape (n_pairs,)
         When each comparison took place: numbers (rounds, seasons) or
-        dates (numpy datetime64, pandas timestamps or date strings).
+        dates (numpy datetime64, pandas timestamps or date strings); none
+        missing.
     half_life : float or timedelta-like
         In the units of ``times`` for numbers; for dates a number of days or
         a timedelta (``pd.Timedelta("180D")``, ``np.timedelta64(26, "W")``).
     now : number or date, optional
-        The time the weights are for (the next prediction); the latest of
+        The time the weights are for (the next prediction), of the kind of
+        ``times`` (a number for numbers, a date for dates); the latest of
         ``times`` when None.  Comparisons after ``now`` are refused.
 
     Returns
     -------
     ndarray of shape (n_pairs,)
     """
-    values, unit = _as_number(times, "times")
-    if values.size == 0:
+
+    times = np.asarray(times)
+    if times.ndim != 1:
+        raise ValueError(f"times must be 1-D (one time per comparison); got shape "
+                         f"{times.shape}.")
+    if times.size == 0:
         raise ValueError("times is empty.")
+    values, unit = _read_times(times, "times")
     if isinstance(half_life, (pd.Timedelta, np.timedelta64)) or hasattr(half_life, "days"):
         half_life = pd.Timedelta(half_life).total_seconds() / 86_400.0
         if unit is None:
@@ -81,7 +120,24 @@ def time_decay(times, half_life, now=None):
             or not np.isfinite(half_life) or half_life <= 0:
         raise ValueError(f"half_life must be a positive number (or a timedelta for dates); "
                          f"got {half_life!r}.")
-    reference = values.max() if now is None else _as_number(np.asarray([now]), "now")[0][0]
+    if now is None:
+        reference = values.max()
+    elif np.ndim(now) != 0:
+        raise ValueError(f"now must be one time; got {now!r}.")
+    elif unit is None and isinstance(now, (int, float, np.number)) \
+            and not isinstance(now, bool):
+        # A number for numbers, even one that reads as YYYYMMDD (round 20240101).
+        if not np.isfinite(now):
+            raise ValueError(f"now is {now!r}: give a finite time (or None for the latest).")
+        reference = float(now)
+    else:
+        moment, now_unit = _read_times(np.asarray([now]), "now")
+        if now_unit != unit:
+            # Days since 1970 against round numbers (or the reverse): weights of 0 or 1.
+            kinds = {None: ("numbers", "a number"), "days": ("dates", "a date")}
+            raise TypeError(f"times are {kinds[unit][0]} but now={now!r} is "
+                            f"{kinds[now_unit][1]}: both must be dates or both numbers.")
+        reference = moment[0]
     age = reference - values
     if np.any(age < -1e-9 * max(1.0, abs(reference))):
         raise ValueError("some comparisons are later than now: weights for a time are made "
@@ -154,10 +210,24 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     n = y.size
     context = check_context(context, n)
     sample_weight = check_sample_weight(sample_weight, n)
-    periods = np.asarray(periods)
+    given, periods = periods, np.asarray(periods)
     if periods.shape != (n,):
         raise ValueError(f"periods has shape {periods.shape}; expected ({n},).")
-    order = np.unique(periods)
+    missing = pd.isna(periods)
+    if np.any(missing):
+        raise ValueError(f"periods[{np.flatnonzero(missing)[0]}] is missing (NaN, NaT or None): "
+                         "give every pair a period.")
+    # np.asarray turns [1, "a", 2] into the text "1", "a", "2" (ordered as text),
+    # and an object array of both cannot be sorted at all: refuse a mix either way.
+    mixed = pd.api.types.infer_dtype(given, skipna=False) in ("mixed", "mixed-integer")
+    try:
+        order = None if mixed else np.unique(periods)
+    except TypeError:
+        mixed = True
+    if mixed:
+        kinds = sorted({type(p).__name__ for p in np.asarray(given, dtype=object)})
+        raise TypeError(f"periods must be all numbers, all dates or all sortable labels of one "
+                        f"type; got {', '.join(kinds)}.")
     if order.size < 2:
         raise ValueError("periods has a single period: nothing earlier to fit on.")
     start = 1 if first is None else int(np.searchsorted(order, first))
