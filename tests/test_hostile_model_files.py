@@ -630,3 +630,210 @@ def test_a_file_without_a_parameter_is_refused_with_refit(probability_model, tmp
     edit_schema(path, edit)
     with pytest.raises(ValueError, match=r"lacks the parameter\(s\) scale_indicators.*refit"):
         load_model(path)
+
+
+# -- a second attack review's findings: loaded, then scored wrong or crashed ---
+
+def _object_nodes(node, cls):
+    """Every ObjectNode of class ``cls`` in a schema (each occurrence)."""
+    if isinstance(node, dict):
+        if node.get("__loader__") == "ObjectNode" and node.get("__class__") == cls:
+            yield node
+        for value in node.values():
+            yield from _object_nodes(value, cls)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _object_nodes(value, cls)
+
+
+def _attributes(node):
+    """The attribute nodes of an ObjectNode, by name."""
+    return node["content"]["content"]
+
+
+def _without_node_ids(node):
+    if isinstance(node, dict):
+        return {k: _without_node_ids(v) for k, v in node.items() if k != "__id__"}
+    if isinstance(node, list):
+        return [_without_node_ids(v) for v in node]
+    return node
+
+
+def _model_path(model, tmp_path, name="model.skops"):
+    path = tmp_path / name
+    save_model(model, path)
+    return path
+
+
+def _edit_member(path, member, edit):
+    """Rewrite the array ``member`` of ``path`` as ``edit(array)``."""
+    members = _members(path)
+    members[member] = _npy_bytes(edit(np.load(io.BytesIO(members[member]))))
+    _write(path, members)
+
+
+@pytest.fixture(scope="module")
+def rbf_probability_model():
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    return SVMCompare(probability=True, random_state=0).fit(X, y), X
+
+
+@pytest.mark.parametrize("code", [1, 0, 99, "3", 3.0, True])
+def test_a_kernel_s_code_must_be_its_name_s(rbf_probability_model, tmp_path, code):
+    """Scoring follows a kernel's code, not its name: an rbf model edited to
+    code 1 scored as a linear kernel (other numbers than the scoring part's),
+    codes 0 or 99 failed at predict."""
+    model, X = rbf_probability_model
+    path = _model_path(model, tmp_path)
+    assert load_model(path).predict(X[:5]).shape == (5,)  # the untouched file loads
+
+    def edit(schema):
+        kernels = list(_object_nodes(schema, "KernelSpec"))
+        assert len(kernels) == 2  # kernel_ and ranking_.kernel: one object, two nodes
+        for kernel in kernels:
+            _attributes(kernel)["code"] = _json(code)
+
+    edit_schema(path, edit, keep_predictor=True)
+    with pytest.raises(ValueError, match=rf"kernel at \S+ has code {code!r}, not rbf's code 3"):
+        load_model(path)
+    # The scoring part names its kernel (no code): predict scores as the fit did.
+    np.testing.assert_array_equal(load_predictor(path).decision_function(X[:5]),
+                                  model.decision_function(X[:5]))
+
+
+@pytest.mark.parametrize("part,name", [
+    ("model", "_has_probabilities"), ("model", "predict"), ("model", "_checked_context"),
+    ("model", "problem_kind"), ("ranking_", "rank_standardized"), ("ranking_", "n_features_in"),
+])
+def test_an_attribute_cannot_hide_a_method_of_its_class(rbf_probability_model, tmp_path,
+                                                        part, name):
+    """An extra attribute named as a method (``_has_probabilities: null``)
+    loaded, and predict raised "'NoneType' object is not callable"."""
+    model, X = rbf_probability_model
+    path = _model_path(model, tmp_path)
+
+    def edit(schema):
+        target = schema["content"]["model"]
+        if part != "model":
+            target = _attributes(target)[part]
+        _attributes(target)[name] = _json(None)
+        target["content"]["key_types"]["content"].append(dict(_STR))
+
+    edit_schema(path, edit, keep_predictor=True)
+    with pytest.raises(ValueError, match=rf"has an attribute '{name}' that would hide its "
+                                         r"class's (method|property|class attribute)"):
+        load_model(path)
+
+
+def test_a_dataclass_part_holds_exactly_its_fields(rbf_probability_model, tmp_path):
+    model, _ = rbf_probability_model
+    path = _model_path(model, tmp_path)
+
+    def edit(schema):
+        for kernel in _object_nodes(schema, "KernelSpec"):
+            _attributes(kernel)["block"] = _json(None)
+            kernel["content"]["key_types"]["content"].append(dict(_STR))
+
+    edit_schema(path, edit)
+    with pytest.raises(ValueError, match=r"KernelSpec at \S+ has attributes .* not its fields"):
+        load_model(path)
+
+
+@pytest.fixture(scope="module")
+def nystroem_model():
+    X, y = make_norm_pairs(100, "l1", random_state=0)
+    return SVMCompare(solver="nystroem", n_components=10, random_state=0).fit(X, y), X
+
+
+def _map_kernel(field, value):
+    """The Nystroem map's own kernel (a node of its own) with ``field`` set."""
+    def edit(schema):
+        (feature_map,) = _object_nodes(schema, "NystroemMap")
+        kernel = _without_node_ids(_attributes(feature_map)["kernel"])
+        kernel["__id__"] = 987654321
+        _attributes(kernel)[field] = _json(value)
+        _attributes(feature_map)["kernel"] = kernel
+    return edit
+
+
+def _map_array(name, edit_array):
+    def edit(path):
+        schema = json.loads(_members(path)["schema.json"])
+        (feature_map,) = _object_nodes(schema, "NystroemMap")
+        _edit_member(path, _attributes(feature_map)[name]["file"], edit_array)
+    return edit
+
+
+NYSTROEM_EDITS = {
+    "map gamma -50": (_map_kernel("gamma", -50.0), r"feature_map.kernel has gamma -50.0, not "
+                                                   "positive"),
+    "map func os.system": (_map_kernel("func", "os.system"),
+                           r"feature_map.kernel has a func \(str\)"),
+    "map code 2": (_map_kernel("code", 2), r"feature_map.kernel has code 2, not rbf's code 3"),
+    "map gamma 1e-300": (_map_kernel("gamma", 1e-300),
+                         r"Nystroem map's kernel \(rbf, gamma 1e-300\) is not the model's"),
+    "map name linear": (_map_kernel("name", "linear"),
+                        r"feature_map.kernel has code 3, not linear's code 1"),
+    "landmarks of one feature": (_map_array("landmarks_", lambda a: a[:, :1].copy()),
+                                 r"Nystroem landmarks have shape \(10, 1\), not \(landmarks, "
+                                 "2 features\\)"),
+    "projection of 3 rows": (_map_array("projection_", lambda a: a[:3].copy()),
+                             "Nystroem projection has 3 rows, not one per landmark \\(10\\)"),
+    "projection of 2 columns": (_map_array("projection_", lambda a: a[:, :2].copy()),
+                                r"weights have \d+ values, not one per feature of its Nystroem "
+                                r"map \(2\)"),
+    "landmarks as integers": (_map_array("landmarks_", lambda a: a.astype(np.int64)),
+                              "Nystroem landmarks is not a 2-d array of float64"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(NYSTROEM_EDITS))
+def test_a_nystroem_map_is_the_model_s_own_and_consistent(nystroem_model, tmp_path, edit):
+    """The map's kernel and arrays were never checked: gamma -50 scored
+    around 1e269, a func string failed at predict, mismatched shapes failed
+    with raw matmul errors."""
+    model, X = nystroem_model
+    path = _model_path(model, tmp_path)
+    np.testing.assert_array_equal(load_model(path).decision_function(X[:5]),
+                                  model.decision_function(X[:5]))  # untouched: loads
+    change, message = NYSTROEM_EDITS[edit]
+    if edit.startswith("map "):
+        edit_schema(path, change)
+    else:
+        change(path)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+    assert load_predictor(path) is None  # a Nystroem model's file has no scoring part
+
+
+@pytest.fixture(scope="module")
+def bootstrap_model():
+    from svmcompare import BootstrapCompare
+
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    model = BootstrapCompare(SVMCompare(kernel="linear"), n_resamples=5, random_state=0,
+                             progress=False).fit(X, y)
+    return model, X
+
+
+@pytest.mark.parametrize("name,edit_array,message", [
+    ("scales_", lambda a: -1e300 * a, r"bootstrap scales_ has a negative value \(-\d"),
+    ("scales_", lambda a: a[:3].copy(), "bootstrap scales_ is not one finite number per "
+                                        "replicate"),
+    ("offsets_", lambda a: np.full_like(a, np.inf), "bootstrap offsets_ is not one finite "
+                                                    "number per replicate"),
+    ("offsets_", lambda a: np.append(a, 0.0), "bootstrap offsets_ is not one finite number"),
+])
+def test_a_bootstrap_s_replicate_scales_are_a_fit_s(bootstrap_model, tmp_path, name,
+                                                    edit_array, message):
+    """scales_ times -1e300 loaded and rank_interval gave bounds of +-4e300."""
+    model, X = bootstrap_model
+    path = _model_path(model, tmp_path)
+    lower, upper = load_model(path).rank_interval(X[:3, 0])  # untouched: loads
+    np.testing.assert_array_equal(lower, model.rank_interval(X[:3, 0])[0])
+    schema = json.loads(_members(path)["schema.json"])
+    _edit_member(path, _attributes(schema["content"]["model"])[name]["file"], edit_array)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+    # The scoring part (the point model's) does not hold the replicates' map.
+    np.testing.assert_array_equal(load_predictor(path).predict(X[:5]), model.predict(X[:5]))

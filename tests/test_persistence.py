@@ -136,3 +136,31 @@ def test_a_search_is_saved_with_its_results_and_scoring_part(tmp_path):
     X_test, _ = make_norm_pairs(50, "l1", random_state=1)
     np.testing.assert_array_equal(load_predictor(tmp_path / "cv.skops").predict_proba(X_test),
                                   model.predict_proba(X_test))
+
+
+@pytest.mark.parametrize("kind", ["bootstrap", "exact polynomial map", "laplacian nystroem"])
+def test_models_with_the_newly_checked_parts_round_trip(tmp_path, kind):
+    """What load_model now checks (every kernel's code, a Nystroem map's
+    kernel and shapes, a bootstrap's replicate scales, attribute names) holds
+    for the files fits write."""
+    from svmcompare import BootstrapCompare
+
+    X, y = make_norm_pairs(120, "l1", random_state=0)
+    model = {
+        "bootstrap": BootstrapCompare(SVMCompare(solver="nystroem", n_components=8,
+                                                 random_state=0),
+                                      n_resamples=3, random_state=0, progress=False),
+        "exact polynomial map": SVMCompare(kernel="poly", degree=2),  # solver auto
+        "laplacian nystroem": SVMCompare(kernel="laplacian", solver="nystroem",
+                                         n_components=15, random_state=0, probability=True),
+    }[kind].fit(X, y)
+    save_model(model, tmp_path / "model.skops")
+    loaded = load_model(tmp_path / "model.skops")
+    X_test, _ = make_norm_pairs(40, "l1", random_state=1)
+    np.testing.assert_array_equal(loaded.decision_function(X_test),
+                                  model.decision_function(X_test))
+    if kind == "bootstrap":
+        np.testing.assert_array_equal(loaded.rank_interval(X_test[:, 0])[1],
+                                      model.rank_interval(X_test[:, 0])[1])
+    if kind == "exact polynomial map":
+        assert getattr(loaded.ranking_.feature_map, "exact", False)

@@ -12,12 +12,23 @@ predicting NaN, all ties, or crashing later with an IndexError:
   ``n_features_in_`` and ``classes_`` agree with them;
 - the scoring state passes :func:`svmcompare.predictor.check_state` when it
   has that form, and any probability link, Nystroem map or ordinal
-  threshold is finite and consistently shaped otherwise.
+  threshold is finite and consistently shaped otherwise;
+- every object the file built holds data only under names its class does
+  not define (an attribute ``predict = None`` or ``_has_probabilities =
+  None`` would hide the method), a dataclass part exactly its fields, and
+  every kernel (the model's, its ranking function's, a Nystroem map's) is
+  one a fit makes: a known name with that name's solver code (scoring
+  follows the code), no function, finite parameters;
+- a bootstrap maps each replicate onto the point model's scale by a finite
+  scale >= 0 and offset, as its fit does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import math
+import numbers
 
 import numpy as np
 
@@ -33,6 +44,7 @@ def check_fitted_model(model, path, version):
         raise BadPredictorError(f"{path}: the model's {why}.")
 
     try:
+        _check_objects(model, fail)  # first: the checks below call the model's methods
         for estimator in _estimators(model):
             _check_one(estimator, version, path, fail)
     except BadPredictorError:
@@ -59,6 +71,96 @@ def _estimators(model):
         for part in (value if isinstance(value, list) else [value]):
             if is_own_estimator(part):
                 yield from _estimators(part)
+
+
+def _check_objects(model, fail):
+    """Every object built from the file (the model, its parts, their parts):
+    :func:`_check_attributes`, and :func:`_check_kernel` for each kernel."""
+    from ._trusted import OBJECT_TYPES
+    from .kernels import KernelSpec
+
+    seen = set()
+    stack = [(model, "")]  # each with where it sits: "", "ranking_.kernel", ...
+    while stack:
+        value, where = stack.pop()
+        if id(value) in seen:
+            continue
+        if isinstance(value, list | tuple):
+            seen.add(id(value))
+            stack.extend((part, f"{where}[{k}]") for k, part in enumerate(value))
+        elif isinstance(value, dict):
+            seen.add(id(value))
+            stack.extend((part, f"{where}[{str(key)[:40]!r}]") for key, part in value.items())
+        elif f"{type(value).__module__}.{type(value).__qualname__}" in OBJECT_TYPES:
+            seen.add(id(value))
+            _check_attributes(value, where, fail)
+            if type(value) is KernelSpec:
+                _check_kernel(value, where, fail)
+            stack.extend((part, f"{where}.{name}" if where else name)
+                         for name, part in vars(value).items())
+
+
+def _check_attributes(value, where, fail):
+    """An object's attributes (its ``__dict__``) are data under names its
+    class does not define: an instance attribute would hide the class's
+    method or class attribute of that name (``predict = None``: predict
+    fails with a TypeError, long after loading).  A dataclass part holds
+    exactly its fields (a field with a default is a class attribute too)."""
+    cls = type(value)
+    label = f"{cls.__name__} at {where}" if where else cls.__name__
+    names = set(vars(value))
+    fields = set()
+    if dataclasses.is_dataclass(cls):
+        fields = {field.name for field in dataclasses.fields(cls)}
+        if names != fields:
+            odd = sorted(names ^ fields)[:4]
+            fail(f"{label} has attributes {sorted(names)[:8]}, not its fields "
+                 f"{sorted(fields)} (differing: {', '.join(n[:40] for n in odd)})")
+    for name in sorted(names - fields):
+        try:
+            defined = inspect.getattr_static(cls, name)
+        except AttributeError:
+            continue
+        what = "property" if isinstance(defined, property) else "method" if callable(defined) \
+            or isinstance(defined, classmethod | staticmethod) else "class attribute"
+        fail(f"{label} has an attribute {name[:60]!r} that would hide its "
+             f"class's {what} of that name")
+
+
+def _real(value):
+    """Whether ``value`` is a finite real number (not a bool)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except (OverflowError, TypeError, ValueError):
+        return False
+
+
+def _check_kernel(kernel, where, fail):
+    """A kernel as :func:`svmcompare.kernels.resolve_kernel` makes it: a known
+    name, that name's solver code (``block`` follows the code), no function
+    (a file holds none), finite parameters, gamma > 0 where the kernel uses
+    it, an integer degree (>= 1 for poly)."""
+    from .kernels import _CODES, LINEAR, POLY
+
+    name, code = kernel.name, kernel.code
+    if not isinstance(name, str) or name not in _CODES:
+        fail(f"kernel at {where} is {str(name)[:40]!r}, not one of {', '.join(sorted(_CODES))}")
+    if type(code) is not int or code != _CODES[name]:
+        fail(f"kernel at {where} has code {repr(code)[:20]}, not {name}'s code {_CODES[name]}")
+    if kernel.func is not None:
+        fail(f"kernel at {where} has a func ({type(kernel.func).__name__}); a model file's "
+             "kernels are named ones")
+    for field in ("gamma", "coef0"):
+        if not _real(getattr(kernel, field)):
+            fail(f"kernel at {where} has {field} {str(getattr(kernel, field))[:40]}, not a "
+                 "finite number")
+    if code != LINEAR and kernel.gamma <= 0:
+        fail(f"kernel at {where} has gamma {kernel.gamma}, not positive")
+    if type(kernel.degree) is not int or (code == POLY and kernel.degree < 1):
+        fail(f"kernel at {where} has degree {str(kernel.degree)[:40]}, not an integer"
+             f"{' >= 1' if code == POLY else ''}")
 
 
 def _check_one(estimator, version, path, fail):
@@ -99,17 +201,81 @@ def _check_one(estimator, version, path, fail):
     state = predictor_state(estimator, version)
     if state is not None:  # the ranking function, threshold and a symmetric link
         check_state(*state, f"{path}: the model")
-    else:  # what the scoring part cannot describe: only finite numbers here
-        _finite(ranking.scaler.mean, "scaler mean", fail)
-        _finite(ranking.scaler.scale, "scaler scale", fail)
-        for name in ("weights", "items", "coef", "context_coef"):
-            _finite(getattr(ranking, name), name, fail)
-        if ranking.feature_map is not None:
-            _finite(ranking.feature_map.landmarks_, "Nystroem landmarks", fail)
-            _finite(ranking.feature_map.projection_, "Nystroem projection", fail)
+    else:  # what the scoring part cannot describe: checked here as check_state would
+        _check_ranking(ranking, fail)
         _finite(np.float64(estimator.threshold_), "threshold", fail)
     if hasattr(estimator, "calibrator_"):  # its outcomes, which check_state does not read
         _check_link(estimator, fail)
+
+
+def _numbers(value, name, ndim, fail):
+    """``value`` as a finite float64 array of ``ndim`` dimensions."""
+    if not isinstance(value, np.ndarray) or value.dtype != np.float64 or value.ndim != ndim:
+        fail(f"{name} is not a {ndim}-d array of float64 "
+             f"({getattr(value, 'shape', type(value).__name__)})")
+    return _finite(value, name, fail)
+
+
+def _check_ranking(ranking, fail):
+    """A ranking function scoring cannot write as a scoring part (a Nystroem
+    map, a link with no such form): finite arrays whose shapes agree with
+    each other and with the scaler's kept features, as check_state's."""
+    scaler = ranking.scaler
+    keep = scaler.keep
+    if not isinstance(keep, np.ndarray) or keep.dtype != bool or keep.ndim != 1:
+        fail("scaler keep is not a boolean mask")
+    kept = int(keep.sum())
+    if kept == 0:
+        fail("scaler keeps no feature")
+    for name in ("mean", "scale"):
+        if _numbers(getattr(scaler, name), f"scaler {name}", 1, fail).shape != (kept,):
+            fail(f"scaler {name} has shape {getattr(scaler, name).shape}, not ({kept},)")
+    if not np.all(scaler.scale > 0):
+        fail("scaler scale has a value <= 0")
+    if (ranking.weights is None) == (ranking.items is None):
+        fail("ranking function has both or neither of an expansion and weights")
+    if ranking.weights is None:
+        if ranking.feature_map is not None:
+            fail("ranking function has an expansion and a Nystroem map")
+        items = _numbers(ranking.items, "items", 2, fail)
+        if items.shape[1] != kept:
+            fail(f"expansion items have {items.shape[1]} features, not {kept}")
+        if _numbers(ranking.coef, "coef", 1, fail).shape != (items.shape[0],):
+            fail(f"expansion coef has {ranking.coef.size} values for {items.shape[0]} items")
+    else:
+        if ranking.coef is not None:
+            fail("ranking function has weights and expansion coefficients")
+        width = kept if ranking.feature_map is None else \
+            _check_feature_map(ranking.feature_map, ranking.kernel, kept, fail)
+        if _numbers(ranking.weights, "weights", 1, fail).shape != (width,):
+            fail(f"weights have {ranking.weights.size} values, not one per feature of its "
+                 f"{'scaler' if ranking.feature_map is None else 'Nystroem map'} ({width})")
+    if ranking.context_coef is not None:
+        _numbers(ranking.context_coef, "context_coef", 1, fail)
+
+
+def _check_feature_map(feature_map, kernel, kept, fail):
+    """A Nystroem map of the model's own kernel, ``landmarks_`` (m, kept) and
+    ``projection_`` (m, k); returns k, the features it makes."""
+    from .kernels import KernelSpec, NystroemMap
+
+    if type(feature_map) is not NystroemMap:
+        fail(f"feature map is a {type(feature_map).__name__}, not a Nystroem map")
+    own = feature_map.kernel
+    if type(own) is not KernelSpec or type(kernel) is not KernelSpec:
+        fail("Nystroem map's or ranking function's kernel is not a kernel")
+    if own != kernel:  # the fit builds the map with the model's kernel
+        fail(f"Nystroem map's kernel ({own.name}, gamma {own.gamma:g}) is not the model's "
+             f"({kernel.name}, gamma {kernel.gamma:g})")
+    landmarks = _numbers(feature_map.landmarks_, "Nystroem landmarks", 2, fail)
+    projection = _numbers(feature_map.projection_, "Nystroem projection", 2, fail)
+    if landmarks.shape[0] == 0 or landmarks.shape[1] != kept:
+        fail(f"Nystroem landmarks have shape {landmarks.shape}, not (landmarks, {kept} "
+             "features)")
+    if projection.shape[0] != landmarks.shape[0]:
+        fail(f"Nystroem projection has {projection.shape[0]} rows, not one per landmark "
+             f"({landmarks.shape[0]})")
+    return projection.shape[1]
 
 
 def _check_bootstrap(estimator, fail):
@@ -125,9 +291,13 @@ def _check_bootstrap(estimator, fail):
     if any(model.n_features_in_ != point.n_features_in_ for model in replicates):
         fail("bootstrap replicates differ from the point model in their features")
     for name in ("scales_", "offsets_"):  # the map of each replicate onto the point's scale
-        value = np.asarray(getattr(estimator, name, None), dtype=object)
-        if value.shape != (len(replicates),) or not np.all(np.isfinite(value.astype(float))):
+        value = getattr(estimator, name, None)
+        if not isinstance(value, np.ndarray) or value.dtype != np.float64 \
+                or value.shape != (len(replicates),) or not np.all(np.isfinite(value)):
             fail(f"bootstrap {name} is not one finite number per replicate")
+    if np.any(estimator.scales_ < 0):  # alignment(): >= 0, a reversed replicate maps to 0
+        fail(f"bootstrap scales_ has a negative value ({estimator.scales_.min():g}); a fit's "
+             "are >= 0")
 
 
 def _check_link(estimator, fail):

@@ -18,8 +18,10 @@ Loading a file never trusts it:
    before skops builds any object (:mod:`svmcompare._trusted`): no function,
    method or module attribute a file names is ever called;
 3. the loaded estimator is checked to be a consistent fitted model: the
-   parts scoring uses, finite numbers, known names and consistent shapes
-   (:mod:`svmcompare._fitted_state`), as the scoring part is.
+   parts scoring uses, finite numbers, known names and consistent shapes,
+   kernels as a fit makes them (each code its name's), no attribute that
+   would hide a method of its class (:mod:`svmcompare._fitted_state`), as
+   the scoring part is.
 
 Every refusal is a ``ValueError`` (``FileNotFoundError`` for a missing file)
 whose one-line message names the file and the part at fault.
