@@ -351,3 +351,16 @@ def test_an_estimator_it_cannot_resample_is_refused_by_name():
     with pytest.raises(TypeError, match="resamples SVMCompare, SVMCompareLP, SVMRank, SVMRank2 "
                                         "or SVMCompareCV; got HardMarginQP"):
         BootstrapCompare(HardMarginQP(), n_resamples=3, progress=False).fit(X, y)
+
+
+def test_scores_equal_up_to_rounding_share_a_position():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):  # well separated scores: exact ranks, also per replicate row
+        scores = rng.integers(0, 5, size=(3, 7)).astype(float)
+        np.testing.assert_array_equal(positions(scores), rankdata(-scores, method="min", axis=-1))
+    # Items on the hinge's margin: one score up to the solver's rounding.
+    margin = 2.3655728750667 - np.array([0.0, 3.6e-12, 4.2e-12, 6.7e-12])
+    scores = np.r_[margin, 1.0, -3.0]
+    np.testing.assert_array_equal(positions(scores), [1, 1, 1, 1, 5, 6])

@@ -277,3 +277,15 @@ def test_cli_leaderboard_refuses_before_writing(games_file, tmp_path, capsys):
                        "-o", str(html)]) == 2
     assert "ids repeats 'p1'" in capsys.readouterr().err
     assert not html.exists()
+
+
+def test_a_figure_cut_to_its_top_items_says_so():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from svmcompare.leaderboard import plot_leaderboard
+
+    table = pd.DataFrame({"position": np.arange(1, 41), "id": [f"t{k}" for k in range(40)],
+                          "score": np.linspace(2, -2, 40)})
+    assert plot_leaderboard(table, title="Board").axes[0].get_title() == "Board (top 30 of 40)"
+    assert plot_leaderboard(table.head(12), title="Board").axes[0].get_title() == "Board"

@@ -101,3 +101,18 @@ def test_evaluate_reports_one_accuracy_and_says_which_rule(data, tmp_path, capsy
     np.testing.assert_array_equal(
         written["y_pred"],
         LABELS[written[["p_x_better", "p_tie", "p_xprime_better"]].to_numpy().argmax(axis=1)])
+
+
+def test_predict_proba_without_probabilities_says_how_to_get_them():
+    import numpy as np
+    import pytest
+
+    from svmcompare import SVMCompare
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 2, 3)), rng.choice([-1, 0, 1], 60)
+    model = SVMCompare(kernel="linear").fit(X, y)
+    assert not hasattr(model, "predict_proba")  # scikit-learn's convention holds
+    with pytest.raises(AttributeError) as caught:
+        model.predict_proba(X)
+    assert "fit it with probability=True" in str(caught.value.__cause__)

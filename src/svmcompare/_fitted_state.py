@@ -142,13 +142,15 @@ def _check_kernel(kernel, where, fail):
     name, that name's solver code (``block`` follows the code), no function
     (a file holds none), finite parameters, gamma > 0 where the kernel uses
     it, an integer degree (>= 1 for poly)."""
-    from .kernels import _CODES, LINEAR, POLY
+    from .kernels import KERNEL_CODES, LINEAR, POLY
 
     name, code = kernel.name, kernel.code
-    if not isinstance(name, str) or name not in _CODES:
-        fail(f"kernel at {where} is {str(name)[:40]!r}, not one of {', '.join(sorted(_CODES))}")
-    if type(code) is not int or code != _CODES[name]:
-        fail(f"kernel at {where} has code {repr(code)[:20]}, not {name}'s code {_CODES[name]}")
+    if not isinstance(name, str) or name not in KERNEL_CODES:
+        fail(f"kernel at {where} is {str(name)[:40]!r}, not one of "
+             f"{', '.join(sorted(KERNEL_CODES))}")
+    if type(code) is not int or code != KERNEL_CODES[name]:
+        fail(f"kernel at {where} has code {repr(code)[:20]}, not {name}'s code "
+             f"{KERNEL_CODES[name]}")
     if kernel.func is not None:
         fail(f"kernel at {where} has a func ({type(kernel.func).__name__}); a model file's "
              "kernels are named ones")

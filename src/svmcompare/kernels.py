@@ -36,7 +36,8 @@ POLY = 2
 RBF = 3
 LAPLACIAN = 4
 
-_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "laplacian": LAPLACIAN}
+# The solver code of each named kernel (model files are checked against it).
+KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "laplacian": LAPLACIAN}
 _CHUNK_ELEMENTS = 1 << 22  # kernel entries held at once by KernelSpec.block_dot
 
 
@@ -333,11 +334,12 @@ def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
     """
     if callable(kernel):
         return KernelSpec("callable", PRECOMPUTED, 1.0, 1, 0.0, kernel)
-    if not isinstance(kernel, str) or kernel not in _CODES:
+    if not isinstance(kernel, str) or kernel not in KERNEL_CODES:
         raise ValueError(
-            f"kernel must be one of {sorted(_CODES)} or a callable k(A, B); got {kernel!r}."
+            f"kernel must be one of {sorted(KERNEL_CODES)} or a callable k(A, B); got "
+            f"{kernel!r}."
         )
-    code = _CODES[kernel]
+    code = KERNEL_CODES[kernel]
     if code != LINEAR:
         if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool):
             raise TypeError(f"gamma must be a positive number; got {gamma!r}.")

@@ -322,6 +322,8 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
     ax.plot(shown["score"], rows, "o", color="#1f3d66")
     ax.set_yticks(rows, [f"{p}. {i}" for p, i in zip(shown["position"], shown["id"],
                                                      strict=True)])
+    if len(table) > len(shown):  # say that the figure is cut, not the whole board
+        title = f"{title} (top {len(shown)} of {len(table)})"
     ax.set(xlabel="score r(x)", title=title)
     ax.grid(axis="x", color="0.9")
     if head is not None:

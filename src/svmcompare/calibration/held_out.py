@@ -141,7 +141,7 @@ class HeldOutCalibration:
         self.set_params(probability=True)
         return calibrate_link(self, held_out, y, Xs, context, sample_weight)
 
-    @available_if(lambda self: setting(self, "probability"))
+    @available_if(lambda self: _has_probabilities(self))  # defined below the class
     def predict_proba(self, X, context=None):
         """P(y = -1), P(y = 0), P(y = 1) of each pair, in the order of ``classes_``.
 
@@ -155,6 +155,16 @@ class HeldOutCalibration:
         """
         check_is_fitted(self, "calibrator_")
         return probabilities(self, X, context)
+
+
+def _has_probabilities(model):
+    """``predict_proba`` exists with ``probability=True``; without it, say how
+    to get it (hasattr stays False: the AttributeError is scikit-learn's way)."""
+    if not setting(model, "probability"):
+        raise AttributeError(
+            f"This {type(model).__name__} has no predict_proba: fit it with probability=True "
+            "(or call calibrate(X, y) on other pairs) for win / tie / loss probabilities.")
+    return True
 
 
 def _calibration_labels(y, model):
