@@ -5,7 +5,7 @@ import pytest
 
 from svmcompare._problem import BinaryProblem, flip_compare, flip_rank
 from svmcompare.kernels import resolve_kernel
-from svmcompare.solvers import solve_dual, solver_threads
+from svmcompare.solvers import solve_dual, solver_threads, threads
 
 from ..reference.dense import (
     dual_objective,
@@ -540,7 +540,7 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     assert np.sum(gain == gain.max()) > 100
 
 
-def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
+def test_large_solve_takes_the_same_steps_on_one_thread_and_two(monkeypatch):
     # Above two chunks of active rows (here every row: no shrinking) the
     # working-set selection runs in parallel chunks; a solve cut at the same
     # step on one thread (the serial loops) and on two ends on the same bits,
@@ -551,6 +551,9 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two():
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has one thread here: nothing runs in chunks")
+    # A problem this small runs on one thread whatever n_threads says
+    # (threads.PARALLEL_WORK); the chunks are what is tested here.
+    monkeypatch.setattr(threads, "PARALLEL_WORK", 0)
     rng = np.random.default_rng(5)
     n = 2 * smo._SELECT_CHUNK + 500  # pairs (rows: the strict ones, ties twice)
     X = rng.normal(size=(n, 2, 2))
@@ -719,3 +722,19 @@ def test_rows_without_weight_ask_nothing_of_the_bias():
     low, high = dual_bias_interval(alpha, G, y, C)
     weighted = dual_bias_interval(alpha[:2], G[:2], y[:2], C[:2])
     assert (low, high) == weighted and low <= high
+
+
+def test_small_work_runs_on_one_thread_whatever_n_jobs_says():
+    # Each parallel loop forks and joins numba's threads: for small loops that
+    # cost more than it saved, and beside busy processes each join waited for
+    # a descheduled thread (a 3 s search took 2-3 minutes).
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    assert threads.thread_count(None, work=threads.PARALLEL_WORK - 1) == 1
+    assert threads.thread_count(None, work=threads.PARALLEL_WORK) == most
+    assert threads.thread_count(None) == most and threads.thread_count(1) == 1
+    with solver_threads(-1, work=10):
+        assert numba.get_num_threads() == 1
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        threads.thread_count(0, work=10)

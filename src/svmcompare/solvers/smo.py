@@ -124,6 +124,13 @@ _NEWTON_AFTER = 1000
 _MAX_FREE = 2000
 
 
+def _loop_work(items, m):
+    """Entries the SMO's parallel loops touch: a kernel row's items x features,
+    the chunked selection's rows (see threads.PARALLEL_WORK)."""
+    features = items.shape[1] if getattr(items, "ndim", 0) == 2 else 1
+    return max(items.shape[0] * features, m)
+
+
 def _smo(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_threads,
          progress=False, gradient0=None, newton=None):
     with solver_threads(n_threads):
@@ -349,7 +356,7 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
                                         C=C, use_bias=bool(bias), max_free=max_free)
     alpha, G, n_iter, violation, objective, max_shrunk, scale, n_newton, rows = _smo(
         kp, (a, b, y, context), C, alpha, bool(bias), float(tol), int(max_iter), n_slots,
-        bool(shrinking), thread_count(n_threads),  # checked here, before any work
+        bool(shrinking), thread_count(n_threads, _loop_work(items, m)),  # checked, no work yet
         progress, _checked_gradient(gradient0, m, alpha0), newton_step,
     )
     _snap_to_bounds(alpha, C)

@@ -11,22 +11,37 @@ import threading
 
 import numba
 
+# The fewest entries one parallel loop of a solver touches (rows x features of a
+# pass, items x features of a kernel row) for it to run on more than one
+# thread.  Each loop forks and joins numba's threads: microseconds on a quiet
+# machine, where the solvers' many small loops still ran slower on two
+# threads than on one (the league search of the README 3.3 -> 3.1 s, an RBF fit
+# of 6,000 pairs 3.8 -> 3.5 s, a linear one of 100,000 x 50 no faster); and a
+# scheduler time slice when other processes hold the cores, each join waiting
+# for a thread that is not running: the same league search took 127-189 s
+# instead of 5 s beside two busy processes (BENCHMARKS.md, "Under load").
+PARALLEL_WORK = 2_000_000
 
-def thread_count(n_threads):
-    """numba threads for ``n_threads`` (None or -1: all that numba has)."""
+
+def thread_count(n_threads, work=None):
+    """numba threads for ``n_threads`` (None or -1: all that numba has), and
+    one when ``work`` (entries a parallel loop touches) is under PARALLEL_WORK."""
     most = numba.config.NUMBA_NUM_THREADS
     if n_threads is None or n_threads == -1:
-        return most
-    if not isinstance(n_threads, numbers.Integral) or isinstance(n_threads, bool) \
+        count = most
+    elif not isinstance(n_threads, numbers.Integral) or isinstance(n_threads, bool) \
             or n_threads < 1:
         raise ValueError(f"n_jobs must be a positive integer, -1 or None; got {n_threads!r}.")
-    return min(int(n_threads), most)
+    else:
+        count = min(int(n_threads), most)
+    return 1 if work is not None and work < PARALLEL_WORK else count
 
 
 @contextlib.contextmanager
-def solver_threads(n_jobs):
+def solver_threads(n_jobs, work=None):
     """numba's thread count for the solvers' parallel loops, in this thread
-    only (``n_jobs`` as :func:`thread_count` reads it), and one BLAS thread.
+    only (``n_jobs`` and ``work`` as :func:`thread_count` reads them), and one
+    BLAS thread.
 
     The solvers' BLAS calls are small (p x p systems, n x p products); with
     BLAS's own thread pool the two pools' threads spin on the same cores
@@ -34,7 +49,7 @@ def solver_threads(n_jobs):
     (12 vs 6 ms at 100,000 items on two cores).
     """
     before = numba.get_num_threads()
-    numba.set_num_threads(thread_count(n_jobs))
+    numba.set_num_threads(thread_count(n_jobs, work))
     try:
         with one_blas_thread():
             yield
@@ -73,3 +88,9 @@ def _blas_controller():
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
+
+
+def row_entries(D):
+    """Entries of a linear solver's rows (non-zeros when sparse): the work of
+    one pass, for :func:`thread_count`."""
+    return int(D.nnz) if hasattr(D, "nnz") else int(D.size)
