@@ -360,7 +360,19 @@ def test_scores_equal_up_to_rounding_share_a_position():
     for _ in range(50):  # well separated scores: exact ranks, also per replicate row
         scores = rng.integers(0, 5, size=(3, 7)).astype(float)
         np.testing.assert_array_equal(positions(scores), rankdata(-scores, method="min", axis=-1))
+        np.testing.assert_array_equal(positions(scores, "max"),
+                                      rankdata(-scores, method="max", axis=-1))
     # Items on the hinge's margin: one score up to the solver's rounding.
     margin = 2.3655728750667 - np.array([0.0, 3.6e-12, 4.2e-12, 6.7e-12])
     scores = np.r_[margin, 1.0, -3.0]
     np.testing.assert_array_equal(positions(scores), [1, 1, 1, 1, 5, 6])
+    np.testing.assert_array_equal(positions(scores, "max"), [4, 4, 4, 4, 5, 6])
+
+
+def test_an_item_tied_in_every_replicate_spans_the_places_of_its_tie(fitted):
+    model, _, _, items = fitted
+    # Five items with one score in every replicate (copies of the first item):
+    # their intervals run from the tie's best place to its worst.
+    copies = np.repeat(items[:1].toarray(), 5, axis=0)
+    best, worst = model.rank_position_interval(np.vstack([copies, items[1:].toarray()]))
+    assert (worst[:5] - best[:5] >= 4).all()

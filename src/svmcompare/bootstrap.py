@@ -136,11 +136,13 @@ def percentile_interval(replicates, confidence, axis=0):
 POSITION_RTOL = 1e-8
 
 
-def positions(scores):
+def positions(scores, ties="min"):
     """Rank positions of items by score along the last axis: 1 for the
-    largest score; tied scores share the best position among them (1 + the
-    number of items with a larger score).  Scores within POSITION_RTOL of
-    their range of each other in a run (sorted) are tied."""
+    largest score.  Tied scores share the best position among them
+    (``ties="min"``: 1 + the number of items with a larger score) or the
+    worst (``"max"``: the number of items with a score as large).  Scores
+    within POSITION_RTOL of their range of each other in a run (sorted) are
+    tied."""
     scores = np.asarray(scores, dtype=float)
     if scores.shape[-1] == 0:
         return np.zeros(scores.shape, dtype=np.int64)
@@ -149,9 +151,17 @@ def positions(scores):
     spread = np.ptp(scores, axis=-1, keepdims=True)
     # A new position wherever the next score is clearly lower.
     drop = -np.diff(descending, axis=-1) > POSITION_RTOL * spread
-    starts = np.concatenate([np.ones(scores.shape[:-1] + (1,), bool), drop], axis=-1)
-    rank = np.where(starts, np.arange(1, scores.shape[-1] + 1), 0)
-    rank = np.maximum.accumulate(rank, axis=-1)
+    edge = np.ones(scores.shape[:-1] + (1,), bool)
+    place = np.arange(1, scores.shape[-1] + 1)
+    if ties == "min":  # each run's first place, carried forward
+        starts = np.concatenate([edge, drop], axis=-1)
+        rank = np.maximum.accumulate(np.where(starts, place, 0), axis=-1)
+    elif ties == "max":  # each run's last place, carried backward
+        ends = np.concatenate([drop, edge], axis=-1)
+        rank = np.flip(np.minimum.accumulate(
+            np.flip(np.where(ends, place, scores.shape[-1] + 1), axis=-1), axis=-1), axis=-1)
+    else:
+        raise ValueError(f"ties must be 'min' or 'max'; got {ties!r}.")
     out = np.empty_like(rank)
     np.put_along_axis(out, order, rank, axis=-1)
     return out.astype(np.int64)
@@ -508,12 +518,16 @@ class BootstrapCompare(BaseEstimator):
     def rank_position_interval(self, Z, confidence=None):
         """Interval of each item's rank position among the items of ``Z``
         (1 = best): the replicates' positions, lower and upper quantiles
-        rounded outward to whole positions."""
+        rounded outward to whole positions (an item tied in a replicate holds
+        every place of its tie: the best counts toward the lower end, the
+        worst toward the upper)."""
         confidence = self._confidence(confidence)
-        replicated = positions(self.rank_replicates(Z))
+        replicated = self.rank_replicates(Z)
         tail = (1.0 - confidence) / 2.0
-        lower = np.quantile(replicated, tail, axis=0, method="lower")
-        upper = np.quantile(replicated, 1.0 - tail, axis=0, method="higher")
+        # An item tied with others in a replicate could hold any place of the
+        # tie: its best place counts toward the lower end, its worst toward the upper.
+        lower = np.quantile(positions(replicated, "min"), tail, axis=0, method="lower")
+        upper = np.quantile(positions(replicated, "max"), 1.0 - tail, axis=0, method="higher")
         return lower.astype(int), upper.astype(int)
 
     def proba_replicates(self, X, context=None):
