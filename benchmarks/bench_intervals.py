@@ -10,7 +10,8 @@ each repeat draws a new training set from the same players and fits
 ``BootstrapCompare(SVMCompare(kernel="linear", scale_indicators=False,
 probability=True, C=C))``.  The target of an interval is what the same
 procedure estimates with unlimited data: the model fitted on 50 times as
-many games, each weighted 1/50 (the same objective): its rank positions,
+many games, each weighted 1/50 (the same objective): its rank positions
+(a tie of items counted covered when the interval reaches one of its places),
 win / draw / loss probabilities of 300 fixed pairs and scores r(x).  Scores
 have no unit of their own (Lemma 1 scales them by 1 / (-beta)), so the
 replicates are put on the point model's scale (``BootstrapCompare``'s
@@ -75,7 +76,11 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
     population = model(C, loss).fit(wide(a, b, players), y,
                               sample_weight=np.full(y.size, 1.0 / big))
     target = {"score": population.rank(items), "proba": population.predict_proba(pairs)}
+    # A tie of the target (items on the hinge's margin share a score) holds
+    # every place from its best to its worst: an interval covers it when it
+    # reaches any of them.
     target["position"] = positions(target["score"])
+    target["position_worst"] = positions(target["score"], "max")
     truth = {"proba": true_proba(strength, pa, pb), "position": positions(strength)}
     hits = {name: [] for name in ("score", "position", "proba", "true position", "true proba")}
     widths = {"score": [], "proba": []}
@@ -91,7 +96,8 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
         hits["score"].append((lo <= aligned) & (aligned <= hi))
         widths["score"].append(np.mean(hi - lo) / np.std(boot.rank(items)))
         best, worst = boot.rank_position_interval(items)
-        hits["position"].append((best <= target["position"]) & (target["position"] <= worst))
+        hits["position"].append((best <= target["position_worst"])
+                                & (target["position"] <= worst))
         hits["true position"].append((best <= truth["position"])
                                      & (truth["position"] <= worst))
         lo, hi = boot.predict_proba_interval(pairs)
