@@ -367,8 +367,11 @@ def test_splits_and_grids_that_cannot_search_are_refused_by_name():
     for empty in ([], {"C": []}):
         with pytest.raises(ValueError, match="param_grid has no points"):
             SVMCompareCV(param_grid=empty).fit(X, y)
-    with pytest.raises(ValueError, match="groups has 3 distinct group"):
-        SVMCompareCV(param_grid=grid, cv=5).fit(X, y, groups=np.arange(120) % 3)
+    # Fewer groups than folds: one fold a group (as the command line's --auto).
+    three = SVMCompareCV(param_grid=grid, cv=5).fit(X, y, groups=np.arange(120) % 3)
+    assert three.cv_results_.filter(regex=r"^split\d+_error$").shape[1] == 3
+    with pytest.raises(ValueError, match="single group"):
+        SVMCompareCV(param_grid=grid, cv=5).fit(X, y, groups=np.zeros(120))
     # A boolean mask per side is a split too.
     mask = np.arange(120) < 80
     one = SVMCompareCV(param_grid=grid, cv=[(mask, ~mask), (~mask, mask)]).fit(X, y)

@@ -148,6 +148,11 @@ def test_whole_number_ids_read_as_floats_are_the_same_ids():
     assert list(pairs_from_frame(m, a="a", b="b").ids) == ["1", "2", "3"]
     with pytest.raises(ValueError, match="item 1 is compared with itself"):
         pairs_from_frame(pd.DataFrame({"a": [1], "b": [1.0]}), a="a", b="b")
+    # Each value on its own: a fraction elsewhere in the column changes nothing.
+    mixed = pd.DataFrame({"a": [1.0, 1.5, 2.0], "b": [2.0, 1.0, 3.0]})
+    assert list(pairs_from_frame(mixed, a="a", b="b").ids) == ["1", "1.5", "2", "3"]
+    with pytest.raises(ValueError, match="compared with itself"):
+        pairs_from_frame(pd.DataFrame({"a": [1.0, 1.5], "b": [1.0, 2.0]}), a="a", b="b")
 
 
 def test_empty_tables_are_refused():

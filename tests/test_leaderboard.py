@@ -289,3 +289,12 @@ def test_a_figure_cut_to_its_top_items_says_so():
                           "score": np.linspace(2, -2, 40)})
     assert plot_leaderboard(table, title="Board").axes[0].get_title() == "Board (top 30 of 40)"
     assert plot_leaderboard(table.head(12), title="Board").axes[0].get_title() == "Board"
+
+
+def test_games_match_ids_as_pairs_from_frame_keys_them():
+    from svmcompare.leaderboard import game_counts
+
+    # A float column of whole numbers (a gap made it float64) is the ids 1 and 2.
+    counts = game_counts(np.array([1.0, 2.0]), np.array([2.0, 1.0]), np.array([-1, 0]),
+                         ["1", "2"])
+    assert counts["games"].tolist() == [2, 2] and counts["wins"].tolist() == [1, 0]

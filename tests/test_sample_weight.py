@@ -117,11 +117,25 @@ def test_calibration_pairs_need_ties_and_decided_pairs():
     X, y = rng.normal(size=(160, 2, 3)), rng.choice([-1, 0, 1], 160)
     model = SVMCompare(kernel="linear").fit(X, y)
     decided = y != 0
-    with pytest.raises(ValueError, match="needs ties"):
+    with pytest.raises(ValueError, match="calibrate: .*no equality pairs"):
         model.calibrate(X[decided], y[decided])
-    with pytest.raises(ValueError, match="needs decided pairs"):
+    with pytest.raises(ValueError, match="calibrate: .*only equality pairs"):
         model.calibrate(X[~decided], y[~decided])
-    with pytest.raises(ValueError, match="needs ties.*Counting only"):
+    with pytest.raises(ValueError, match="no equality pairs.*Counting only"):
         model.calibrate(X, y, sample_weight=decided * 1.0)
     proba = model.calibrate(X, y).predict_proba(X)
     assert (proba[:, 1] > 0).all()
+    # SVMRank learns from decided pairs only: pairs without ties calibrate it
+    # (as its own fit with probability=True does), and so does a bootstrap.
+    from svmcompare import BootstrapCompare
+
+    SVMRank(kernel="linear").fit(X[decided], y[decided]).calibrate(X[decided], y[decided])
+    BootstrapCompare(SVMRank(kernel="linear", probability=True), n_resamples=3,
+                     random_state=0).fit(X[decided], y[decided])
+
+
+def test_the_largest_C_is_allowed_for_every_model():
+    # SVMRank2 counts a decided pair twice (cost 2 C): C = 1e100 is still C's limit.
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(40, 2, 2)), rng.choice([-1, 0, 1], 40)
+    SVMRank2(kernel="linear", C=1e100).fit(X, y)

@@ -317,11 +317,13 @@ def check_costs(costs, C=1.0):
     times ``C``) stay at most MAX_C, as C alone must (a sample_weight of 1e200
     would otherwise go around check_C and give constant probabilities)."""
     largest = float(np.max(costs, initial=0.0)) * float(C)
-    if not largest <= MAX_C:
+    # Ten times C's own limit: the problems' own factors (SVMRank2 counts a
+    # decided pair twice, 2 C) must not refuse a C that check_C allows.
+    if not largest <= 10.0 * MAX_C:
         raise ValueError(
             f"C x class_weight x sample_weight reaches {largest:.3g} on some pair, too large "
-            f"to solve in double precision (at most {MAX_C:g}); rescale sample_weight (only "
-            "its ratios and C together matter)."
+            f"to solve in double precision (at most {10 * MAX_C:g}); rescale sample_weight "
+            "(only its ratios and C together matter)."
         )
 
 

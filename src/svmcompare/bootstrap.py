@@ -148,9 +148,17 @@ def positions(scores, ties="min"):
         return np.zeros(scores.shape, dtype=np.int64)
     order = np.argsort(-scores, axis=-1, kind="stable")
     descending = np.take_along_axis(scores, order, axis=-1)
-    spread = np.ptp(scores, axis=-1, keepdims=True)
-    # A new position wherever the next score is clearly lower.
-    drop = -np.diff(descending, axis=-1) > POSITION_RTOL * spread
+    finite = np.where(np.isfinite(scores), scores, np.nan)
+    with np.errstate(over="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a row without finite scores
+        spread = np.nan_to_num(np.nanmax(finite, axis=-1, keepdims=True)
+                               - np.nanmin(finite, axis=-1, keepdims=True),
+                               nan=0.0, posinf=np.finfo(float).max)
+        # A new position wherever the next score is not within the tolerance
+        # (an infinite or NaN score is never tied with a finite one).
+        gap = -np.diff(descending, axis=-1)
+        drop = ~(gap <= POSITION_RTOL * spread) | (np.isinf(descending[..., 1:])
+                                                    & ~np.isinf(descending[..., :-1]))
     edge = np.ones(scores.shape[:-1] + (1,), bool)
     place = np.arange(1, scores.shape[-1] + 1)
     if ties == "min":  # each run's first place, carried forward

@@ -18,6 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ._validation import check_labels, check_positive
+from .pairs import id_text
 
 FORMATS = (".csv", ".html", ".png", ".svg")
 
@@ -64,7 +65,7 @@ def _check_ids(ids, n_items):
     if ids.shape[0] != n_items:
         raise ValueError(f"items has {n_items} rows but ids has {ids.shape[0]} entries; give "
                          "one id per item, in the order of the items' rows.")
-    text = pd.Index(ids.astype(str))
+    text = pd.Index(id_text(ids))
     if not text.is_unique:
         repeated = text[text.duplicated()][0]
         rows = np.flatnonzero(text == repeated)[:2].tolist()
@@ -93,8 +94,9 @@ def game_counts(a, b, y, ids):
     (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw.
     Games of ids not in ``ids`` are left out."""
     a, b, y = _check_games(a, b, y)
-    index = pd.Index(_check_ids(ids, len(ids)).astype(str))
-    ia, ib = index.get_indexer(a.astype(str)), index.get_indexer(b.astype(str))
+    # Ids are matched as pairs_from_frame keys them (1 and 1.0 one id).
+    index = pd.Index(id_text(_check_ids(ids, len(ids))))
+    ia, ib = index.get_indexer(id_text(a)), index.get_indexer(id_text(b))
     n = len(index)
 
     def count(rows, where):

@@ -319,8 +319,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         As scikit-learn's ``cv`` (an int gives stratified folds on y, in the
         order of the pairs; pass a splitter to shuffle or to keep time order),
         except that an int with ``groups`` given to :meth:`fit` gives
-        ``GroupKFold(cv)``: folds that keep each group together, as the
-        groups ask (scikit-learn's stratified folds would ignore them).
+        ``GroupKFold(min(cv, number of groups))``: folds that keep each group
+        together, as the groups ask (scikit-learn's stratified folds would
+        ignore them).
     probability : bool, default=False
         Calibrate win / tie / loss probabilities (:meth:`predict_proba`).
     selection : {"auto", "half_se", "one_se", "best"}, default="auto"
@@ -649,13 +650,11 @@ def _splitter(cv, y, groups):
     if groups is not None and (cv is None or isinstance(cv, numbers.Integral)):
         from sklearn.model_selection import GroupKFold
 
-        n_splits = 5 if cv is None else int(cv)
         n_groups = np.unique(np.asarray(groups).astype(str)).size
-        if n_groups < max(n_splits, 2):
-            raise ValueError(f"groups has {n_groups} distinct group(s), fewer than the "
-                             f"{n_splits} folds of cv={cv!r}; give cv a number of folds at "
-                             "most the number of groups (at least 2).")
-        return GroupKFold(n_splits=n_splits)
+        if n_groups < 2:
+            raise ValueError("groups has a single group: group folds need at least two.")
+        # As the command line's --auto folds: no more folds than groups.
+        return GroupKFold(n_splits=min(5 if cv is None else int(cv), n_groups))
     return check_cv(cv, y, classifier=True)
 
 

@@ -276,7 +276,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                          "columns are its features.")
     if items is None:
         # Identities are keyed by the ids as text (1 and "1" are one team).
-        a_key, b_key = _id_text(a_ids), _id_text(b_ids)
+        a_key, b_key = id_text(a_ids), id_text(b_ids)
         ids = np.unique(np.concatenate([a_key, b_key])) if ids is None else _vocabulary(ids)
         if not sparse:
             check_allocation(16 * len(matches) * ids.size,
@@ -363,17 +363,20 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                  **extra)
 
 
-def _id_text(values):
-    """Ids as text, the key of identities: whole numbers read as floats (a
-    column with a gap becomes float64 in pandas) as the integers they are, so
-    that 1 and 1.0 are one team, not two."""
+def id_text(values):
+    """Ids as text, the key of identities: a whole number held as a float (a
+    column with a gap becomes float64 in pandas) as the integer it is, so that
+    1 and 1.0 are one team, not two; each value on its own, so a column's
+    other values (1.5) do not change its key."""
     values = np.asarray(values)
-    if values.dtype.kind == "f" and np.all(np.isfinite(values)) \
-            and np.all(values == np.round(values)):
-        values = values.astype(np.int64)
-    elif values.dtype.kind == "O":
-        values = np.array([_id_text(np.array([v]))[0] if isinstance(v, float) else v
-                           for v in values], dtype=object)
+    if values.dtype.kind == "f":
+        whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
+        text = values.astype(str).astype(object)
+        text[whole] = values[whole].astype(np.int64).astype(str)
+        return text.astype(str)
+    if values.dtype.kind == "O":
+        return np.array([id_text(np.array([v], dtype=float))[0]
+                         if isinstance(v, float) else str(v) for v in values], dtype=str)
     return values.astype(str)
 
 
@@ -382,7 +385,7 @@ def _vocabulary(ids):
     if isinstance(ids, str) or not hasattr(ids, "__len__"):
         raise TypeError(f"ids must be a sequence of ids (the training pairs' ids); got "
                         f"{type(ids).__name__}.")
-    text = _id_text(np.asarray(list(ids), dtype=object)).astype(object)
+    text = id_text(np.asarray(list(ids), dtype=object)).astype(object)
     if text.size == 0:
         raise ValueError("ids is empty: pass the ids of the training pairs (train.ids).")
     _, first, counts = np.unique(text, return_index=True, return_counts=True)
@@ -406,7 +409,7 @@ def _check_ids(matches, a, b, allow_self):
     if missing is not None:
         row, column = missing
         raise ValueError(f"matches row {row}, column {column}: the id is missing.")
-    same = _id_text(matches[a].to_numpy()) == _id_text(matches[b].to_numpy())
+    same = id_text(matches[a].to_numpy()) == id_text(matches[b].to_numpy())
     if same.any() and not allow_self:
         row = int(np.flatnonzero(same)[0])
         raise ValueError(f"matches row {row}: item {_plain(matches[a].iloc[row])!r} is compared "

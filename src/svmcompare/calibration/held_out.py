@@ -133,7 +133,8 @@ class HeldOutCalibration:
         y = check_labels(y, n_pairs=decision.size)
         context = check_context(context, y.size, self.ranking_.n_context)
         sample_weight = check_sample_weight(sample_weight, y.size)
-        check_weighted_labels(_calibration_labels, y, sample_weight, type(self).__name__)
+        check_weighted_labels(_calibration_labels(self.problem_kind.check_labels), y,
+                              sample_weight, type(self).__name__)
         gap = decision if context is None else decision - context @ self.context_coef_
         Xs = self.scaler_.transform_pairs(check_pairs(X, n_features=self.n_features_in_))
         # r(x') - r(x) in units of the fit's own spread, as the folds' gaps are.
@@ -167,15 +168,17 @@ def _has_probabilities(model):
     return True
 
 
-def _calibration_labels(y, model):
-    """The pairs a link is fitted on need ties and decided pairs: without ties
-    P(tie) comes out 0 (an infinite log-loss on the first tie), without
-    decided pairs the ranking plays no part."""
-    for what, present in (("ties (y = 0)", np.any(y == 0)),
-                          ("decided pairs (y = -1 or 1)", np.any(y != 0))):
-        if not present:
-            raise ValueError(f"{model}.calibrate needs {what} among its pairs: the link's "
-                             "probability of that outcome would be 0.")
+def _calibration_labels(check):
+    """A label-set check for the pairs a link is fitted on: those of the
+    model's own fit (SVMCompare: ties and decided pairs; SVMRank: decided
+    pairs), so that no outcome the model predicts gets a probability of 0
+    from pairs that lack it (an infinite log-loss on the first such pair)."""
+    def calibration_check(y, model):
+        try:
+            check(y, model)
+        except ValueError as exc:
+            raise ValueError(f"{model}.calibrate: {exc}") from None
+    return calibration_check
 
 
 def held_out_gaps(model, prepared, result, feature_map):

@@ -94,7 +94,8 @@ def _fit(args):
             raise ValueError("--scoring log_loss scores probabilities: add --probability.")
         estimator = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
                                  probability=args.probability, progress=not args.no_progress)
-        groups = groups if args.bootstrap_groups else None  # --grid folds are 5 plain folds
+        # --grid folds: 5 plain folds, or with --bootstrap-groups group folds (at most 5).
+        groups = groups if args.bootstrap_groups else None
     else:
         estimator = model
     fitted = _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight)
