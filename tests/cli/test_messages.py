@@ -113,8 +113,9 @@ def test_unknown_ids_can_be_scored_as_the_mean_item(tmp_path, capsys):
     capsys.readouterr()
     assert main(["predict", model_path, str(tmp_path / "new.csv"), *ids, "--unknown", "mean",
                  "-o", str(tmp_path / "p.csv")]) == 0
-    assert "2 id(s) not in the items the model was fitted on scored as the mean item" in \
-        capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "2 id(s) not in the items the model was fitted on scored as the mean item" in err
+    assert "narrower than a new item's own" in err  # its intervals are the mean rating's
     model = load_model(model_path)
     ratings = dict(zip([n[3:] for n in model.feature_names_in_],
                        model.rank(sp.identity(8, format="csr")), strict=True))
