@@ -298,3 +298,35 @@ def test_games_match_ids_as_pairs_from_frame_keys_them():
     counts = game_counts(np.array([1.0, 2.0]), np.array([2.0, 1.0]), np.array([-1, 0]),
                          ["1", "2"])
     assert counts["games"].tolist() == [2, 2] and counts["wins"].tolist() == [1, 0]
+
+
+def test_min_games_ranks_only_the_items_with_enough_games(board_model, games_file, capsys):
+    model, X, y, items = board_model
+    ids = [f"t{k}" for k in range(8)]
+    a = np.array(ids, dtype=object)[X[:, :8].nonzero()[1]]
+    b = np.array(ids, dtype=object)[X[:, 8:].nonzero()[1]]
+    keep = ~np.isin(a, ["t0"]) & ~np.isin(b, ["t0"])
+    keep[np.flatnonzero(~keep)[:3]] = True  # t0 keeps three games only
+    games = (a[keep], b[keep], y[keep])
+    full = leaderboard(model, items, ids, games=games)
+    board = leaderboard(model, items, ids, games=games, min_games=10)
+    assert "t0" in set(full["id"]) and "t0" not in set(board["id"]) and len(board) == 7
+    assert (board["games"] >= 10).all()
+    # Positions and their intervals among the ranked items only.
+    rest = [k for k in range(8) if ids[k] != "t0"]
+    alone = leaderboard(model, items[rest], [ids[k] for k in rest], games=games)
+    pd.testing.assert_frame_equal(board, alone)
+    with pytest.raises(ValueError, match="give games"):
+        leaderboard(model, items, ids, min_games=10)
+    with pytest.raises(ValueError, match="no item has 1000 games"):
+        leaderboard(model, items, ids, games=games, min_games=1000)
+    folder, path, fitted = games_file
+    common = ["--games", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1"]
+    assert main(["leaderboard", str(fitted), *common, "--min-games", "95",
+                 "-o", str(folder / "few.csv")]) == 0
+    few = pd.read_csv(folder / "few.csv")
+    assert (few["games"] >= 95).all() and 0 < len(few) < 10
+    assert main(["leaderboard", str(fitted), "--min-games", "5", "-o",
+                 str(folder / "no.csv")]) == 2
+    assert "--min-games counts each item's games" in capsys.readouterr().err

@@ -110,7 +110,7 @@ def game_counts(a, b, y, ids):
                          "losses": losses})
 
 
-def leaderboard(model, items, ids, *, games=None, confidence=0.9):
+def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None):
     """The items sorted by score r(x), best first.
 
     Parameters
@@ -125,6 +125,10 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9):
         of one length: adds games, wins, draws and losses of each item.
     confidence : float, default=0.9
         Of the intervals.
+    min_games : int, optional
+        With ``games``: rank only the items with at least this many games
+        (positions and their intervals among those).  An item of a few games
+        can top a board on a lucky run; the others are left out of the table.
 
     Returns
     -------
@@ -143,6 +147,16 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9):
             raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
                             "and x' in each game and its label.")
         games = _check_games(*games)  # before the scores: a bad label fails fast
+    if min_games is not None:
+        if games is None:
+            raise ValueError("min_games counts each item's games: give games=(a, b, y).")
+        check_positive(min_games, "min_games", integer=True)
+        keep = game_counts(*games, ids)["games"].to_numpy() >= min_games
+        if not keep.any():
+            raise ValueError(f"no item has {min_games} games or more; lower min_games.")
+        rows = np.flatnonzero(keep)
+        items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
+        ids = ids[rows]
     score = np.asarray(model.rank(items), dtype=float)
     table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
     if hasattr(model, "replicates_"):

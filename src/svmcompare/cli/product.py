@@ -355,6 +355,8 @@ def _leaderboard(args):
     probabilities of the top items (a model with --probability), as a self-contained HTML
     page, a PNG / SVG figure or a CSV table.
     """
+    import numpy as np
+
     from ..bootstrap import point_model
     from ..leaderboard import check_leaderboard_path, head_to_head, leaderboard, write_leaderboard
     from ..persistence import load_model
@@ -374,8 +376,13 @@ def _leaderboard(args):
     ids, Z, features = items_of(model, args.items_file)
     check_file_features(point, features, args.items_file or args.model)
     games = None if args.games is None else _games_of(args, point)
+    if args.min_games is not None and games is None:
+        raise ValueError("--min-games counts each item's games: give them with --games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
-                        confidence=args.interval or 0.9)
+                        confidence=args.interval or 0.9, min_games=args.min_games)
+    if args.min_games is not None:  # the head to head among the ranked items only
+        ranked = np.isin(np.asarray(ids, dtype=object), table["id"].to_numpy())
+        Z, ids = Z[np.flatnonzero(ranked)], np.asarray(ids, dtype=object)[ranked]
     head = head_to_head(point, Z, ids, top=args.top) if hasattr(point, "predict_proba") \
         else None
     for path in args.output:
@@ -611,6 +618,9 @@ def add_product_commands(sub):
     board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
                        "(default: %(default)s)")
     board.add_argument("--title", default="Leaderboard", help="the page's title")
+    board.add_argument("--min-games", type=int, default=None, metavar="K",
+                       help="with --games: rank only the items of at least K games (an item of "
+                            "a few lucky games can top a board)")
     board.set_defaults(context="", items=None)
     add_rolling_command(sub)
 
