@@ -39,6 +39,12 @@ from ._validation import LABELS, check_allocation, check_outcome_map, first_miss
 _EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
+# What pandas reads as missing by default (its STR_NA_VALUES), kept for
+# number columns: an empty cell, NA, NaN, null, ...
+_NA_TEXT = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+            "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
+
 def _separator(path):
     """',' unless the header line is split by ';' or tabs only (as spreadsheets
     in many locales write CSV)."""
@@ -81,9 +87,14 @@ def read_table(path, numeric=None, check_header=None):
         names = _header(path, sep)
         if check_header is not None:
             check_header(names)
-        dtype = None if numeric is None else {c: str for c in names if not numeric(c)}
+        text = [] if numeric is None else [c for c in names if not numeric(c)]
+        # Text columns (ids, outcomes) are missing only when empty: "NA" is
+        # Namibia and "None" a team name, not pandas' missing values.
+        missing = {c: [""] if c in text else _NA_TEXT for c in names}
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=dtype, **_EXACT_FLOATS)
+        return pd.read_csv(path, sep=sep, encoding="utf-8-sig",
+                           dtype={c: str for c in text} or None, keep_default_na=False,
+                           na_values=missing, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
 
@@ -106,11 +117,12 @@ def _shown(names, limit=5):
 def _numeric(frame, columns, name):
     """The columns as a float matrix; a non-numeric or missing value names its line."""
     values = frame[columns].apply(pd.to_numeric, errors="coerce")
-    bad = values.isna().to_numpy()
+    bad = (values.isna() | np.isinf(values.astype(float))).to_numpy()
     if bad.any():
         row, col = np.argwhere(bad)[0]
         value = frame[columns[col]].iloc[row]
-        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not a number"
+        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not a number" \
+            if pd.isna(values.iloc[row, col]) else f"{str(value)!r} is not finite"
         raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: {what}.")
     return values.to_numpy(dtype=np.float64)
 
@@ -391,6 +403,8 @@ def _wide_columns(names, name):
 
 
 def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
+    if len(frame) == 0:
+        raise ValueError(f"{name} has a header and no rows: there are no pairs in it.")
     if require_labels and columns.outcome not in frame.columns:
         raise ValueError(f"{name} has no {columns.outcome!r} column (labels -1, 0, 1"
                          + (")" if columns.outcome != "y" else ", or --outcome COLUMN with "

@@ -441,6 +441,8 @@ def test_ids_layout_and_grid(tmp_path, capsys):
     ("a_u,b_u,y\n1,2,0\n1,3,2\n", "line 3, column y: 2 is not a label"),
     ("a_u,b_w,y\n1,2,0\n", "same features"),
     ("u,v,y\n1,2,0\n", "no a_<feature> columns"),
+    ("a_u,b_u,y\n", "a header and no rows"),
+    ("a_u,b_u,y\n1,2,0\n1e400,3,1\n", "line 3, column a_u: 'inf' is not finite"),
 ])
 def test_bad_pairs_files_give_one_line(tmp_path, capsys, content, message):
     (tmp_path / "bad.csv").write_text(content)
@@ -486,3 +488,17 @@ def test_letor_files_of_graded_items(tmp_path):
     assert kendall_tau_per_group(y, scores, groups)[0] > 0.7
     (tmp_path / "bad.svmlight").write_text("1 qid:1 1:0.5\nnonsense here\n")
     assert main(["fit", str(tmp_path / "bad.svmlight"), "--model", model]) == 2
+
+
+def test_ids_that_pandas_would_read_as_missing_are_ids(tmp_path, capsys):
+    # Namibia ("NA") and a team called "None" are ids; only an empty cell is missing.
+    (tmp_path / "m.csv").write_text("item_a,item_b,y\nNA,None,-1\nNone,NA,1\nNA,None,0\n"
+                                    "null,NA,0\nnull,None,1\n")
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), "--model", model]) == 0
+    from svmcompare.persistence import load_model
+
+    assert list(load_model(model).feature_names_in_) == ["is_NA", "is_None", "is_null"]
+    (tmp_path / "gap.csv").write_text("item_a,item_b,y\nNA,,-1\n")
+    assert main(["fit", str(tmp_path / "gap.csv"), "--model", model]) == 2
+    assert "empty id" in capsys.readouterr().err
