@@ -114,6 +114,15 @@ def _shown(names, limit=5):
     return f"{names[:limit]}{more}"
 
 
+def _overflows(value):
+    """Whether a cell's text is a number too large for double precision
+    (1e400: some pandas versions read it as inf, others as text)."""
+    try:
+        return bool(np.isinf(float(str(value))))
+    except ValueError:
+        return False
+
+
 def _numeric(frame, columns, name):
     """The columns as a float matrix; a non-numeric or missing value names its line."""
     values = frame[columns].apply(pd.to_numeric, errors="coerce")
@@ -121,8 +130,9 @@ def _numeric(frame, columns, name):
     if bad.any():
         row, col = np.argwhere(bad)[0]
         value = frame[columns[col]].iloc[row]
-        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not a number" \
-            if pd.isna(values.iloc[row, col]) else f"{str(value)!r} is not finite"
+        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not finite" \
+            if _overflows(value) or not pd.isna(values.iloc[row, col]) \
+            else f"{str(value)!r} is not a number"
         raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: {what}.")
     return values.to_numpy(dtype=np.float64)
 

@@ -442,13 +442,16 @@ def test_ids_layout_and_grid(tmp_path, capsys):
     ("a_u,b_w,y\n1,2,0\n", "same features"),
     ("u,v,y\n1,2,0\n", "no a_<feature> columns"),
     ("a_u,b_u,y\n", "a header and no rows"),
-    ("a_u,b_u,y\n1,2,0\n1e400,3,1\n", "line 3, column a_u: 'inf' is not finite"),
+    # pandas reads 1e400 as inf or as text, by version: named as not finite either way.
+    ("a_u,b_u,y\n1,2,0\n1e400,3,1\n", r"line 3, column a_u: '(inf|1e400)' is not finite"),
 ])
 def test_bad_pairs_files_give_one_line(tmp_path, capsys, content, message):
+    import re
+
     (tmp_path / "bad.csv").write_text(content)
     code = main(["fit", str(tmp_path / "bad.csv"), "--model", str(tmp_path / "m.skops")])
     err = capsys.readouterr().err
-    assert code == 2 and message in err and err.count("\n") == 1
+    assert code == 2 and re.search(message, err) and err.count("\n") == 1
 
 
 def test_unreadable_and_incompatible_models_give_one_line(tmp_path, capsys):
