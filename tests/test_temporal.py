@@ -326,3 +326,11 @@ def test_missing_and_mixed_periods_are_refused_up_front(season, periods, error, 
     X, y, _, _ = season
     with pytest.raises(error, match=message):
         rolling_fit(linear(), X, y, periods, progress=False)
+
+
+def test_rolling_times_are_read_as_time_decay_reads_them(season):
+    X, y, items, week = season
+    days = pd.Series(pd.date_range("2024-01-01", periods=y.size, freq="h"))
+    days.iloc[5] = pd.NaT
+    with pytest.raises(ValueError, match=r"times\[5\] is missing"):
+        rolling_fit(linear(), X, y, week, times=days.to_numpy(), half_life=30, progress=False)

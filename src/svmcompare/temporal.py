@@ -236,9 +236,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                          "to predict.")
     moments = None
     if half_life is not None:
-        moments = _as_number(periods if times is None else times, "times")[0]
-        if moments.shape != (n,):
-            raise ValueError(f"times has shape {moments.shape}; expected ({n},).")
+        given = np.asarray(periods if times is None else times)
+        if given.shape != (n,):
+            raise ValueError(f"times has shape {given.shape}; expected ({n},).")
+        # As time_decay reads them: a missing or impossible time named, never a weight of 0.
+        moments = _read_times(given, "times")[0]
     decision = np.full(n, np.nan)
     proba = None
     predicted = np.zeros(n, dtype=bool)
