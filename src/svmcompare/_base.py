@@ -42,7 +42,7 @@ from .ranking_function import (
     set_feature_names,
     set_ranking,
 )
-from .solvers import row_entries, solve_dual, solver_threads
+from .solvers import solve_dual
 from .solvers.dual_cd import solve_linear_rows
 from .solvers.linear import differences
 from .sparse_pairs import SparsePairs
@@ -138,10 +138,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         D = primal_rows(prepared)
         if v0 is not None and v0.size != D.shape[1] + bool(self.problem_kind.bias):
             v0 = None  # a refit whose pairs dropped a constant feature starts cold
-        with solver_threads(n_jobs, work=row_entries(D)):
-            result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
-                                       tol=self.tol, v0=v0, alpha0=alpha0,
-                                       first_smoothing=first_smoothing, loss=self.loss)
+        result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
+                                   tol=self.tol, v0=v0, alpha0=alpha0,
+                                   first_smoothing=first_smoothing, loss=self.loss,
+                                   n_threads=n_jobs)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):

@@ -45,6 +45,7 @@ from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 from .linear import LinearResult, check_loss, solve_linear
 from .newton_cg import solve_squared_hinge_cg
+from .threads import solver_threads
 
 # The order of the coordinates in a pass is a fixed pseudo-random permutation
 # (xorshift64*, seeded per round), so that fits are reproducible on any machine.
@@ -341,7 +342,7 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
 
 
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
-                      first_smoothing=1.0, loss="hinge"):
+                      first_smoothing=1.0, loss="hinge", n_threads=None):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
     of ``v0``) for the hinge where :func:`dual_cd_suits` and for the squared
@@ -353,7 +354,22 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
     :mod:`solvers.newton_cg` (smooth: a handful of Newton steps, products only;
     10,000 ids x 1,000,000 games in 2.6 s against 16-25 s of coordinate
     descent).  The hinge is not smooth: on sparse rows its coordinate steps
-    beat Newton's smoothing levels (354 s there)."""
+    beat Newton's smoothing levels (354 s there).
+
+    ``n_threads``: numba's threads for the solver's parallel loops, one below
+    :data:`threads.PARALLEL_WORK` entries of ``D`` (see :func:`solver_threads`)."""
+    with solver_threads(n_threads, work=_entries(D)):
+        return _solve_linear_rows(D, y, C, bias=bias, tol=tol, v0=v0, alpha0=alpha0,
+                                  first_smoothing=first_smoothing, loss=loss)
+
+
+def _entries(D):
+    """Entries of the rows (non-zeros when sparse): the work of one pass."""
+    return int(D.nnz) if sp.issparse(D) else int(D.size)
+
+
+def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss):
+    """:func:`solve_linear_rows` within its thread setting."""
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
         # coordinate steps on the rows (the hinge goes to SMO on the dual there).

@@ -38,7 +38,6 @@ from ._kernel_rows import kernel_pack
 from .dual_cd import solve_linear_rows
 from .smo import RowCache, solve_dual
 from .smo_loop import q_product
-from .threads import row_entries, solver_threads
 
 # The first smoothing level of a primal refit from the full solution.  The
 # coarsest level (1) pulls the start away from the optimum for the later ones
@@ -227,6 +226,6 @@ def refit_primal_without(D, y, C, v, keep, *, alpha=None, bias=True, tol=1e-3,
     # of D (at 1,000,000 Nystroem pairs 485 MB per fold, two folds at a time).
     C_fold = np.zeros_like(C)
     C_fold[keep] = C[keep]
-    with solver_threads(n_threads, work=row_entries(D)):
-        return solve_linear_rows(D, y, C_fold, bias=bias, tol=tol, v0=v, alpha0=alpha,
-                                 first_smoothing=PRIMAL_FOLD_SMOOTHING, loss=loss)
+    return solve_linear_rows(D, y, C_fold, bias=bias, tol=tol, v0=v, alpha0=alpha,
+                             first_smoothing=PRIMAL_FOLD_SMOOTHING, loss=loss,
+                             n_threads=n_threads)

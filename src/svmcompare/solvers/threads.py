@@ -88,9 +88,3 @@ def _blas_controller():
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
-
-
-def row_entries(D):
-    """Entries of a linear solver's rows (non-zeros when sparse): the work of
-    one pass, for :func:`thread_count`."""
-    return int(D.nnz) if hasattr(D, "nnz") else int(D.size)
