@@ -18,6 +18,12 @@ LINKS = ("ordered", "davidson")
 TIE_BANDS = ("constant", "pair")  # a constant tie band, or one that moves with the pair
 
 
+def plain_value(value):
+    """A NumPy scalar as the Python value it holds, for messages: 1 and 'a',
+    not np.int64(1) and np.str_('a')."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def check_outcome_map(mapping):
     """``mapping`` if it is a dict from scalar outcome values (text or numbers)
     to the labels -1, 0, 1; booleans are refused on either side (True == 1

@@ -146,17 +146,17 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
         if not isinstance(games, (tuple, list)) or len(games) != 3:
             raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
                             "and x' in each game and its label.")
-        games = _check_games(*games)  # before the scores: a bad label fails fast
+        counts = game_counts(*games, ids)  # before the scores: a bad label fails fast
     if min_games is not None:
         if games is None:
             raise ValueError("min_games counts each item's games: give games=(a, b, y).")
         check_positive(min_games, "min_games", integer=True)
-        keep = game_counts(*games, ids)["games"].to_numpy() >= min_games
+        keep = counts["games"].to_numpy() >= min_games
         if not keep.any():
             raise ValueError(f"no item has {min_games} games or more; lower min_games.")
         rows = np.flatnonzero(keep)
         items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
-        ids = ids[rows]
+        ids, counts = ids[rows], counts.iloc[rows].reset_index(drop=True)
     score = np.asarray(model.rank(items), dtype=float)
     table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
     if hasattr(model, "replicates_"):
@@ -164,7 +164,7 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
         table["position_best"], table["position_worst"] = \
             model.rank_position_interval(items, confidence)
     if games is not None:
-        table = pd.concat([table, game_counts(*games, ids)], axis=1)
+        table = pd.concat([table, counts], axis=1)
     return table.sort_values(["position", "id"], kind="stable").reset_index(drop=True)
 
 

@@ -28,6 +28,7 @@ from ._validation import (
     check_unique_columns,
     check_vector,
     first_missing,
+    plain_value,
 )
 
 
@@ -326,7 +327,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         known = pd.Index(key.index).get_indexer(values)
         if np.any(known < 0) and unknown == "error":
             first = int(np.flatnonzero(known < 0)[0])
-            item = _plain(values[first] if period is None else values[first][0])
+            item = plain_value(values[first] if period is None else values[first][0])
             where = "" if period is None else f" for its {period} {values[first][1]}"
             missing = len({values[k] for k in np.flatnonzero(known < 0)})
             table_name = "the items table" if items is not None else "ids"
@@ -414,8 +415,9 @@ def _check_ids(matches, a, b, allow_self):
     same = id_text(matches[a].to_numpy()) == id_text(matches[b].to_numpy())
     if same.any() and not allow_self:
         row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"matches row {row}: item {_plain(matches[a].iloc[row])!r} is compared "
-                         f"with itself ({a} = {b}); remove such rows or pass allow_self=True.")
+        item = plain_value(matches[a].iloc[row])
+        raise ValueError(f"matches row {row}: item {item!r} is compared with itself "
+                         f"({a} = {b}); remove such rows or pass allow_self=True.")
 
 
 def _as_list(value):
@@ -554,8 +556,9 @@ def _check_single_entries(results, codes, event, item):
     twice = results.assign(_code=codes).duplicated(subset=["_code", item])
     if twice.any():
         row = int(np.flatnonzero(twice.to_numpy())[0])
-        raise ValueError(f"results row {row}: item {_plain(results[item].iloc[row])!r} appears "
-                         f"twice in event {_plain(results[event].iloc[row])!r}.")
+        which, where = (plain_value(results[c].iloc[row]) for c in (item, event))
+        raise ValueError(f"results row {row}: item {which!r} appears twice in event "
+                         f"{where!r}.")
 
 
 def _per_event(results, column, codes, n_events, event):
@@ -571,16 +574,11 @@ def _per_event(results, column, codes, n_events, event):
                                                      & pd.Series(per_event[codes]).isna())
     if not same.all():
         row = int(np.flatnonzero(~same.to_numpy())[0])
-        raise ValueError(f"keep column {column!r} has two values in event "
-                         f"{_plain(results[event].iloc[row])!r}: {_plain(per_event[codes[row]])!r} "
-                         f"and {_plain(values[row])!r} (row {row}); keep only columns of the "
-                         "event.")
+        where, one, other = (plain_value(v) for v in (results[event].iloc[row],
+                                                      per_event[codes[row]], values[row]))
+        raise ValueError(f"keep column {column!r} has two values in event {where!r}: {one!r} "
+                         f"and {other!r} (row {row}); keep only columns of the event.")
     return per_event
-
-
-def _plain(value):
-    """A NumPy scalar as the Python value it holds (for messages: 1, not np.int64(1))."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _unplaced_last(places, codes, n_events):

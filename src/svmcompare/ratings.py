@@ -23,6 +23,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._validation import plain_value
+
 GLICKO_Q = np.log(10) / 400  # q of Glickman (1999)
 
 
@@ -146,9 +148,7 @@ def check_games(player1, player2, score, period=None):
     alone = first == second
     if np.any(alone):
         game = np.flatnonzero(alone)[0]
-        player = ids[first[game]]
-        if isinstance(player, np.generic):  # 'a', not np.str_('a')
-            player = player.item()
+        player = plain_value(ids[first[game]])
         raise ValueError(f"game {game} is player {player!r} against itself: "
                          "player1 and player2 must differ.")
     bad = ~np.isin(score, (0.0, 0.5, 1.0))
