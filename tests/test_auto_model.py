@@ -372,6 +372,11 @@ def test_splits_and_grids_that_cannot_search_are_refused_by_name():
     assert three.cv_results_.filter(regex=r"^split\d+_error$").shape[1] == 3
     with pytest.raises(ValueError, match="single group"):
         SVMCompareCV(param_grid=grid, cv=5).fit(X, y, groups=np.zeros(120))
+    # Group labels checked as the bootstrap checks them.
+    with pytest.raises(ValueError, match="groups has 1 missing value"):
+        SVMCompareCV(param_grid=grid, cv=3).fit(X, y, groups=[None] + [1, 2, 3] * 39 + [1, 2])
+    with pytest.raises(TypeError, match="groups mixes"):
+        SVMCompareCV(param_grid=grid, cv=3).fit(X, y, groups=["a"] + [1, 2, 3] * 39 + [1, 2])
     # A boolean mask per side is a split too.
     mask = np.arange(120) < 80
     one = SVMCompareCV(param_grid=grid, cv=[(mask, ~mask), (~mask, mask)]).fit(X, y)

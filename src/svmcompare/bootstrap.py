@@ -35,7 +35,6 @@ not depend on ``n_jobs``.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -46,6 +45,7 @@ from tqdm.auto import tqdm
 
 from ._validation import (
     check_context,
+    check_groups,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
@@ -77,50 +77,6 @@ def resample_counts(n_rows, n_resamples, groups=None, random_state=None):
                          "2 (better dozens).")
     drawn = rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_resamples)
     return drawn[:, member]
-
-
-def check_groups(groups, n_rows):
-    """``groups`` as a 1-D array of one group label per row, all text or all
-    numbers, none missing.
-
-    A missing group (None, NaN) would be a group of its own, or break the
-    sort that finds the groups; text mixed with numbers cannot be sorted
-    (and a list of both would be read as text, making 1 and "1" one group).
-    """
-    import pandas as pd
-
-    if hasattr(groups, "to_numpy"):  # a pandas Series or Index
-        groups = groups.to_numpy()
-    plain = isinstance(groups, np.ndarray) and groups.dtype != object
-    values = groups if plain else np.asarray(groups, dtype=object)
-    if values.ndim != 1 or values.shape[0] != n_rows:
-        raise ValueError(f"groups has shape {values.shape}; expected ({n_rows},): one group "
-                         "label per pair.")
-    missing = np.flatnonzero(pd.isna(values))
-    if missing.size:
-        raise ValueError(f"groups has {missing.size} missing value(s) (None or NaN; the first "
-                         f"in row {missing[0]}); give every pair a group.")
-    if plain:
-        return values
-    kinds = {}
-    for value in values:
-        kind = "text" if isinstance(value, str) else "number" \
-            if isinstance(value, numbers.Real) else type(value).__name__
-        kinds.setdefault(kind, value)
-    if len(kinds) > 1:
-        shown = ", ".join(f"{kind} ({value!r})" for kind, value in kinds.items())
-        raise TypeError(f"groups mixes {shown}; give every pair a group label of one type "
-                        "(all text or all numbers).")
-    if "text" in kinds:
-        return values.astype(str)
-    if "number" in kinds:
-        return np.array(values.tolist())
-    try:
-        np.unique(values)
-    except TypeError as exc:
-        raise TypeError(f"groups holds {next(iter(kinds))} values that cannot be sorted into "
-                        "groups; use text or numbers.") from exc
-    return values
 
 
 def percentile_interval(replicates, confidence, axis=0):

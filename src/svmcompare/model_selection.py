@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._problem import Standardizer, indicator_columns
 from ._validation import (
     check_context,
+    check_groups,
     check_pairs_labels,
     check_sample_weight,
     take_rows,
@@ -489,6 +490,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         base = SVMCompare() if self.estimator is None else clone(self.estimator)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
+        if groups is not None:  # missing or mixed labels named, as the bootstrap does
+            groups = check_groups(groups, y.size)
         splitter = _splitter(self.cv, y, groups)
         splits = _checked_splits(splitter, y, groups)
         if self.probability and len(splits) < 2:
@@ -650,7 +653,7 @@ def _splitter(cv, y, groups):
     if groups is not None and (cv is None or isinstance(cv, numbers.Integral)):
         from sklearn.model_selection import GroupKFold
 
-        n_groups = np.unique(np.asarray(groups).astype(str)).size
+        n_groups = np.unique(groups).size
         if n_groups < 2:
             raise ValueError("groups has a single group: group folds need at least two.")
         # As the command line's --auto folds: no more folds than groups.
