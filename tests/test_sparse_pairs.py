@@ -106,7 +106,6 @@ def test_pairs_from_frame_builds_sparse_identities():
 @pytest.mark.parametrize("params,message", [
     ({"kernel": "rbf"}, "Sparse pairs .* need kernel='linear'"),
     ({"kernel": "linear", "solver": "exact"}, "need kernel='linear' \\(solver 'auto' or"),
-    ({"kernel": "linear", "tie_band": "pair", "probability": True}, "tie_band='pair' reads"),
     ({"kernel": "linear", "calibration": "loo", "probability": True},
      "calibration='loo' needs the exact solver"),
 ])
@@ -146,10 +145,10 @@ def test_the_search_chooses_as_on_dense_pairs():
     assert on_sparse.best_params_ == on_dense.best_params_
     # Sparse ids: the dual coordinate descent, to the default tol = 1e-3.
     assert on_sparse.best_score_ == pytest.approx(on_dense.best_score_, abs=1e-3)
-    # Its own grid: linear points only, constant tie band (no dense pair features).
+    # Its own grid: linear points only, both tie bands (sparse tie features).
     default = SVMCompareCV(probability=True, cv=3, random_state=0).fit(wide, y)
     assert set(default.cv_results_["kernel"]) == {"linear"}
-    assert set(default.cv_results_["tie_band"]) == {"constant"}
+    assert set(default.cv_results_["tie_band"]) == {"constant", "pair"}
 
 
 def test_identities_cost_memory_in_proportion_to_the_comparisons():
@@ -278,3 +277,69 @@ def test_sparse_pairs_are_refused_by_models_that_cannot_fit_them():
             model.rank(sp.csr_matrix(X[:4, 0]))
     linear = SVMCompare(kernel="linear").fit(X, y)
     np.testing.assert_allclose(linear.decision_function(W[:4]), linear.decision_function(X[:4]))
+
+
+# -- the pair tie band on sparse pairs: which two ids meet --------------------
+
+
+def _drawish_ids(n_players, n_games, seed=0):
+    """Identities whose own tie propensity sets how often their games are draws
+    (an arena's verbose models, a league's defensive teams)."""
+    rng = np.random.default_rng(seed)
+    strength, drawish = rng.normal(0, 0.8, n_players), rng.normal(0, 0.8, n_players)
+    a = rng.integers(0, n_players, n_games)
+    b = (a + rng.integers(1, n_players, n_games)) % n_players
+    d, band = strength[b] - strength[a], np.exp(drawish[a] + drawish[b])
+    p_loss, p_win = 1 / (1 + np.exp(band + d)), 1 / (1 + np.exp(band - d))
+    u = rng.uniform(size=n_games)
+    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
+    rows = np.arange(n_games)
+    wide = sp.csr_matrix((np.ones(2 * n_games), (np.r_[rows, rows], np.r_[a, n_players + b])),
+                         shape=(n_games, 2 * n_players))
+    dense = np.stack([wide[:, :n_players].toarray(), wide[:, n_players:].toarray()], axis=1)
+    return wide, dense, y
+
+
+def _log_loss(proba, y):
+    return float(-np.mean(np.log(proba[np.arange(y.size), y + 1])))
+
+
+@pytest.mark.parametrize("link", ["ordered", "davidson"])
+def test_the_pair_band_on_sparse_ids_is_the_dense_one(link):
+    wide, dense, y = _drawish_ids(15, 1800)
+    test_wide, test_dense, y_test = wide[1200:], dense[1200:], y[1200:]
+    wide, dense, y = wide[:1200], dense[:1200], y[:1200]
+    params = dict(kernel="linear", probability=True, tie_band="pair", link=link,
+                  random_state=0, tol=1e-8)
+    on_sparse = SVMCompare(**params).fit(wide, y)
+    on_dense = SVMCompare(**params).fit(dense, y)
+    np.testing.assert_allclose(on_sparse.predict_proba(test_wide),
+                               on_dense.predict_proba(test_dense), atol=2e-4)
+    # And it is worth having: the constant band cannot see which ids draw.
+    constant = SVMCompare(**{**params, "tie_band": "constant"}).fit(wide, y)
+    gain = _log_loss(constant.predict_proba(test_wide), y_test) \
+        - _log_loss(on_sparse.predict_proba(test_wide), y_test)
+    assert gain > 0.02
+
+
+def test_the_search_on_sparse_ids_takes_the_pair_band_when_ids_draw():
+    wide, _, y = _drawish_ids(15, 1500)
+    search = SVMCompareCV(probability=True, cv=3, random_state=0).fit(wide, y)
+    assert search.best_params_["tie_band"] == "pair"
+
+
+def test_a_sparse_pair_band_model_file_and_predictor_give_the_same_probabilities(tmp_path):
+    from svmcompare.persistence import load_predictor
+
+    wide, _, y = _drawish_ids(12, 600)
+    model = SVMCompare(kernel="linear", probability=True, tie_band="pair",
+                       random_state=0).fit(wide, y)
+    save_model(model, tmp_path / "m.skops")
+    expected = model.predict_proba(wide[:50])
+    np.testing.assert_allclose(load_model(tmp_path / "m.skops").predict_proba(wide[:50]),
+                               expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(load_predictor(tmp_path / "m.skops").predict_proba(wide[:50]),
+                               expected, rtol=0, atol=1e-12)
+    # A swap reverses the probabilities (the tie features are symmetric).
+    swapped = sp.hstack([wide[:50, 12:], wide[:50, :12]], format="csr")
+    np.testing.assert_allclose(model.predict_proba(swapped), expected[:, ::-1], atol=1e-12)

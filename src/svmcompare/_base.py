@@ -91,9 +91,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
                 "Sparse pairs (e.g. identities) need kernel='linear' (solver 'auto' or "
                 f"'linear'); got kernel={kernel.name!r}, solver={solver!r}. Pass dense "
                 "pairs (X.toarray(), reshaped to (n_pairs, 2, n_features)) for other kernels.")
-        if setting(self, "tie_band") != "constant":
-            raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
-                             "tie_band='constant'.")
         if setting(self, "calibration") == "loo":
             raise ValueError("calibration='loo' needs the exact solver; sparse pairs are "
                              "calibrated on five folds or in-sample (calibration='auto').")

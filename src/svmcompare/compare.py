@@ -165,8 +165,10 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         pair features s = [(x + x') / 2, |x' - x|] (standardized), so that
         two items can tie more often than their rank gap says
         (:class:`svmcompare.calibration.PairTieCalibrator`, equations in
-        its module).  Only ``predict_proba`` changes; ``SVMCompareCV``
-        chooses it by validation.
+        its module); on identities (one-hot ids, dense or sparse pairs) s
+        says which two ids meet, so each id can have a draw rate of its own.
+        Only ``predict_proba`` changes; ``SVMCompareCV`` chooses it by
+        validation.
     link : {"ordered", "davidson"}, default="ordered"
         The probability link's family.  "ordered": the ordered logit, where
         P(y = 0) is a difference of two sigmoids of d.  "davidson":

@@ -274,13 +274,11 @@ def _same(a, b):
     return type(a) is type(b) and a == b
 
 
-def _link_options(estimator, sparse=False):
+def _link_options(estimator):
     """The probability-link settings SVMCompareCV chooses among (tie band x
-    link family), for the ones ``estimator`` has (the pair band reads dense
-    pair features: not for sparse pairs)."""
+    link family), for the ones ``estimator`` has."""
     names = estimator.get_params()
-    bands = ("constant", "pair") if "tie_band" in names and not sparse else \
-        ("constant",) if "tie_band" in names else (None,)
+    bands = ("constant", "pair") if "tie_band" in names else (None,)
     links = ("ordered", "davidson") if "link" in names else (None,)
     return [{name: value for name, value in (("tie_band", band), ("link", link))
              if value is not None} for band in bands for link in links]
@@ -512,7 +510,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                                         progress=self.progress, description="SVMCompareCV",
                                         race=race)
         rows, row_params, held_out = [], [], []
-        links = _link_options(base, sparse) if self.probability else [{}]
+        links = _link_options(base) if self.probability else [{}]
         tie_features = {}  # per tie band, once for every grid point
         if self.probability:
             Xs = Standardizer.fit(X).transform_pairs(X)

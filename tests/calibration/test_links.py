@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import log_loss
 
@@ -290,3 +291,57 @@ def test_a_link_started_from_a_neighbours_tie_term_reaches_the_same_fit(link):
                                                             abs=1e-6)
     np.testing.assert_allclose(warm_proba, cold_proba, atol=1e-3)
     np.testing.assert_allclose(warm.band_coef_, cold.band_coef_, atol=1e-2)
+
+
+def _sparse_and_dense_tie_features(seed=0):
+    """Columns of every kind a sparse matrix may hold: one-hot (mostly 0),
+    stored explicit zeros, a column mostly non-zero (0 is not its median), a
+    negative one, an empty one."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    S = np.zeros((n, 6))
+    S[rng.integers(0, n, 40), 0] = 1.0
+    S[rng.integers(0, n, 30), 1] = 0.5
+    S[:, 2] = rng.normal(2.0, 1.0, n)
+    S[rng.integers(0, n, 50), 3] = -rng.uniform(1, 3, 50)
+    S[rng.integers(0, n, 200), 4] = rng.uniform(1, 2, 200)  # mostly stored
+    sparse = sp.csr_matrix(S)
+    explicit = sp.csr_matrix((np.r_[sparse.data, 0.0], np.r_[sparse.indices, 0],
+                              np.r_[sparse.indptr[:-1], sparse.indptr[-1] + 1]), shape=S.shape)
+    return S, explicit
+
+
+def test_sparse_tie_features_standardize_as_dense_ones():
+    from svmcompare.calibration import StandardizedTieFeatures
+
+    S, sparse = _sparse_and_dense_tie_features()
+    dense, thin = StandardizedTieFeatures.of(S), StandardizedTieFeatures.of(sparse)
+    assert not isinstance(thin.matrix, np.ndarray)  # never densified
+    for name in ("low", "high", "mean", "scale"):
+        np.testing.assert_allclose(getattr(thin, name), getattr(dense, name), rtol=1e-12,
+                                   atol=1e-15)
+    reference = (S - S.mean(axis=0)) / np.where(S.std(axis=0) > 0, S.std(axis=0), 1.0)
+    v, g = np.arange(1.0, 7.0), np.linspace(-1, 1, S.shape[0])
+    np.testing.assert_allclose(thin.matrix @ v, reference @ v, atol=1e-10)
+    np.testing.assert_allclose(thin.matrix.T @ g, reference.T @ g, atol=1e-10)
+
+
+@pytest.mark.parametrize("link", ["ordered", "davidson"])
+def test_a_link_on_sparse_tie_features_predicts_as_on_dense_ones(link):
+    from svmcompare.calibration import PairTieCalibrator
+
+    S, sparse = _sparse_and_dense_tie_features()
+    rng = np.random.default_rng(3)
+    score = rng.normal(size=S.shape[0])
+    y = np.where(score + rng.logistic(size=score.size) > 1 + S[:, 0], 1,
+                 np.where(score + rng.logistic(size=score.size) < -1 - S[:, 0], -1, 0))
+    on_dense = PairTieCalibrator(link=link).fit(score, y, S)
+    on_sparse = PairTieCalibrator(link=link).fit(score, y, sparse)
+    np.testing.assert_allclose(on_sparse.band_coef_, on_dense.band_coef_, atol=1e-5)
+    # New pairs beyond the range seen (clipped, implicit zeros included).
+    T = rng.normal(0, 3, size=(50, S.shape[1])) * (rng.uniform(size=(50, S.shape[1])) < 0.3)
+    new = rng.normal(size=50)
+    np.testing.assert_allclose(on_dense.predict_proba(new, None, sp.csr_matrix(T)),
+                               on_dense.predict_proba(new, None, T), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(on_sparse.predict_proba(new, None, sp.csr_matrix(T)),
+                               on_dense.predict_proba(new, None, T), atol=1e-5)

@@ -185,7 +185,13 @@ def pair_tie_features(Xs):
 
     (x + x') / 2 says how drawish the two items are together; |x' - x|, feature
     by feature, how alike they are where |d| sees only the sum over features
-    (two sushis of one style tie more often than their score gap says)."""
+    (two sushis of one style tie more often than their score gap says).
+    Sparse pairs (:class:`~svmcompare.sparse_pairs.SparsePairs`, e.g. one-hot
+    identities) give a sparse CSR matrix of the same columns: which two ids
+    meet, without a dense one-hot."""
+    if not isinstance(Xs, np.ndarray):
+        first, second = Xs[:, 0], Xs[:, 1]
+        return sp.hstack([(first + second) / 2, abs(second - first)], format="csr")
     return np.hstack([(Xs[:, 0] + Xs[:, 1]) / 2, np.abs(Xs[:, 1] - Xs[:, 0])])
 
 
@@ -215,14 +221,6 @@ def _band_objective(params, F, S, y, alpha, weight):
     grad_a = -np.sum(g_theta)
     grad_b = -(S.T @ g_theta) + alpha * b
     return loss, np.concatenate([grad_w, [grad_a], grad_b])
-
-
-def _davidson_logits(params, F, S):
-    """Logits (-eta, nu, eta) of the Davidson link, nu = a + b^T s."""
-    k = F.shape[1]
-    eta = F @ params[:k]
-    nu = params[k] + S @ params[k + 1:]
-    return np.column_stack([-eta, nu, eta])
 
 
 def _log_softmax(logits):
@@ -289,7 +287,9 @@ class StandardizedTieFeatures:
 
     @classmethod
     def of(cls, tie_features):
-        """Standardize an (n, k) array of tie features."""
+        """Standardize an (n, k) array (or scipy sparse matrix) of tie features."""
+        if sp.issparse(tie_features):
+            return cls._of_sparse(sp.csc_matrix(tie_features, dtype=np.float64))
         S = np.asarray(tie_features, dtype=np.float64)
         if S.ndim != 2:
             raise ValueError(f"tie_features must have shape (n, k); got {S.shape}.")
@@ -308,9 +308,63 @@ class StandardizedTieFeatures:
             matrix = (S - mean) / scale
         return cls(matrix, S.min(axis=0), S.max(axis=0), mean, scale)
 
+    @classmethod
+    def _of_sparse(cls, S):
+        """The same standardization of a sparse (n, k) CSC matrix (the tie
+        features of sparse pairs), never densified: a column mostly 0 (an id)
+        is shifted by 0, the few others by their median as dense columns are."""
+        n, k = S.shape
+        column = np.repeat(np.arange(k), np.diff(S.indptr))
+        stored = np.bincount(column, minlength=k)
+        mean = np.bincount(column, S.data, minlength=k) / n
+        # Squared deviations of the stored entries plus those of the implicit zeros.
+        deviation = S.data - mean[column]
+        variance = (np.bincount(column, deviation * deviation, minlength=k)
+                    + (n - stored) * mean**2) / n
+        scale = np.sqrt(variance)
+        scale = np.where(scale > 0, scale, 1.0)
+        low, high = np.full(k, np.inf), np.full(k, -np.inf)
+        np.minimum.at(low, column, S.data)
+        np.maximum.at(high, column, S.data)
+        implicit = stored < n  # the column holds zeros that are not stored
+        low[implicit] = np.minimum(low[implicit], 0.0)
+        high[implicit] = np.maximum(high[implicit], 0.0)
+        zeros = (n - stored) + np.bincount(column[S.data == 0], minlength=k)
+        shift = np.zeros(k)
+        busy = np.flatnonzero(2 * zeros <= n)  # 0 is not the median: shift as dense
+        E = S
+        if busy.size:
+            dense = S[:, busy].toarray()
+            shift[busy] = np.median(dense, axis=0)
+            keep = np.ones(k)
+            keep[busy] = 0.0
+            rows, cols = np.nonzero(dense != shift[busy])
+            moved = sp.csc_matrix((dense[rows, cols] - shift[busy][cols], (rows, busy[cols])),
+                                  shape=S.shape)
+            E = S @ sp.diags(keep) + moved
+        E = (E @ sp.diags(1.0 / scale)).tocsr()
+        return cls(_SparsePlusRow(E, (shift - mean) / scale), low, high, mean, scale)
+
     @property
     def shape(self):
         return self.matrix.shape
+
+
+def _band_term(S, calibrator):
+    """b^T s for each pair: its tie features clipped to the range the link saw
+    and standardized as there (dense or scipy sparse; a sparse matrix's
+    implicit zeros are clipped too, without densifying it)."""
+    low, high = calibrator.feature_min_, calibrator.feature_max_
+    mean, scale, b = calibrator.feature_mean_, calibrator.feature_scale_, calibrator.band_coef_
+    if not sp.issparse(S):
+        S = np.asarray(S, dtype=np.float64)
+        return ((np.clip(S, low, high) - mean) / scale) @ b
+    S = sp.csr_matrix(S, dtype=np.float64)
+    v = b / scale
+    zero = np.clip(0.0, low, high)  # each column's value for an implicit 0
+    data = np.clip(S.data, low[S.indices], high[S.indices]) - zero[S.indices]
+    return sp.csr_matrix((data, S.indices, S.indptr), shape=S.shape) @ v \
+        + float((zero - mean) @ v)
 
 
 class _SparsePlusRow(LinearOperator):
@@ -429,16 +483,13 @@ class PairTieCalibrator:
         # The tie term is known only over the tie features it saw (exp() of an
         # extrapolated feature, e.g. a count of games that keeps growing, made
         # every later pair a near-certain tie).
-        S = np.zeros((F.shape[0], 0)) if tie_features is None else \
-            np.asarray(tie_features, dtype=np.float64)
-        S = (np.clip(S, self.feature_min_, self.feature_max_) - self.feature_mean_) \
-            / self.feature_scale_
-        params = np.concatenate([self.coef_, [self.band_intercept_], self.band_coef_])
-        if self.link == "davidson":
-            logits = _davidson_logits(params, F, S)
-            return np.exp(_log_softmax(logits))
+        S = np.zeros((F.shape[0], 0)) if tie_features is None else tie_features
+        band = _band_term(S, self)
         eta = F @ self.coef_
-        theta = np.exp(np.clip(self.band_intercept_ + S @ self.band_coef_, -30.0, 30.0))
+        if self.link == "davidson":
+            logits = np.column_stack([-eta, self.band_intercept_ + band, eta])
+            return np.exp(_log_softmax(logits))
+        theta = np.exp(np.clip(self.band_intercept_ + band, -30.0, 30.0))
         p_loss = expit(-theta - eta)
         p_win = expit(-theta + eta)
         return np.column_stack([p_loss, np.maximum(1.0 - p_loss - p_win, 0.0), p_win])
@@ -475,9 +526,6 @@ def tie_features_for(Xs, tie_band):
     """The tie features of standardized pairs under ``tie_band``: none for
     "constant", :func:`pair_tie_features` for "pair"."""
     if tie_band == "pair":
-        if not isinstance(Xs, np.ndarray):
-            raise ValueError("tie_band='pair' reads dense pair features; sparse pairs take "
-                             "tie_band='constant'.")
         return pair_tie_features(Xs)
     return np.zeros((Xs.shape[0], 0))
 

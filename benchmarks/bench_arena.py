@@ -1,0 +1,136 @@
+"""Identities whose own draw rate varies (an LLM arena's judgments, a league's
+defensive sides): sparse pairs against dense ones, next to the peers, in one run.
+
+    python benchmarks/bench_arena.py [--sizes 5000 50000] [--suite]
+
+Simulated judgments between 64 ids drawn with unequal popularity (a few ids
+judged often, many rarely, as in an arena): strength s and draw propensity t
+per id; the judgment is an ordered logit on s_b - s_a with a tie band of
+half-width exp(t_a + t_b - 0.3) (about 43% ties).  The last fifth of the
+judgments is the test set; folds group the judgments by 50 simulated prompts.
+Ours is the README's call, ``SVMCompareCV(probability=True, cv=GroupKFold(5),
+n_jobs=2)``, on sparse pairs (``pairs_from_frame(..., sparse=True)``) and on
+dense one-hot pairs; the peers (bench_real.py's) see the dense one-hot:
+multinomial logistic regression on [x' - x] and, as the issue's stronger logit,
+on [x' - x, |x' - x|, x + x'] (which two ids meet), gradient boosting; "oracle"
+is the generator's own probabilities.  ``--suite`` adds the suite's two
+identity sets (llm_judgments, computer_chess) with ours on both layouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.model_selection import GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_real  # noqa: E402
+from svmcompare import SVMCompareCV  # noqa: E402
+from svmcompare.metrics import outcome_log_loss  # noqa: E402
+
+N_IDS = 64
+
+
+def simulate(n, seed=0):
+    """Dense one-hot pairs (n, 2, 64), labels, prompts and the generator's
+    probabilities of n judgments (self-pairs dropped, so a little fewer)."""
+    rng = np.random.default_rng(seed)
+    strength, drawish = rng.normal(0, 0.8, N_IDS), rng.normal(0, 0.6, N_IDS)
+    popularity = rng.dirichlet(np.full(N_IDS, 0.7))
+    a, b = rng.choice(N_IDS, n, p=popularity), rng.choice(N_IDS, n, p=popularity)
+    a, b = a[a != b], b[a != b]
+    d, band = strength[b] - strength[a], np.exp(drawish[a] + drawish[b] - 0.3)
+    p_loss, p_win = 1 / (1 + np.exp(band + d)), 1 / (1 + np.exp(band - d))
+    u = rng.uniform(size=a.size)
+    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
+    X = np.zeros((a.size, 2, N_IDS))
+    X[np.arange(a.size), 0, a] = 1.0
+    X[np.arange(a.size), 1, b] = 1.0
+    return X, y, rng.integers(0, 50, a.size), np.column_stack([p_loss, 1 - p_loss - p_win,
+                                                                 p_win])
+
+
+def wide(X):
+    """The sparse (n, 2 p) layout of dense pairs (n, 2, p)."""
+    return sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
+
+
+def _ours(X, y, groups):
+    start = time.perf_counter()
+    model = SVMCompareCV(probability=True, cv=GroupKFold(5), n_jobs=2,
+                         progress=False).fit(X, y, groups=groups)
+    return model, time.perf_counter() - start
+
+
+def _pair_logit(X, y, Xt, folds):
+    """Multinomial logit on [x' - x, |x' - x|, x + x'], both orientations."""
+    def design(Z):
+        return np.hstack([Z[:, 1] - Z[:, 0], np.abs(Z[:, 1] - Z[:, 0]), Z[:, 1] + Z[:, 0]])
+
+    Xb, yb, _ = bench_real._both(X, y, None)
+    model = make_pipeline(StandardScaler(), LogisticRegressionCV(
+        Cs=np.logspace(-4, 2, 13), cv=bench_real._doubled(folds, len(y)),
+        scoring="neg_log_loss", max_iter=5000)).fit(design(Xb), yb)
+    return (model.predict_proba(design(Xt)) + model.predict_proba(design(Xt[:, ::-1]))[:, ::-1]) / 2
+
+
+def _short(params):
+    keep = ("C", "class_weight", "tie_band", "link")
+    return ", ".join(f"{k}={params[k]:.0e}" if k == "C" else f"{k}={params[k]}"
+                     for k in keep if k in params)
+
+
+def run_set(name, X, y, groups, train, test, oracle=None):
+    rows = []
+    folds = bench_real.group_folds(groups[train])
+    for layout, pairs in (("sparse", wide(X)), ("dense", X)):
+        model, seconds = _ours(pairs[train], y[train], groups[train])
+        proba = model.predict_proba(pairs[test])
+        rows.append((f"ours ({layout})", outcome_log_loss(y[test], proba), seconds,
+                     _short(model.best_params_)))
+    for model_name in ("mlogit", "hgb"):
+        start = time.perf_counter()
+        proba, _ = bench_real.MODELS[model_name](X[train], y[train], None, X[test], None,
+                                                 False, folds)
+        rows.append((model_name, outcome_log_loss(y[test], proba), time.perf_counter() - start,
+                     ""))
+    start = time.perf_counter()
+    proba = _pair_logit(X[train], y[train], X[test], folds)
+    rows.append(("mlogit [d, |d|, x + x']", outcome_log_loss(y[test], proba),
+                 time.perf_counter() - start, ""))
+    if oracle is not None:
+        rows.append(("oracle", outcome_log_loss(y[test], oracle[test]), 0.0, ""))
+    for model_name, loss, seconds, chosen in rows:
+        print(f"| {name} | {int(train.sum()):,} | {model_name} | {loss:.4f} | {seconds:.1f} | "
+              f"{chosen} |", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[5000, 50000])
+    parser.add_argument("--suite", action="store_true")
+    args = parser.parse_args(argv)
+    print("| data | training pairs | model | test log-loss | fit s | chosen |")
+    print("|---|---|---|---|---|---|")
+    for n in args.sizes:
+        X, y, groups, oracle = simulate(n)
+        test = np.arange(y.size) >= int(0.8 * y.size)
+        run_set(f"arena {N_IDS} ids", X, y, groups, ~test, test, oracle)
+    if args.suite:
+        import bench_suite
+
+        for name, _, _, X, y, _, train, test, _, groups in bench_suite.suite_sets(
+                ["llm_judgments", "computer_chess"]):
+            run_set(name, X, y, groups, train, test)
+
+
+if __name__ == "__main__":
+    main()
