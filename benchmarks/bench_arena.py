@@ -2,6 +2,7 @@
 defensive sides): sparse pairs against dense ones, next to the peers, in one run.
 
     python benchmarks/bench_arena.py [--sizes 5000 50000] [--suite]
+        [--layouts sparse dense] [--no-peers]
 
 Simulated judgments between 64 ids drawn with unequal popularity (a few ids
 judged often, many rarely, as in an arena): strength s and draw propensity t
@@ -63,23 +64,25 @@ def wide(X):
     return sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
 
 
-def _ours(X, y, groups):
+def _ours(X, y, context, groups):
     start = time.perf_counter()
     model = SVMCompareCV(probability=True, cv=GroupKFold(5), n_jobs=2,
-                         progress=False).fit(X, y, groups=groups)
+                         progress=False).fit(X, y, context=context, groups=groups)
     return model, time.perf_counter() - start
 
 
-def _pair_logit(X, y, Xt, folds):
-    """Multinomial logit on [x' - x, |x' - x|, x + x'], both orientations."""
-    def design(Z):
-        return np.hstack([Z[:, 1] - Z[:, 0], np.abs(Z[:, 1] - Z[:, 0]), Z[:, 1] + Z[:, 0]])
+def _pair_logit(X, y, c, Xt, ct, folds):
+    """Multinomial logit on [x' - x, |x' - x|, x + x', context], both orientations."""
+    def design(Z, c):
+        return np.hstack([Z[:, 1] - Z[:, 0], np.abs(Z[:, 1] - Z[:, 0]), Z[:, 1] + Z[:, 0], c])
 
-    Xb, yb, _ = bench_real._both(X, y, None)
+    Xb, yb, cb = bench_real._both(X, y, c)
+    ct = np.zeros((len(Xt), 0)) if ct is None else ct
     model = make_pipeline(StandardScaler(), LogisticRegressionCV(
         Cs=np.logspace(-4, 2, 13), cv=bench_real._doubled(folds, len(y)),
-        scoring="neg_log_loss", max_iter=5000)).fit(design(Xb), yb)
-    return (model.predict_proba(design(Xt)) + model.predict_proba(design(Xt[:, ::-1]))[:, ::-1]) / 2
+        scoring="neg_log_loss", max_iter=5000)).fit(design(Xb, cb), yb)
+    return (model.predict_proba(design(Xt, ct))
+            + model.predict_proba(design(Xt[:, ::-1], -ct))[:, ::-1]) / 2
 
 
 def _short(params):
@@ -88,24 +91,28 @@ def _short(params):
                      for k in keep if k in params)
 
 
-def run_set(name, X, y, groups, train, test, oracle=None):
+def run_set(name, X, y, context, groups, train, test, oracle=None,
+            layouts=("sparse", "dense"), peers=True):
     rows = []
+    ctr, cte = (None, None) if context is None else (context[train], context[test])
     folds = bench_real.group_folds(groups[train])
-    for layout, pairs in (("sparse", wide(X)), ("dense", X)):
-        model, seconds = _ours(pairs[train], y[train], groups[train])
-        proba = model.predict_proba(pairs[test])
+    for layout in layouts:
+        pairs = wide(X) if layout == "sparse" else X
+        model, seconds = _ours(pairs[train], y[train], ctr, groups[train])
+        proba = model.predict_proba(pairs[test], cte)
         rows.append((f"ours ({layout})", outcome_log_loss(y[test], proba), seconds,
                      _short(model.best_params_)))
-    for model_name in ("mlogit", "hgb"):
+    for model_name in ("mlogit", "hgb") if peers else ():
         start = time.perf_counter()
-        proba, _ = bench_real.MODELS[model_name](X[train], y[train], None, X[test], None,
+        proba, _ = bench_real.MODELS[model_name](X[train], y[train], ctr, X[test], cte,
                                                  False, folds)
         rows.append((model_name, outcome_log_loss(y[test], proba), time.perf_counter() - start,
                      ""))
-    start = time.perf_counter()
-    proba = _pair_logit(X[train], y[train], X[test], folds)
-    rows.append(("mlogit [d, |d|, x + x']", outcome_log_loss(y[test], proba),
-                 time.perf_counter() - start, ""))
+    if peers:
+        start = time.perf_counter()
+        proba = _pair_logit(X[train], y[train], ctr, X[test], cte, folds)
+        rows.append(("mlogit [d, |d|, x + x']", outcome_log_loss(y[test], proba),
+                     time.perf_counter() - start, ""))
     if oracle is not None:
         rows.append(("oracle", outcome_log_loss(y[test], oracle[test]), 0.0, ""))
     for model_name, loss, seconds, chosen in rows:
@@ -117,19 +124,24 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[5000, 50000])
     parser.add_argument("--suite", action="store_true")
+    parser.add_argument("--layouts", nargs="+", default=["sparse", "dense"],
+                        choices=["sparse", "dense"], help="ours on these pair layouts")
+    parser.add_argument("--no-peers", action="store_true", help="ours only")
     args = parser.parse_args(argv)
     print("| data | training pairs | model | test log-loss | fit s | chosen |")
     print("|---|---|---|---|---|---|")
     for n in args.sizes:
         X, y, groups, oracle = simulate(n)
         test = np.arange(y.size) >= int(0.8 * y.size)
-        run_set(f"arena {N_IDS} ids", X, y, groups, ~test, test, oracle)
+        run_set(f"arena {N_IDS} ids", X, y, None, groups, ~test, test, oracle, args.layouts,
+                not args.no_peers)
     if args.suite:
         import bench_suite
 
-        for name, _, _, X, y, _, train, test, _, groups in bench_suite.suite_sets(
+        for name, _, _, X, y, context, train, test, _, groups in bench_suite.suite_sets(
                 ["llm_judgments", "computer_chess"]):
-            run_set(name, X, y, groups, train, test)
+            run_set(name, X, y, context, groups, train, test, None, args.layouts,
+                    not args.no_peers)
 
 
 if __name__ == "__main__":
