@@ -139,3 +139,24 @@ def test_the_largest_C_is_allowed_for_every_model():
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(40, 2, 2)), rng.choice([-1, 0, 1], 40)
     SVMRank2(kernel="linear", C=1e100).fit(X, y)
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_rescaling_every_weight_with_C_rescaled_keeps_the_model(layout):
+    # C x w per pair is the same problem; the standardization must not see the
+    # weights' overall scale (sum(w) = 0.51 made every scale 7x larger).
+    import scipy.sparse as sp
+
+    X, y = make_norm_pairs(200, "l1", random_state=3)
+    X_test, _ = make_norm_pairs(50, "l1", random_state=4)
+    if layout == "sparse":
+        X = sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
+        X_test = sp.csr_matrix(np.hstack([X_test[:, 0], X_test[:, 1]]))
+    base = SVMCompare(kernel="linear", C=1.0, tol=1e-9).fit(X, y, sample_weight=np.ones(200))
+    for total in (2.0, 1.0, 0.51, 1e-3):
+        k = total / 200
+        model = SVMCompare(kernel="linear", C=1.0 / k, tol=1e-9).fit(
+            X, y, sample_weight=np.full(200, k))
+        np.testing.assert_allclose(model.scaler_.scale, base.scaler_.scale, rtol=1e-12)
+        np.testing.assert_allclose(model.decision_function(X_test),
+                                   base.decision_function(X_test), rtol=1e-6, atol=1e-6)

@@ -34,6 +34,18 @@ def indicator_columns(X):
     return np.all(zero | one, axis=0) & zero.any(axis=0) & one.any(axis=0)
 
 
+def _ddof_factor(total, n_items):
+    """The sample-variance correction N / (N - 1) of weighted items, with N
+    the total weight (an integer weight k counts as k copies, as the repeated
+    items would) but never fewer than the items themselves: weights below 1
+    (a time decay, weights normalized to sum 1) count each item once.  N the
+    total weight alone made the scale blow up as the weights shrank (sum 0.51:
+    every feature's scale x 7), so rescaling all weights, with C rescaled the
+    other way, changed the model."""
+    count = max(float(total), float(n_items))
+    return count / (count - 1.0) if count > 1 else 1.0
+
+
 def _varying(items, where):
     """Per-feature max, min and whether the feature varies; refuses all-constant items."""
     high, low = items.max(axis=0), items.min(axis=0)
@@ -124,8 +136,7 @@ class Standardizer:
         total = weight.sum()
         mean = weight @ unit / total
         variance = weight @ (unit - mean) ** 2 / total
-        # ddof = 1 in units of the weights, as for the repeated items.
-        variance *= total / max(total - 1.0, 1e-12) if total > 1 else 1.0
+        variance *= _ddof_factor(total, weight.size)
         scale = np.sqrt(variance) * magnitude
         scale[scale <= 0] = 1.0
         return cls(mean=mean * magnitude, scale=scale, keep=keep)
@@ -150,7 +161,7 @@ class Standardizer:
         total = weight.sum()
         mean = unit.T @ weight / total
         variance = np.maximum(unit.multiply(unit).T @ weight / total - mean * mean, 0.0)
-        variance *= total / max(total - 1.0, 1e-12) if total > 1 else 1.0
+        variance *= _ddof_factor(total, weight.size)
         scale = np.sqrt(variance) * magnitude
         scale[scale <= 0] = 1.0
         return cls(mean=mean * magnitude, scale=scale, keep=keep)
