@@ -170,3 +170,23 @@ def test_reliability_table_against_brute_force():
     big = table["count"] > 40
     assert np.all(np.abs(table.loc[big, "predicted"] - table.loc[big, "observed"]) < 0.15)
     assert outcome_accuracy(y, proba) == pytest.approx(np.mean(proba.argmax(1) - 1 == y))
+
+
+@pytest.mark.parametrize("proba,match", [
+    (np.array([[0.2, 0.3, 2.0]] * 4), "probabilities in \\[0, 1\\]"),
+    (np.array([[0.1, 0.2, 0.2]] * 4), "row 0 sums to 0.5"),
+    (np.array([[0.5, 0.5]] * 4), "shape \\(4, 3\\)"),
+    (np.array([[0.2, np.nan, 0.8]] * 4), "NaN or infinity"),
+])
+def test_outcome_scores_refuse_what_are_not_probability_rows(proba, match):
+    from svmcompare.metrics import (
+        outcome_accuracy,
+        outcome_brier,
+        outcome_log_loss,
+        reliability_table,
+    )
+
+    y = np.array([-1, 0, 1, 1])
+    for score in (outcome_log_loss, outcome_brier, outcome_accuracy, reliability_table):
+        with pytest.raises(ValueError, match=match):
+            score(y, proba)

@@ -16,8 +16,9 @@ Scores r(x) have no unit of their own: Lemma 1 scales them by 1 / (-beta),
 so the tie band is +-1 in every fit, and beta moves from resample to
 resample (it is near 0 when ties weigh little).  So each replicate's scores
 are put on the point model's scale before their quantiles are taken: the
-positive factor and shift that best match (least squares) its r(x) of the
-training pairs' items to the point model's, fitted once at ``fit``
+positive factor and shift that put the mean and spread of its r(x) over
+the training pairs' items on the point model's (see :func:`alignment`: a
+least-squares map would shrink every replicate toward the mean), fitted once at ``fit``
 (``scales_``, ``offsets_``), as bootstrap replicates of a solution that is
 unique only up to such a map are aligned first (Milan & Whittaker, Applied
 Statistics 44, 1995).  Positions and probabilities need no alignment.

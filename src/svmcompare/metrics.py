@@ -189,7 +189,7 @@ def outcome_log_losses(y_true, proba):
     probabilities are clipped at 1e-15 so that a sure miss costs about 34.5.
     """
     y = check_labels(y_true)
-    proba = np.asarray(proba, dtype=np.float64)
+    proba = _check_outcome_proba(proba, y.size)
     return -np.log(np.clip(proba[np.arange(y.size), y + 1], 1e-15, None))
 
 
@@ -203,8 +203,29 @@ def outcome_brier(y_true, proba):
     """Multi-class Brier score: mean squared distance of ``proba`` (n, 3) from
     the one-hot outcome (0 for sure hits, 2 for sure misses)."""
     y = check_labels(y_true)
-    proba = np.asarray(proba, dtype=np.float64)
+    proba = _check_outcome_proba(proba, y.size)
     return float(np.mean(np.sum((proba - np.eye(3)[y + 1]) ** 2, axis=1)))
+
+
+def _check_outcome_proba(proba, n):
+    """``proba`` as an (n, 3) array of probability rows, or a ValueError: a
+    value above 1 gave a negative log-loss, rows summing to 0.5 were scored
+    as if they were probabilities."""
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.shape != (n, 3):
+        raise ValueError(f"proba must have shape ({n}, 3): P(-1), P(0), P(1) for each of the "
+                         f"{n} pairs; got {proba.shape}.")
+    if not np.all(np.isfinite(proba)):
+        raise ValueError("proba contains NaN or infinity.")
+    if proba.min(initial=0.0) < -1e-9 or proba.max(initial=0.0) > 1.0 + 1e-9:
+        raise ValueError("proba must hold probabilities in [0, 1]; got values from "
+                         f"{proba.min():.6g} to {proba.max():.6g}.")
+    sums = proba.sum(axis=1)
+    worst = int(np.argmax(np.abs(sums - 1.0))) if n else 0
+    if n and abs(sums[worst] - 1.0) > 1e-6:
+        raise ValueError(f"each row of proba must sum to 1; row {worst} sums to "
+                         f"{sums[worst]:.6g}.")
+    return proba
 
 
 def comparison_auc_chance():
@@ -226,7 +247,7 @@ def outcome_accuracy(y_true, proba):
     """Share of pairs whose most probable outcome (``proba`` (n, 3) over -1,
     0, 1) is the observed one."""
     y = check_labels(y_true)
-    proba = np.asarray(proba, dtype=np.float64)
+    proba = _check_outcome_proba(proba, y.size)
     return float(np.mean(np.argmax(proba, axis=1) - 1 == y))
 
 
@@ -246,9 +267,7 @@ def reliability_table(y_true, proba, n_bins=10):
     import pandas as pd
 
     y = check_labels(y_true)
-    proba = np.asarray(proba, dtype=np.float64)
-    if proba.shape != (y.size, 3):
-        raise ValueError(f"proba must have shape ({y.size}, 3); got {proba.shape}.")
+    proba = _check_outcome_proba(proba, y.size)
     rows = []
     for column, outcome in enumerate((-1, 0, 1)):
         p = proba[:, column]

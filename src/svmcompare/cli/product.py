@@ -272,7 +272,8 @@ def _league(args):
 
 
 def _predict(args):
-    """Write y_pred in {-1, 0, 1} and r(x') - r(x) per pair."""
+    """Write y_pred in {-1, 0, 1} and the decision value d = r(x') - r(x)
+    (+ v^T context) per pair, as the ``rank_difference`` column."""
     from ..io import is_letor
     from ..persistence import load_predictor
 
