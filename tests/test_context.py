@@ -157,3 +157,69 @@ def test_a_context_far_from_order_one_is_refused_at_fit():
             SVMCompare(kernel=kernel).fit(X, y, context=1e8 * side)
     model = SVMCompare(kernel="linear").fit(X, y, context=1e3 * side)
     assert np.isfinite(model.decision_function(X, 1e9 * side[:, None])).all()  # predict: any
+
+
+def test_a_context_frame_in_another_column_order_is_refused_not_misread():
+    import pandas as pd
+
+    from svmcompare import SVMCompareCV
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2, 3))
+    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 300), "rest_days": rng.normal(size=300)})
+    d = X[:, 1, 0] - X[:, 0, 0] + 1.5 * ctx["home"].to_numpy() + rng.logistic(size=300) * 0.3
+    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    for model in (SVMCompare(kernel="linear").fit(X, y, context=ctx),
+                  SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3).fit(
+                      X, y, context=ctx)):
+        assert list(model.context_names_in_) == ["home", "rest_days"]
+        expected = model.decision_function(X, ctx)
+        np.testing.assert_array_equal(model.decision_function(X, ctx.to_numpy()), expected)
+        with pytest.raises(ValueError, match="context: .*another order"):
+            model.decision_function(X, ctx[["rest_days", "home"]])
+        with pytest.raises(ValueError, match="context: .*missing \\['rest_days'\\]"):
+            model.predict(X, ctx.rename(columns={"rest_days": "rest"}))
+    # Fitted on an array: nothing to match by name.
+    plain = SVMCompare(kernel="linear").fit(X, y, context=ctx.to_numpy())
+    assert not hasattr(plain, "context_names_in_")
+    plain.predict(X, ctx[["rest_days", "home"]])
+
+
+def test_model_files_keep_the_context_names(tmp_path):
+    import pandas as pd
+
+    from svmcompare import load_model, save_model
+    from svmcompare.persistence import load_predictor
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2, 2))
+    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 200), "rest": rng.normal(size=200)})
+    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=200) * 0.3
+    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    model = SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y, context=ctx)
+    save_model(model, tmp_path / "m.skops")
+    for loaded in (load_model(tmp_path / "m.skops"), load_predictor(tmp_path / "m.skops")):
+        assert list(loaded.context_names_in_) == ["home", "rest"]
+        np.testing.assert_allclose(loaded.predict_proba(X, ctx), model.predict_proba(X, ctx),
+                                   rtol=0, atol=1e-12)
+        with pytest.raises(ValueError, match="another order"):
+            loaded.predict_proba(X, ctx[["rest", "home"]])
+
+
+def test_bootstrap_intervals_refuse_a_reordered_context_frame():
+    import pandas as pd
+
+    from svmcompare import BootstrapCompare
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 2, 2))
+    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 150), "rest": rng.normal(size=150)})
+    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=150) * 0.3
+    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    boot = BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=5,
+                            random_state=0).fit(X, y, context=ctx)
+    assert list(boot.context_names_in_) == ["home", "rest"]
+    boot.predict_proba_interval(X[:5], ctx[:5])
+    for call in (boot.predict_proba_interval, boot.proba_replicates, boot.predict_proba):
+        with pytest.raises(ValueError, match="another order"):
+            call(X[:5], ctx[["rest", "home"]][:5])

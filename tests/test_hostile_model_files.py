@@ -401,6 +401,10 @@ PREDICTOR_EDITS = {
                               "written by svmcompare 0.9.0"),
     "malformed JSON": ({"raw_json": b'{"version": '}, "is not valid JSON"),
     "a JSON list": ({"raw_json": b"[1, 2]"}, "fields are not those"),
+    "context names for a model without context": (
+        {"edit_meta": _set("context_names", ["home"])}, "context_names is not a list of 0"),
+    "context names that are not text": (
+        {"edit_meta": _set("context_names", [1])}, "context_names is not a list"),
     "a probability vector that is not one": (
         {"edit_arrays": _poke("class_prior", 2.0)}, "class_prior is not a probability"),
 }

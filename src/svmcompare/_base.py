@@ -282,7 +282,7 @@ def fit_solution(model, X, y, context=None, sample_weight=None, start=None):
         options["keep_rows"] = True
     result, feature_map = model._solve(prepared, **options)
     model._store(prepared, result, feature_map)
-    set_feature_names(model, X)
+    set_feature_names(model, X, context)
     return prepared, result, feature_map
 
 

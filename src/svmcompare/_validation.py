@@ -244,6 +244,14 @@ def pair_feature_names(X):
     return a_names
 
 
+def column_names(table):
+    """The column names (as text) of a DataFrame, e.g. a pair context given as
+    one, or None for an array (or a Series: one column, nothing to order)."""
+    if not hasattr(table, "columns"):
+        return None
+    return [str(c) for c in table.columns]
+
+
 def _wide_pairs(X):
     """(n, 2, p) from a wide-layout DataFrame of pairs."""
     names = pair_feature_names(X)

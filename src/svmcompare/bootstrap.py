@@ -46,10 +46,12 @@ from tqdm.auto import tqdm
 
 from ._validation import (
     check_context,
+    check_feature_names,
     check_groups,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
+    column_names,
     take_rows,
 )
 from .compare import SVMCompare
@@ -370,7 +372,7 @@ class BootstrapCompare(BaseEstimator):
         if groups is not None and self.resample == "pairs" and not search:
             raise ValueError('groups are used by resample="groups" (or by a search\'s group '
                              "folds); with resample=\"pairs\" they would be ignored.")
-        named = X
+        named, named_context = X, context  # the point model records their names
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -385,11 +387,12 @@ class BootstrapCompare(BaseEstimator):
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)  # calibration folds, landmarks
         if search:
-            self.estimator_ = base.fit(named, y, context=context, groups=groups,
+            self.estimator_ = base.fit(named, y, context=named_context, groups=groups,
                                        sample_weight=sample_weight)
             model = clone(self.estimator_.best_estimator_)
         else:
-            self.estimator_ = base.fit(named, y, context=context, sample_weight=sample_weight)
+            self.estimator_ = base.fit(named, y, context=named_context,
+                                       sample_weight=sample_weight)
             model = clone(base)
         if "n_jobs" in model.get_params() and effective_n_jobs(self.n_jobs) > 1:
             model.set_params(n_jobs=1)  # replicates side by side, one thread each
@@ -425,9 +428,16 @@ class BootstrapCompare(BaseEstimator):
         self.n_groups_ = None if self.resample == "pairs" else int(member.max()) + 1
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = self.estimator_.n_features_in_
-        if hasattr(self.estimator_, "feature_names_in_"):
-            self.feature_names_in_ = self.estimator_.feature_names_in_
+        for attribute in ("feature_names_in_", "context_names_in_"):
+            if hasattr(self.estimator_, attribute):
+                setattr(self, attribute, getattr(self.estimator_, attribute))
         return self
+
+    def _check_context_names(self, context):
+        """A context DataFrame's columns as at fit (the replicates were fitted
+        on its values alone)."""
+        check_feature_names(getattr(self, "context_names_in_", None), column_names(context),
+                            "context")
 
     # -- point estimates: the model fitted on all pairs -----------------------------
 
@@ -500,6 +510,7 @@ class BootstrapCompare(BaseEstimator):
         (n_resamples, n_pairs, 3)."""
         check_is_fitted(self)
         self._check_probabilities()
+        self._check_context_names(context)
         return np.stack([model.predict_proba(X, context) for model in self.replicates_])
 
     def predict_proba_interval(self, X, context=None, confidence=None):
@@ -513,6 +524,7 @@ class BootstrapCompare(BaseEstimator):
         n = X.shape[0]
         # The whole context against the whole X, as predict_proba checks it:
         # each chunk's slice alone would let extra rows pass unnoticed.
+        self._check_context_names(context)
         context = check_context(context, n)
         frame = hasattr(X, "iloc")
         lower, upper = np.empty((n, 3)), np.empty((n, 3))

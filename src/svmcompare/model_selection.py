@@ -481,7 +481,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
         if not isinstance(self.race, (bool, np.bool_)):
             raise TypeError(f"race must be True or False; got {self.race!r}.")
-        named = X  # a wide DataFrame's feature names go to the fitted model
+        # A wide DataFrame's feature names and a context DataFrame's column
+        # names go to the fitted model.
+        named, named_context = X, context
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -584,12 +586,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                            model.scaler_.transform_pairs(take_rows(X, seen)),
                            take_rows(context, seen), take_rows(sample_weight, seen))
         if isinstance(model, ComparisonMixin):
-            set_feature_names(model, named)
+            set_feature_names(model, named, named_context)
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_
-        if hasattr(model, "feature_names_in_"):
-            self.feature_names_in_ = model.feature_names_in_
+        for attribute in ("feature_names_in_", "context_names_in_"):
+            if hasattr(model, attribute):
+                setattr(self, attribute, getattr(model, attribute))
         return self
 
     def _fitted(self):

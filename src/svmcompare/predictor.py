@@ -28,6 +28,8 @@ ARRAY_PREFIX = "svmcompare-predictor/"
 
 _META_KEYS = {"version", "estimator", "kernel", "gamma", "degree", "coef0", "threshold",
               "feature_names", "context", "calibrator", "cost"}
+# Written since 0.3.1 (a context DataFrame's column names); files without it load.
+_OPTIONAL_META_KEYS = {"context_names"}
 _LINK_KEYS = {"link", "band_intercept", "scale", "limit", "score_scale", "tie_band"}
 _LINK_ARRAYS = ("link_coef", "band_coef", "feature_min", "feature_max", "feature_mean",
                 "feature_scale", "class_prior")
@@ -84,12 +86,14 @@ def predictor_state(model, version):
     if ranking is None or ranking.kernel.func is not None or ranking.feature_map is not None:
         return None
     names = getattr(model, "feature_names_in_", None)
+    context_names = getattr(model, "context_names_in_", None)
     meta = {"version": version, "estimator": type(model).__name__,
             "kernel": ranking.kernel.name, "gamma": ranking.kernel.gamma,
             "degree": ranking.kernel.degree, "coef0": ranking.kernel.coef0,
             "threshold": float(model.threshold_),
             "feature_names": None if names is None else [str(n) for n in names],
             "context": ranking.context_coef is not None, "calibrator": None,
+            "context_names": None if context_names is None else [str(n) for n in context_names],
             "cost": None if getattr(model, "cost", None) is None
             else np.asarray(model.cost, dtype=float).tolist()}
     arrays = {"mean": ranking.scaler.mean, "scale": ranking.scaler.scale,
@@ -121,7 +125,7 @@ def check_state(meta, arrays, where):
     def fail(why):
         raise BadPredictorError(f"{where}: {why}.")
 
-    if not isinstance(meta, dict) or set(meta) != _META_KEYS:
+    if not isinstance(meta, dict) or set(meta) - _OPTIONAL_META_KEYS != _META_KEYS:
         fail("its fields are not those of a scoring part "
              f"({sorted(meta) if isinstance(meta, dict) else type(meta).__name__})")
     if meta["estimator"] not in _ESTIMATORS:
@@ -162,6 +166,10 @@ def check_state(meta, arrays, where):
     if names is not None and (not isinstance(names, list) or len(names) != p
                               or not all(isinstance(n, str) for n in names)):
         fail(f"feature_names is not a list of {p} strings")
+    names = meta.get("context_names")
+    if names is not None and (not isinstance(names, list) or len(names) != n_context
+                              or not all(isinstance(n, str) for n in names)):
+        fail(f"context_names is not a list of {n_context} strings")
     if meta["calibrator"] is not None:
         _check_link(meta["calibrator"], arrays, kept, n_context, fail)
     if meta["cost"] is not None:
@@ -241,6 +249,8 @@ class Predictor(ComparisonMixin):
         self.cost = meta["cost"]
         if meta["feature_names"] is not None:
             self.feature_names_in_ = np.asarray(meta["feature_names"], dtype=object)
+        if meta.get("context_names") is not None:
+            self.context_names_in_ = np.asarray(meta["context_names"], dtype=object)
         link = meta["calibrator"]
         if link is not None:
             calibrator = PairTieCalibrator(link=link["link"])

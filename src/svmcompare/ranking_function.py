@@ -28,6 +28,7 @@ from ._validation import (
     check_labels,
     check_pairs,
     check_same_feature_names,
+    column_names,
     pair_feature_names,
 )
 from .kernels import LINEAR
@@ -273,7 +274,10 @@ class ComparisonMixin:
             "rank differences")
 
     def _checked_context(self, context, n_pairs):
-        """The validated context of n_pairs pairs: required iff the fit had one."""
+        """The validated context of n_pairs pairs: required iff the fit had one;
+        a DataFrame's columns as at fit when the fit had named columns."""
+        check_feature_names(getattr(self, "context_names_in_", None), column_names(context),
+                            "context")
         return check_context(context, n_pairs, self.ranking_.n_context)
 
     def compare(self, X, context=None):
@@ -353,14 +357,17 @@ def score_spread(score):
     return spread if spread > 0 and np.isfinite(spread) else 1.0
 
 
-def set_feature_names(model, X):
-    """Set ``feature_names_in_`` of ``model`` from a wide DataFrame of pairs;
-    remove it for an array."""
-    names = pair_feature_names(X)
-    if names is not None:
-        model.feature_names_in_ = np.asarray(names, dtype=object)
-    elif hasattr(model, "feature_names_in_"):
-        del model.feature_names_in_
+def set_feature_names(model, X, context=None):
+    """Set ``feature_names_in_`` of ``model`` from a wide DataFrame of pairs,
+    and ``context_names_in_`` from a context DataFrame; remove each for an
+    array (a context's columns are matched by position, so a DataFrame
+    with its columns in another order must be refused at prediction)."""
+    for attribute, names in (("feature_names_in_", pair_feature_names(X)),
+                             ("context_names_in_", column_names(context))):
+        if names is not None:
+            setattr(model, attribute, np.asarray(names, dtype=object))
+        elif hasattr(model, attribute):
+            delattr(model, attribute)
 
 
 def set_ranking(model, scaler, kernel, solver, *, expansion=None, weights=None,
