@@ -345,3 +345,21 @@ def test_a_link_on_sparse_tie_features_predicts_as_on_dense_ones(link):
                                on_dense.predict_proba(new, None, T), rtol=0, atol=1e-12)
     np.testing.assert_allclose(on_sparse.predict_proba(new, None, sp.csr_matrix(T)),
                                on_dense.predict_proba(new, None, T), atol=1e-5)
+
+
+@pytest.mark.parametrize("band", ["constant", "pair"])
+def test_the_link_sees_only_the_weights_ratios(band):
+    from svmcompare.calibration import fit_link, tie_features_for
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 2, 3))
+    score = X[:, 1, 0] - X[:, 0, 0]
+    y = np.where(score + rng.logistic(size=400) > 1, 1,
+                 np.where(score + rng.logistic(size=400) < -1, -1, 0))
+    S = tie_features_for(X, band)
+    weight = rng.uniform(0.5, 2.0, size=400)
+    reference = fit_link(score, y, S, sample_weight=weight).predict_proba(score, None, S)
+    for factor in (1e-8, 1e6):
+        scaled = fit_link(score, y, S, sample_weight=weight * factor)
+        np.testing.assert_allclose(scaled.predict_proba(score, None, S), reference,
+                                   rtol=0, atol=1e-7)

@@ -87,6 +87,18 @@ def _link_design(score, context, scale, limit=np.inf):
     return np.hstack([score[:, None], np.asarray(context, dtype=np.float64)])
 
 
+def _unit_mean(sample_weight):
+    """Pair weights divided by their mean (None stays None): the link's ridge
+    and its optimizer's tolerances are absolute, so weights of 1e-8 (with C
+    1e8: the same SVM) moved the probabilities by 0.06; only their ratios
+    matter to the likelihood."""
+    if sample_weight is None:
+        return None
+    weight = np.asarray(sample_weight, dtype=float)
+    mean = weight.mean() if weight.size else 0.0
+    return weight / mean if mean > 0 else weight
+
+
 def _both_orientations(score, y, context, weight=None):
     """(d, y, context) and (-d, -y, -context): the swap of every pair."""
     context = None if context is None else np.vstack([context, -context])
@@ -129,7 +141,7 @@ class ScoreCalibrator:
 
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
-        weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        weight = _unit_mean(sample_weight)
         if self.symmetric:
             score, y, context, weight = _both_orientations(score, y, context, weight)
         spread = score.std()
@@ -434,8 +446,7 @@ class PairTieCalibrator:
                              f"got {features.shape}.")
         if start is None:
             start = ScoreCalibrator().fit(score, y, context, sample_weight)
-        weight = np.ones(score.size) if sample_weight is None else \
-            np.asarray(sample_weight, dtype=float)
+        weight = np.ones(score.size) if sample_weight is None else _unit_mean(sample_weight)
         # The likelihood of both orientations ((d, y) and (-d, -y), s unchanged):
         # the link is swap-symmetric, P(-y | -eta, s) = P(y | eta, s), so the swapped
         # copy of a pair adds the same term as the pair itself, and twice the weight
