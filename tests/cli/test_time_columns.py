@@ -63,6 +63,55 @@ def test_until_reads_numbers_as_numbers_and_names_the_line_of_a_blank(tmp_path, 
            "row" in capsys.readouterr().err
 
 
+def test_features_reads_a_numeric_outcome_mapped_on_the_command_line(tmp_path, capsys):
+    frame, _ = _weekly(tmp_path / "g.csv", week=lambda d: np.arange(len(d)) // 2)
+    frame["res"] = frame["result"].map({"H": 1, "D": 0, "A": -1})  # 1: a home win
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    out = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "res", "--outcome-map", "1=-1,0=0,-1=1", "--time", "week",
+                 "-o", str(out)]) == 0
+    written = pd.read_csv(out)
+    np.testing.assert_array_equal(written["y"], -frame["res"])
+    np.testing.assert_array_equal(written["res"], frame["res"])  # the column as it was
+
+
+def test_features_names_the_line_of_an_impossible_date_and_of_a_game_without_result(
+        tmp_path, capsys):
+    frame, _ = _weekly(tmp_path / "g.csv", ymd=lambda d: d.dt.strftime("%Y%m%d"))
+    frame.loc[10, "ymd"] = "20200231"
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    command = ["features", str(tmp_path / "g.csv"), *GAME, "--time", "ymd",
+               "-o", str(tmp_path / "f.csv")]
+    assert main(command) == 2
+    assert capsys.readouterr().err.strip() == (
+        "svmcompare features: error: g.csv, line 12: ymd = 20200231 is not a date: YYYYMMDD "
+        "numbers need a real month and day.")
+    frame.loc[10, "ymd"] = "20200229"
+    frame.loc[58:, "result"] = ""  # fixtures not played yet
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert "g.csv, line 60, column result: no result (2 row(s) without one" in err
+    assert "remove the rows without a result (or fill in their result)" in err
+
+
+def test_features_reads_date_spellings_as_dates_and_refuses_labels(tmp_path, capsys):
+    _weekly(tmp_path / "g.csv", date=lambda d: d.dt.strftime("%b %d, %Y"),
+            week=lambda d: "Week " + (np.arange(len(d)) // 2 + 1).astype(str))
+    out = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "date",
+                 "-o", str(out)]) == 0
+    written = pd.read_csv(out)
+    # As text, "Apr 04, 2020" came first: the first week had 12 earlier games.
+    np.testing.assert_array_equal(written["a_games"], np.arange(60) // 2)
+    capsys.readouterr()
+    assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "week",
+                 "-o", str(out)]) == 2
+    assert "the --time column 'week' holds labels such as 'Week 1' whose order is not known " \
+           "(g.csv, line 2: week)" in capsys.readouterr().err
+
+
 def test_rolling_orders_seasons_by_their_years(tmp_path, capsys):
     assert main(["league", "--out", str(tmp_path / "lg")]) == 0
     matches = pd.read_csv(tmp_path / "lg" / "matches.csv")
