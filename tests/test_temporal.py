@@ -334,3 +334,48 @@ def test_rolling_times_are_read_as_time_decay_reads_them(season):
     days.iloc[5] = pd.NaT
     with pytest.raises(ValueError, match=r"times\[5\] is missing"):
         rolling_fit(linear(), X, y, week, times=days.to_numpy(), half_life=30, progress=False)
+
+
+_MONTHS = ["June", "July", "August", "September", "October", "November"]  # not in text order
+
+
+def test_an_ordered_categorical_is_replayed_in_its_declared_order(season):
+    X, y, items, week = season
+    by_week = rolling_fit(linear(), X, y, week, first=3, items=items, progress=False)
+    months = pd.Series(pd.Categorical(np.array(_MONTHS)[week], categories=_MONTHS,
+                                      ordered=True))
+    by_month = rolling_fit(linear(), X, y, months, first="September", items=items,
+                           progress=False)
+    np.testing.assert_array_equal(by_month.predicted, week >= 3)
+    np.testing.assert_allclose(by_month.proba, by_week.proba)
+    assert list(by_month.ratings.index) == ["September", "October", "November"]
+    assert list(by_month.fit_seconds.index) == ["September", "October", "November"]
+    with pytest.raises(ValueError, match="not one of the periods' categories"):
+        rolling_fit(linear(), X, y, months, first="May", progress=False)
+
+
+def test_periods_written_as_dates_or_seasons_are_replayed_in_time_order(season):
+    X, y, _, week = season
+    expected = rolling_fit(linear(), X, y, week, first=4, progress=False).proba
+    days = pd.Timestamp("2020-01-04") + pd.to_timedelta(week * 7, "D")  # Jan 04 ... Feb 08
+    for periods, first in ((days.strftime("%b %d, %Y").to_numpy(), "Feb 01, 2020"),
+                           (days.strftime("%b %d, %Y").to_numpy(), "2020-01-30"),
+                           (days.strftime("%d/%m/%Y").to_numpy(), "01/02/2020"),
+                           (np.array([f"{2019 + w}-{20 + w}" for w in week]), "2023-24")):
+        result = rolling_fit(linear(), X, y, periods, first=first, progress=False)
+        np.testing.assert_allclose(result.proba, expected)
+    assert list(result.fit_seconds.index) == ["2023-24", "2024-25"]
+    with pytest.raises(ValueError, match=r"labels such as 'Week 0' whose order is not known "
+                                         r"\(periods\[0\]\)"):
+        rolling_fit(linear(), X, y, np.array([f"Week {w}" for w in week]), progress=False)
+    bad = days.strftime("%m/%d/%Y").to_numpy().copy()
+    bad[100] = "02/30/2020"
+    with pytest.raises(ValueError, match=r"periods\[100\] = '02/30/2020' is not a date"):
+        rolling_fit(linear(), X, y, bad, progress=False)
+
+
+def test_time_decay_reads_date_spellings_and_names_an_impossible_date():
+    np.testing.assert_allclose(time_decay(["Jan 01, 2024", "Jan 15, 2024", "29 January 2024"],
+                                          14), [0.25, 0.5, 1.0])
+    with pytest.raises(ValueError, match=r"^times\[1\] = '02/30/2024' is not a date"):
+        time_decay(["01/13/2024", "02/30/2024", "03/01/2024"], 14)

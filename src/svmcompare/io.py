@@ -207,7 +207,7 @@ def _labels(frame, name, columns=PairColumns()):
     if column not in frame.columns:
         raise ValueError(f"{name} has no {column!r} column (labels -1, 0, 1).")
     if columns.outcome_map is not None:
-        return _mapped_labels(frame[column], columns.outcome_map, name, column)
+        return mapped_labels(frame[column], columns.outcome_map, name, column)
     values = pd.to_numeric(frame[column], errors="coerce")
     text = values.isna() & frame[column].notna()
     if text.any():
@@ -227,7 +227,7 @@ def _labels(frame, name, columns=PairColumns()):
     return y.astype(np.int64)
 
 
-def _mapped_labels(values, mapping, name, column):
+def mapped_labels(values, mapping, name, column):
     """Labels from outcome values by ``mapping`` (keys as written in the file;
     when the outcomes and the keys are all numbers they match numerically, so
     "1" matches 1.0)."""

@@ -26,20 +26,26 @@ import pandas as pd
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
-from ._validation import check_context, check_pairs_labels, check_sample_weight, take_rows
+from ._validation import (
+    check_context,
+    check_pairs_labels,
+    check_sample_weight,
+    plain_value,
+    take_rows,
+)
 from .bootstrap import alignment
-from .datasets.games import read_times
+from .datasets.games import read_times, time_keys
 from .solvers.interrupt import PROGRESS_AFTER
 
 
-def _as_number(times, name):
+def _as_number(times, name, at=None):
     """Times as float days (dates, as ``games_features`` reads them: YYYYMMDD
     integers too) or as the numbers given."""
     times = np.asarray(times)
     if times.dtype.kind in "biuf" and times.dtype.kind != "b" \
             and not np.all(np.isfinite(times.astype(float))):
         raise ValueError(f"{name} contains NaN or infinity.")
-    dates = read_times(times.ravel()) if times.size else None
+    dates = read_times(times.ravel(), name, at) if times.size else None
     if dates is not None:
         seconds = dates.to_numpy().astype("datetime64[s]").astype(np.int64)
         return seconds / 86_400.0, "days"
@@ -52,7 +58,8 @@ def _as_number(times, name):
 
 def _read_times(moments, name):
     """``_as_number`` of ``moments``, naming the first missing, infinite or
-    impossible time rather than giving a weight of 0 or pandas' message."""
+    impossible time (20200230, 02/30/2021) rather than giving a weight of 0
+    or pandas' message."""
     def at(k):
         return name if name == "now" else f"{name}[{k}]"
 
@@ -66,20 +73,7 @@ def _read_times(moments, name):
     if number and not np.all(np.isfinite(moments)):
         k = np.flatnonzero(~np.isfinite(moments))[0]
         raise ValueError(f"{at(k)} is {moments[k].item()!r}: times must be finite.")
-    try:
-        return _as_number(moments, name)
-    except ValueError:
-        if not number:
-            raise
-        # YYYYMMDD numbers that are no date (20200230): pandas' message spans
-        # lines and suggests format= options of a call the user did not make.
-        digits = pd.Series(moments.astype(np.int64).astype(str))
-        bad = pd.to_datetime(digits, format="%Y%m%d", errors="coerce").isna().to_numpy()
-        if not bad.any():
-            raise
-        k = np.flatnonzero(bad)[0]
-        raise ValueError(f"{at(k)} = {moments[k].item()!r} is not a date: YYYYMMDD numbers "
-                         "need a real month and day.") from None
+    return _as_number(moments, name, at)
 
 
 def time_decay(times, half_life, now=None):
@@ -183,7 +177,12 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         kernel="linear", probability=True)`` on identities.
     X, y : pairs and labels, as :meth:`SVMCompare.fit`.
     periods : array-like of shape (n_pairs,)
-        The period of each pair (sortable: rounds, weeks, seasons).
+        The period of each pair, in time's order as ``games_features`` reads
+        a time column: numbers (rounds, weeks), dates (datetimes, YYYYMMDD
+        numbers, date strings such as 2024-08-23, 25/12/2024 or
+        "Jan 04, 2024"), seasons ("2019-20") or an ordered pandas
+        Categorical (in its declared order); other labels are refused, as
+        their text order is not time's.
     context, sample_weight : optional, as :meth:`SVMCompare.fit`.
     half_life : float or timedelta-like, optional
         Weigh earlier pairs by :func:`time_decay` at the start of the period
@@ -191,7 +190,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     times : array-like of shape (n_pairs,), optional
         When each pair took place, for the decay; ``periods`` when None.
     first : optional
-        The first period to predict; by default the second period.
+        The first period to predict (the first at or after it); by default
+        the second period.
     items : array-like or sparse matrix of shape (n_items, n_features), optional
         Items whose scores are recorded before every predicted period.
     item_ids : sequence of length n_items, optional
@@ -220,17 +220,22 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     # np.asarray turns [1, "a", 2] into the text "1", "a", "2" (ordered as text),
     # and an object array of both cannot be sorted at all: refuse a mix either way.
     mixed = pd.api.types.infer_dtype(given, skipna=False) in ("mixed", "mixed-integer")
-    try:
-        order = None if mixed else np.unique(periods)
-    except TypeError:
-        mixed = True
     if mixed:
         kinds = sorted({type(p).__name__ for p in np.asarray(given, dtype=object)})
         raise TypeError(f"periods must be all numbers, all dates or all sortable labels of one "
-                        f"type; got {', '.join(kinds)}.")
+                        f"type (seasons such as 2019-20, an ordered Categorical); got "
+                        f"{', '.join(kinds)}.")
+    # In time's order, as games_features reads a time column: date strings as
+    # dates, an ordered Categorical in its declared order, never text order.
+    categorical = isinstance(getattr(given, "dtype", None), pd.CategoricalDtype)
+    keys, kind = time_keys(given if categorical else periods, "periods",
+                           at=lambda k: f"periods[{k}]")
+    keys = keys.to_numpy()
+    order, where = np.unique(keys, return_index=True)
+    labels = periods[where]  # each period as given, for ratings, fit_seconds and messages
     if order.size < 2:
         raise ValueError("periods has a single period: nothing earlier to fit on.")
-    start = 1 if first is None else int(np.searchsorted(order, first))
+    start = 1 if first is None else _first_position(first, order, labels, kind, periods)
     if start < 1 or start >= order.size:
         raise ValueError(f"first={first!r} leaves no earlier period to fit on or no period "
                          "to predict.")
@@ -245,10 +250,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     proba = None
     predicted = np.zeros(n, dtype=bool)
     path, seconds, previous = [], {}, None
-    bar = tqdm(order[start:], desc="periods", disable=progress is False, leave=False,
-               delay=PROGRESS_AFTER if progress == "auto" else 0.0)
-    for period in bar:
-        train, test = periods < period, periods == period
+    bar = tqdm(range(start, order.size), desc="periods", disable=progress is False,
+               leave=False, delay=PROGRESS_AFTER if progress == "auto" else 0.0)
+    for position in bar:
+        period = labels[position]
+        train, test = keys < order[position], keys == order[position]
         weight = take_rows(sample_weight, train)
         if moments is not None:
             now = moments[test].min()
@@ -280,10 +286,42 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     ratings = None
     if items is not None:
         columns = None if item_ids is None else list(item_ids)
-        ratings = pd.DataFrame(np.array(path), index=pd.Index(order[start:], name="period"),
+        ratings = pd.DataFrame(np.array(path), index=pd.Index(labels[start:], name="period"),
                                columns=columns)
     return RollingResult(proba=proba, decision=decision, predicted=predicted, ratings=ratings,
                          fit_seconds=pd.Series(seconds, name="fit_seconds"))
+
+
+def _first_position(first, order, labels, kind, periods):
+    """Where the first period to predict is among the sorted period keys
+    ``order`` (``labels``: each as given): the first period at or after
+    ``first``, read as the periods are."""
+    if kind == "numbers":
+        return int(np.searchsorted(order, first))
+    if isinstance(first, str) or kind == "order":  # a period as given: a label, a season
+        for position, label in enumerate(labels):
+            if plain_value(label) == first:
+                return position
+    if kind == "order":
+        raise ValueError(f"first={first!r} is not one of the periods' categories.")
+    datetimes = np.issubdtype(periods.dtype, np.datetime64)
+    if kind == "dates" and (datetimes or isinstance(first, (np.datetime64, pd.Timestamp))
+                            or hasattr(first, "year") and hasattr(first, "day")):
+        try:
+            key = np.datetime64(pd.Timestamp(first))
+        except (TypeError, ValueError):
+            raise ValueError(f"first={first!r} is not a date; the periods are dates.") from None
+    else:
+        # Read with the periods, so that 01/03/2020 takes their day order.
+        try:
+            keys, first_kind = time_keys(np.append(np.asarray(periods, dtype=object), [first]))
+        except ValueError:
+            first_kind = None
+        if first_kind != kind:
+            raise ValueError(f"first={first!r} does not read as the periods do ({kind}, e.g. "
+                             f"{plain_value(periods[0])!r}).")
+        key = keys.to_numpy()[-1]
+    return int(np.searchsorted(order, key))
 
 
 def plot_rating_paths(ratings, path=None, top=10, title="Rating paths"):

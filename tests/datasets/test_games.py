@@ -251,3 +251,126 @@ def test_prior_games_bad_values_are_named(bad):
     with pytest.raises(ValueError, match="prior_games"):
         games_features(_league(30), first="home", second="away", result="result",
                        time="date", result_map={"H": 1, "D": 0.5, "A": 0}, prior_games=bad)
+
+
+def _weekly(n_weeks=20, seed=0):
+    """Two games a week (A-B, C-D) from 2020-01-04, with the dates as datetimes."""
+    rng = np.random.default_rng(seed)
+    when = pd.Series(pd.date_range("2020-01-04", periods=n_weeks, freq="7D").repeat(2))
+    return pd.DataFrame({"home": np.tile(["A", "C"], n_weeks),
+                         "away": np.tile(["B", "D"], n_weeks),
+                         "result": rng.choice(["H", "D", "A"], 2 * n_weeks), "when": when})
+
+
+_WEEKLY = dict(first="home", second="away", result="result",
+               outcome_map={"H": -1, "D": 0, "A": 1}, time="t")
+
+
+@pytest.mark.parametrize("spelling", ["%b %d, %Y", "%d %b %Y", "%B %d, %Y", "%a %d %B %Y"])
+def test_date_spellings_are_read_as_dates_not_sorted_as_text(spelling):
+    games = _weekly()
+    X, _, _, info = games_features(games.assign(t=games["when"]), **_WEEKLY)
+    text = games["when"].dt.strftime(spelling)
+    X2, _, _, info2 = games_features(games.assign(t=text), **_WEEKLY)
+    # As text, "Apr 04, 2020" came first and the first game had 9 earlier ones.
+    assert info2["first_games"].iloc[0] == 0
+    np.testing.assert_array_equal(info2["period"], info["period"])
+    np.testing.assert_array_equal(X2, X)
+
+
+def test_a_column_of_mixed_month_spellings_is_read_date_by_date():
+    games = _weekly(4)
+    text = games["when"].dt.strftime("%b %d, %Y").where(np.arange(8) < 4,
+                                                        games["when"].dt.strftime("%B %d, %Y"))
+    _, _, _, info = games_features(games.assign(t=text), **_WEEKLY)
+    np.testing.assert_array_equal(info["period"], np.repeat([0, 7, 14, 21], 2))
+
+
+def test_an_ordered_categorical_time_keeps_its_declared_order():
+    games = _weekly()
+    months = games["when"].dt.strftime("%B %Y")
+    ordered = pd.Categorical(months, categories=pd.unique(months), ordered=True)
+    _, _, _, info = games_features(games.assign(t=ordered), **_WEEKLY)
+    assert info["first_games"].iloc[0] == 0  # January first, not April ("A" sorts first)
+    month = games["when"].dt.month.to_numpy()
+    np.testing.assert_array_equal(info["period"], month - 1)
+    # An unordered Categorical is read by its values: "January 2020" is a
+    # date (its first day), "January" alone a label whose order is not known.
+    _, _, _, info = games_features(games.assign(t=pd.Categorical(months)), **_WEEKLY)
+    first_days = games["when"].dt.to_period("M").dt.start_time
+    np.testing.assert_array_equal(info["period"], (first_days - first_days[0]).dt.days)
+    names = games["when"].dt.strftime("%B")
+    with pytest.raises(ValueError, match="'January' whose order is not known"):
+        games_features(games.assign(t=pd.Categorical(names)), **_WEEKLY)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("02/30/2021", r"time of game 7 = '02/30/2021' is not a date.*'date'"),
+    ("postponed", r"time of game 7 = 'postponed' is not a date, while the time column "
+                  r"'date' holds dates"),
+    ("31/01/2020", r"'31/01/2020' \(time of game 7\), a date only as day/month, and "
+                   r"'01/18/2020' \(time of game 4\), one only as month/day"),
+])
+def test_one_value_that_is_no_date_is_named_not_sorted_as_text(bad, message):
+    games = _weekly(4).assign(date=lambda g: g["when"].dt.strftime("%m/%d/%Y"))
+    games.loc[7, "date"] = bad
+    with pytest.raises(ValueError, match=message):
+        games_features(games, **{**_WEEKLY, "time": "date"})
+
+
+def test_labels_of_an_unknown_order_are_refused_and_numbers_as_text_are_numbers():
+    games = _weekly(12)
+    weeks = np.repeat(np.arange(1, 13), 2)
+    with pytest.raises(ValueError, match=r"the time column 't' holds labels such as 'Week 1' "
+                                         r"whose order is not known \(time of game 0\)"):
+        games_features(games.assign(t=[f"Week {w}" for w in weeks]), **_WEEKLY)
+    # Week "10" comes after "9", not before "2".
+    _, _, _, info = games_features(games.assign(t=weeks.astype(str).astype(object)),
+                                   **_WEEKLY)
+    np.testing.assert_array_equal(info["period"], weeks - 1)
+    with pytest.raises(ValueError, match="could be day/month or month/day"):
+        games_features(games.assign(t=games["when"].dt.strftime("%d/%m/%Y").str.replace(
+            r"^\d\d", "01", regex=True)), **_WEEKLY)
+
+
+def test_integer_periods_keep_their_gaps_and_consecutive_ones_are_unchanged():
+    games = pd.DataFrame({"home": ["A", "A", "A"], "away": ["B", "B", "B"],
+                          "res": ["H", "D", "A"], "week": [1, 2, 10]})
+    kwargs = dict(first="home", second="away", result="res",
+                  outcome_map={"H": -1, "D": 0, "A": 1}, time="week")
+    X, _, _, info = games_features(games, **kwargs)
+    np.testing.assert_array_equal(info["period"], [0, 1, 9])
+    since = GAME_FEATURES.index("periods_since_last_game")
+    np.testing.assert_array_equal(X[:, 0, since], [0, 1, 8])
+    # Glicko's deviation grows over the 8 idle weeks as over 8 idle days.
+    dated = games.assign(week=pd.Timestamp("2024-01-01") + pd.to_timedelta(games["week"], "D"))
+    X_days, _, _, _ = games_features(dated, **kwargs)
+    np.testing.assert_array_equal(X, X_days)
+    rd = GAME_FEATURES.index("glicko_rd")
+    consecutive, _, _, _ = games_features(games.assign(week=[1, 2, 3]), **kwargs)
+    assert X[2, 0, rd] > consecutive[2, 0, rd]
+    # Consecutive seasons: the same features as numbers 0, 1, 2, ... and as
+    # season labels (periods counted from the first, one a season).
+    seasons = _league(90).assign(season=np.repeat([1978, 1979, 1980], 30))
+    kwargs = dict(first="home", second="away", result="result",
+                  result_map={"H": 1, "D": 0.5, "A": 0}, time="season")
+    X, _, _, info = games_features(seasons, **kwargs)
+    np.testing.assert_array_equal(info["period"], np.repeat([0, 1, 2], 30))
+    labels = seasons["season"].map(lambda year: f"{year}-{year % 100 + 1:02d}")  # 1978-79
+    for same in (seasons["season"] - 1978, labels):
+        np.testing.assert_array_equal(games_features(seasons.assign(season=same), **kwargs)[0],
+                                      X)
+
+
+def test_an_int_id_and_the_same_id_as_a_float_are_one_player():
+    games = pd.DataFrame({"home": [1, 2, 3, 1, 2, 3] * 5, "away": [2, 3, 1, 3, 1, 2] * 5,
+                          "res": ["H", "D", "A", "H", "A", "D"] * 5,
+                          "t": np.repeat(np.arange(10), 3)})
+    kwargs = dict(first="home", second="away", result="res",
+                  outcome_map={"H": -1, "D": 0, "A": 1}, time="t")
+    X, _, _, info = games_features(games, **kwargs)
+    X2, _, _, info2 = games_features(games.astype({"away": float}), **kwargs)
+    assert info["first_games"].iloc[-1] == 18
+    np.testing.assert_array_equal(X2, X)
+    with pytest.raises(ValueError, match="same player on both sides"):
+        games_features(games.assign(away=games["home"].astype(float)), **kwargs)

@@ -197,12 +197,14 @@ def check_context_given(model, context, path):
 
 def rows_of(args, frame, path):
     """The rows --until / --after keep (a boolean mask), or None: rows whose
-    COLUMN is at most (--until) or above (--after) VALUE, numbers compared as
-    numbers, anything else (ISO dates, seasons) as text."""
+    COLUMN is at most (--until) or above (--after) VALUE, the column and VALUE
+    read together as ``ordered_column`` reads a time column (dates as dates in
+    the column's day order, numbers as numbers, seasons by their years); an
+    empty cell or labels whose order is not known are refused."""
     import numpy as np
-    import pandas as pd
 
     mask = None
+    file = Path(path).name
     for option, keep_after in (("until", False), ("after", True)):
         spec = getattr(args, option, None)
         if spec is None:
@@ -210,20 +212,13 @@ def rows_of(args, frame, path):
         column, sep, value = spec.partition("=")
         if not sep or column not in frame.columns:
             raise ValueError(f"--{option} {spec!r}: write COLUMN=VALUE with a column of "
-                             f"{Path(path).name} (it has {list(frame.columns)}).")
-        values = frame[column]
-        numbers = pd.to_numeric(values, errors="coerce")
-        try:
-            bound = float(value)
-            numeric = numbers.notna().all()
-        except ValueError:
-            numeric = False
-        left = numbers.to_numpy() if numeric else values.astype(str).to_numpy()
-        right = bound if numeric else value
+                             f"{file} (it has {list(frame.columns)}).")
+        keys, _ = column_keys(frame[column], f"--{option}", column, file, bound=value)
+        left, right = keys[:-1], keys[-1]
         chosen = left > right if keep_after else left <= right
         mask = chosen if mask is None else mask & chosen
     if mask is not None and not np.any(mask):
-        raise ValueError(f"--until / --after keep no row of {Path(path).name}.")
+        raise ValueError(f"--until / --after keep no row of {file}.")
     return mask
 
 
@@ -370,32 +365,59 @@ def kernel_of(args):
     return "linear" if args.items is None and is_ids_table(args.pairs) else "rbf"
 
 
-def numbers_or_none(values):
-    """``values`` (a column as read: text) as floats when all are numbers,
-    else None (dates, labels)."""
+def column_keys(values, option, column, file, bound=None):
+    """(keys, kind) of a column of times or periods (read as text) whose
+    order is time's, by the library's one rule (``datasets.games.time_keys``):
+    dates (date strings, YYYYMMDD numbers) as datetime64, numbers as numbers
+    ("10" after "9"), seasons ("2019-20") by their first year.  With
+    ``bound`` (the VALUE of --until COLUMN=VALUE), the last key is its own,
+    read with the column (25/12 dates make 01/03/2020 the 1st of March).
+    An empty cell, a value that is no date among dates and labels whose
+    order is not known are refused, naming the line."""
+    import numpy as np
     import pandas as pd
 
-    numbers = pd.to_numeric(pd.Series(values), errors="coerce")
-    return numbers.to_numpy(dtype=float) if numbers.notna().all() else None
+    from .._validation import plain_value
+    from ..datasets.games import time_keys
+
+    values = pd.Series(values).reset_index(drop=True)
+    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    if blank.any():
+        k = int(np.flatnonzero(blank)[0])
+        raise ValueError(f"{file}, line {k + 2}: no {column!r} ({int(blank.sum())} row(s) "
+                         f"without one), which {option} needs in every row: fill it in or "
+                         "remove those rows.")
+    name = f"the {option} column {column!r}"
+    keys, kind = time_keys(values, name, at=lambda k: f"{file}, line {k + 2}: {column}")
+    if bound is not None:
+        # The bound read with the column, in its day order: as the column's kind.
+        both = pd.concat([values.astype(object), pd.Series([bound], dtype=object)],
+                         ignore_index=True)
+        try:
+            keys, bound_kind = time_keys(both, name)
+        except ValueError:
+            bound_kind = None
+        if bound_kind != kind:
+            noun = {"dates": "a date", "numbers": "a number", "seasons": "a season (2019-20)",
+                    "months": "a month (2020-01)"}[kind]
+            raise ValueError(f"{option} {column}={bound}: {bound!r} is not {noun}, as the "
+                             f"values of {column!r} in {file} are (e.g. "
+                             f"{plain_value(values.iloc[0])!r}).")
+    keys = keys.to_numpy()
+    if kind == "numbers":
+        keys = keys.astype(float)
+        if np.all(keys == np.round(keys)) and np.all(np.abs(keys) < 2.0**53):
+            keys = keys.astype(np.int64)  # integers kept as such: 10 after 9
+    return keys, kind
 
 
 def ordered_column(extras, column, option, file):
     """A column of periods or times (read as text) in an order that means
-    time: dates (date strings with a day, or YYYYMMDD numbers) as datetime64,
-    else numbers (integers kept as such: "10" after "9"); labels are refused,
-    their order is not known."""
-    import numpy as np
-
-    from ..datasets.games import read_times
-
-    values = extras[column].to_numpy()
-    numbers = numbers_or_none(values)
-    dates = read_times(values if numbers is None else numbers)
-    if dates is not None:
-        return dates.to_numpy()
-    if numbers is not None:
-        whole = np.all(numbers == np.round(numbers))
-        return numbers.astype(np.int64) if whole else numbers
-    raise ValueError(f"{file}: the {option} column {column!r} holds labels such as "
-                     f"{values[0]!r} whose order is not known; give numbers (1, 2, ...) or "
-                     "dates (2024-08-23).")
+    time (``column_keys``): dates as datetime64, numbers as numbers
+    (integers kept as such), and labels whose order the library knows
+    (seasons such as 2019-20) as written, for ``rolling_fit`` to order them
+    the same way; labels of an unknown order are refused."""
+    keys, kind = column_keys(extras[column], option, column, file)
+    if kind in ("dates", "numbers"):
+        return keys
+    return extras[column].to_numpy(dtype=object)

@@ -24,6 +24,7 @@ from .options import (
     auto_folds,
     check_context_given,
     check_file_features,
+    column_keys,
     groups_of,
     is_id_list,
     items_of,
@@ -180,22 +181,30 @@ def _features(args):
 
     from ..datasets import games_features
     from ..datasets.games import GAME_FEATURES, POINTS_FEATURES
-    from ..io import parse_outcome_map, read_table
+    from ..io import read_table
 
+    name = Path(args.games).name
     games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
-    for column in (args.a, args.b, args.outcome, *(args.points or ())):
+    for column in (args.a, args.b, args.outcome, *(args.points or ()),
+                   *(() if args.time is None else (args.time,))):
         if column not in games.columns:
-            raise ValueError(f"{Path(args.games).name} has no column {column!r}; it has "
+            raise ValueError(f"{name} has no column {column!r}; it has "
                              f"{list(games.columns)}.")
+    if args.time is not None:
+        # games_features reads the column by the same rule; read here first, a
+        # bad value is named by its line.
+        column_keys(games[args.time], "--time", args.time, name)
     advantage = args.advantage
     if advantage is not None:
         try:
             advantage = float(advantage)
         except ValueError:
             pass  # a column name
+    # The labels as fit reads them (map keys are text: "1" maps a result 1).
+    labelled = games.assign(**{args.outcome: _game_labels(games, args, name)})
     X, y, context, info = games_features(
-        games, first=args.a, second=args.b, result=args.outcome,
-        outcome_map=parse_outcome_map(args.outcome_map), time=args.time, period=args.period,
+        labelled, first=args.a, second=args.b, result=args.outcome,
+        outcome_map={-1: -1, 0: 0, 1: 1}, time=args.time, period=args.period,
         advantage=advantage, points=None if args.points is None else tuple(args.points),
         half_life=args.half_life, prior_games=args.prior_games)
     names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
@@ -211,6 +220,24 @@ def _features(args):
           + ("ctx_advantage, " if context is not None else "") + f"labels y; {new} games "
           f"involve a player without earlier games; written to {args.output}")
     return 0
+
+
+def _game_labels(games, args, name):
+    """The label of every game from its result by --outcome-map, as fit maps
+    outcomes; a game without a result is named by its line."""
+    import numpy as np
+
+    from ..io import mapped_labels, parse_outcome_map
+
+    result = games[args.outcome]
+    empty = (result.isna() | (result.astype(str).str.strip() == "")).to_numpy()
+    if empty.any():
+        raise ValueError(f"{name}, line {int(np.flatnonzero(empty)[0]) + 2}, column "
+                         f"{args.outcome}: no result ({int(empty.sum())} row(s) without one, "
+                         "e.g. games not played yet). The features are made from played "
+                         "games only: remove the rows without a result (or fill in their "
+                         "result).")
+    return mapped_labels(result, parse_outcome_map(args.outcome_map), name, args.outcome)
 
 
 def _rankings(args):
@@ -545,7 +572,8 @@ def add_product_commands(sub):
     add_result_columns(features, "the results CSV", required=True)
     features.add_argument("--time", default=None, metavar="COLUMN",
                           help="column of the game's time (dates, YYYYMMDD, periods or "
-                               "seasons); default: the row order")
+                               "seasons such as 2019-20, read in time's order; other labels "
+                               "are refused); default: the row order")
     features.add_argument("--period", default="D",
                           help="rating period for dates, a pandas offset alias (default D)")
     features.add_argument("--advantage", default=None, metavar="COLUMN|NUMBER",

@@ -73,8 +73,8 @@ def _first(value, periods):
     import numpy as np
     import pandas as pd
 
-    if value is None:
-        return None
+    if value is None or periods.dtype == object:  # labels (seasons): rolling_fit reads it
+        return value
     if np.issubdtype(periods.dtype, np.datetime64):
         try:
             return pd.Timestamp(value).to_datetime64()

@@ -17,7 +17,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._validation import check_outcome_map, first_missing
+from .._validation import check_outcome_map, first_missing, plain_value
+from ..pairs import id_text
 from .chess import PLAYER_FEATURES, check_prior_games, history_features
 
 # The chess features without "moves_first": a position goes to the context.
@@ -65,8 +66,8 @@ def _scores(values, outcome_map, result_map):
     scores = pd.Series(values).map(mapping)
     if scores.isna().any():
         bad = int(np.flatnonzero(scores.isna().to_numpy())[0])
-        raise ValueError(f"result of game {bad} is {values.iloc[bad]!r}, which the map does "
-                         f"not map (it maps {sorted(mapping, key=str)}).")
+        raise ValueError(f"result of game {bad} is {plain_value(values.iloc[bad])!r}, which "
+                         f"the map does not map (it maps {sorted(mapping, key=str)}).")
     return scores.to_numpy(dtype=float)
 
 
@@ -82,69 +83,232 @@ def _yyyymmdd(numbers_):
                        & (day >= 1) & (day <= 31)))
 
 
-def _periods(values, period):
-    """Integer rating periods (0, 1, ...) from a time column.
-
-    Datetimes (or strings that parse as dates, or YYYYMMDD integers) are
-    grouped by the pandas offset alias ``period``; other integers are used as
-    they are (each value a period); other values (e.g. seasons "2008-9") are
-    ordered by sorting and each distinct value is a period.
-    """
-    values = pd.Series(values).reset_index(drop=True)
-    if values.isna().any():
-        raise ValueError(f"time of game {int(np.flatnonzero(values.isna())[0])} is missing.")
-    times = read_times(values)
-    if times is None:  # other integers as they are; labels such as seasons sorted
-        labels = values.to_numpy() if pd.api.types.is_numeric_dtype(values) \
-            else values.astype(str)
-        return np.unique(labels, return_inverse=True)[1].astype(np.int64)
-    ordinals = pd.PeriodIndex(times.dt.to_period(period)).asi8
-    return ordinals - ordinals.min()
+def _row(k):
+    """Where the k-th value of a column is, for callers that do not say."""
+    return f"row {k}"
 
 
-def read_times(values):
+# A month written as a word ("Jan 04, 2020", "4 January 2020"), with a year.
+_MONTH_NAME = r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+# Day and month as the first two digit groups (25/12/2018, 12.25.18).
+_DAY_MONTH = r"^\s*(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}"
+_ISO_DAY = r"^\s*\d{4}-\d{1,2}-\d{1,2}"
+# A season "2008-09", "2008-9", "2008/09" or "2008-2009": two years in a row.
+_SEASON = r"^\s*(\d{4})\s*[-/]\s*(\d{1,4})\s*$"
+_YEAR_MONTH = r"^\s*(\d{4})-(\d{2})\s*$"  # ISO 8601's month, 2020-01
+
+
+def read_times(values, name="the time column", at=None):
     """The dates of a time column as a datetime Series, or None when it holds
-    no dates: datetimes, YYYYMMDD integers (20091008) and date strings with
-    a day (2018-12-25, 25/12/2018) are dates; other numbers and labels such as
-    seasons ("2009-10", which pandas would read as October 2009) are not."""
+    no dates.
+
+    Datetimes, YYYYMMDD integers (20091008), date strings with a day
+    (2018-12-25, 25/12/2018, "Jan 04, 2020", "4 January 2020") and months
+    written as words with a year ("January 2020": its first day) are dates;
+    other numbers and labels such as seasons ("2009-10", which pandas would
+    read as October 2009) are not.
+
+    Parameters
+    ----------
+    values : array-like
+        The column.
+    name : str, default="the time column"
+        The column as messages name it.
+    at : callable, optional
+        ``at(k)``: where the k-th value is, for messages (default "row k").
+
+    Returns
+    -------
+    pandas.Series of datetime64 or None
+
+    Raises
+    ------
+    ValueError
+        When the column holds dates and a value is not one (an impossible
+        date such as 02/30/2021 or 20200231, or text among dates): a column
+        of dates is never read as text in its place, whose order is not time's.
+    """
+    at = _row if at is None else at
     values = pd.Series(values).reset_index(drop=True)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = pd.Series(np.asarray(values))
     if pd.api.types.is_bool_dtype(values):
         return None
     if pd.api.types.is_numeric_dtype(values):
         if not _yyyymmdd(values):
             return None
-        return pd.to_datetime(values.astype(np.int64).astype(str), format="%Y%m%d")
+        times = pd.to_datetime(values.astype(np.int64).astype(str), format="%Y%m%d",
+                               errors="coerce")
+        if times.isna().any():
+            k = int(np.flatnonzero(times.isna().to_numpy())[0])
+            raise ValueError(f"{at(k)} = {int(values.iloc[k])} is not a date: YYYYMMDD numbers "
+                             "need a real month and day.")
+        return times
     if pd.api.types.is_datetime64_any_dtype(values):
         return values
     text = values.astype(str)
-    # A date has a day: three groups of digits (a season "2009-10" has two).
-    if not text.str.count(r"\d+").ge(3).all():
+    # A date has a day (three groups of digits: a season "2009-10" has two),
+    # or a month written as a word and a year.
+    looks = (text.str.count(r"\d+").ge(3)
+             | (text.str.contains(_MONTH_NAME) & text.str.contains(r"\d{4}"))).to_numpy()
+    if not looks.any():
         return None
-    times = _parse_dates(text)
-    return None if times is None or times.isna().any() else times
+    if not looks.all():
+        k = int(np.flatnonzero(~looks)[0])
+        raise ValueError(f"{at(k)} = {text.iloc[k]!r} is not a date, while {name} holds dates "
+                         f"(e.g. {text.iloc[int(np.flatnonzero(looks)[0])]!r}).")
+    times = _parse_dates(text, name, at)
+    bad = times.isna().to_numpy()
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        like = "" if bad.all() else \
+            f", e.g. {text.iloc[int(np.flatnonzero(~bad)[0])]!r}"
+        raise ValueError(f"{at(k)} = {text.iloc[k]!r} is not a date (no such day, or a "
+                         f"spelling unlike the other dates of {name}{like}); correct it or "
+                         "write the dates as YYYY-MM-DD.")
+    return times
 
 
-def _parse_dates(text):
-    """Datetimes from date strings, or None.  Day-first and month-first dates
-    (25/12/2018, 12/25/2018) are told apart by a first or second field above
-    12; when every date could be either, the column is refused rather than
-    guessed (pandas would guess month-first, and warn)."""
+def _parse_dates(text, name, at):
+    """Datetimes from date strings (NaT where a value does not parse).
+
+    Day-first and month-first dates (25/12/2018, 12/25/2018) are told apart by
+    a first or second field above 12; when every date could be either, the
+    column is refused rather than guessed (pandas would guess month-first,
+    and warn).  pandas reads the column in the spelling of its first date; the
+    dates it could not read that way are read one by one where that cannot
+    change a day into a month: ISO dates as ISO 8601, months written as words,
+    and day/month dates in the column's order.
+    """
     import warnings
 
-    fields = text.str.extract(r"^\s*(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}")
+    fields = text.str.extract(_DAY_MONTH)
+    numeric = fields.notna().all(axis=1).to_numpy()
     dayfirst = False
-    if fields.notna().all().all():
-        first, second = fields[0].astype(int), fields[1].astype(int)
+    if numeric.any():
+        first, second = fields[0][numeric].astype(int), fields[1][numeric].astype(int)
         if (first > 12).any() and (second > 12).any():
-            return None
+            a, b = first.index[first > 12][0], second.index[second > 12][0]
+            raise ValueError(f"{name} holds {text.iloc[a]!r} ({at(a)}), a date only as "
+                             f"day/month, and {text.iloc[b]!r} ({at(b)}), one only as "
+                             "month/day; correct the wrong one (or write the dates as "
+                             "YYYY-MM-DD).")
         if not (first > 12).any() and not (second > 12).any():
-            raise ValueError(f"the dates of the time column (e.g. {text.iloc[0]!r}) could be "
-                             "day/month or month/day; write them as YYYY-MM-DD.")
+            raise ValueError(f"the dates of {name} (e.g. {text.iloc[first.index[0]]!r}) could "
+                             "be day/month or month/day; write them as YYYY-MM-DD.")
         dayfirst = bool((first > 12).any())
     with warnings.catch_warnings():
         # pandas warns while it infers a format; the day order is decided above.
         warnings.simplefilter("ignore", UserWarning)
-        return pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
+        times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
+        failed = times.isna().to_numpy()
+        if failed.any():
+            retries = ((text.str.contains(_ISO_DAY).to_numpy(), {"format": "ISO8601"}),
+                       (text.str.contains(_MONTH_NAME).to_numpy(), {"format": "mixed"}),
+                       (numeric, {"format": "mixed", "dayfirst": dayfirst}))
+            for kind, how in retries:
+                redo = failed & kind
+                if redo.any():
+                    times[redo] = pd.to_datetime(text[redo], errors="coerce", **how).to_numpy()
+                    failed = times.isna().to_numpy()
+    return times
+
+
+def time_keys(values, name="the time column", at=None):
+    """Keys whose order is the time order of a time column: one rule for
+    every reader of times (``games_features``, ``rolling_fit``, the command
+    line's ``--period``, ``--time``, ``--until`` and ``--after``).
+
+    Parameters
+    ----------
+    values : array-like or pandas.Series
+        The column; a pandas Categorical is kept (its declared order).
+    name : str, default="the time column"
+        The column as messages name it.
+    at : callable, optional
+        ``at(k)``: where the k-th value is, for messages (default "row k").
+
+    Returns
+    -------
+    keys : pandas.Series
+        Datetimes for dates (see :func:`read_times`), the numbers for
+        numbers (also numbers written as text), else integers: a season's
+        first year ("2008-09": 2008), a month's number (2020-01: 2020 * 12),
+        an ordered Categorical's position in its categories.
+    kind : {"dates", "numbers", "seasons", "months", "order"}
+
+    Raises
+    ------
+    ValueError
+        For a missing or infinite value, a value that is no date among dates,
+        and labels whose order is not known (text is never sorted as text:
+        "10" before "9", "Apr" before "Jan").
+    """
+    at = _row if at is None else at
+    values = pd.Series(values).reset_index(drop=True)
+    missing = pd.isna(values).to_numpy()
+    if missing.any():
+        raise ValueError(f"{at(int(np.flatnonzero(missing)[0]))} is missing: every value of "
+                         f"{name} needs a time.")
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        if values.cat.ordered:
+            return pd.Series(values.cat.codes.to_numpy(dtype=np.int64)), "order"
+        values = pd.Series(np.asarray(values))
+    dates = read_times(values, name, at)
+    if dates is not None:
+        return dates, "dates"
+    if pd.api.types.is_numeric_dtype(values):
+        finite = np.isfinite(values.to_numpy(dtype=float))
+        if not finite.all():
+            k = int(np.flatnonzero(~finite)[0])
+            raise ValueError(f"{at(k)} = {plain_value(values.iloc[k])!r}: times must be "
+                             "finite.")
+        return (values.astype(np.int64) if pd.api.types.is_bool_dtype(values) else values), \
+            "numbers"
+    text = values.astype(str)
+    numbers = pd.to_numeric(text, errors="coerce")
+    if numbers.notna().all():  # numbers written as text: 10 after 9, not before
+        return time_keys(numbers, name, at)
+    season = text.str.extract(_SEASON)
+    if season.notna().all().all():
+        start, end = season[0].astype(np.int64), season[1]
+        following = (start + 1) % 10 ** end.str.len()
+        if (end.astype(np.int64) == following).all():
+            return start, "seasons"
+    month = text.str.extract(_YEAR_MONTH)
+    if month.notna().all().all() and month[1].astype(int).between(1, 12).all():
+        return month[0].astype(np.int64) * 12 + month[1].astype(np.int64) - 1, "months"
+    raise ValueError(f"{name} holds labels such as {text.iloc[0]!r} whose order is not known "
+                     f"({at(0)}); give numbers (1, 2, ...), dates (2024-08-23) or seasons "
+                     "(2024-25) (in Python also an ordered pandas Categorical).")
+
+
+def _periods(values, period):
+    """Integer rating periods (0, 1, ...) from a time column, in the order of
+    :func:`time_keys`.
+
+    Datetimes (or strings that parse as dates, or YYYYMMDD integers) are
+    grouped by the pandas offset alias ``period``; integers are used as they
+    are, gaps kept (weeks 1, 2, 10: periods 0, 1, 9), and so are seasons'
+    years, ISO months and the positions of an ordered Categorical's
+    categories; other numbers are ordered, each distinct value a period.
+    """
+    values = pd.Series(values).reset_index(drop=True)
+    if values.isna().any():
+        raise ValueError(f"time of game {int(np.flatnonzero(values.isna())[0])} is missing.")
+    name = "the time column" if values.name is None else f"the time column {values.name!r}"
+    keys, kind = time_keys(values, name, at=lambda k: f"time of game {k}")
+    if kind == "dates":
+        ordinals = pd.PeriodIndex(keys.dt.to_period(period)).asi8
+        return ordinals - ordinals.min()
+    keys = keys.to_numpy()
+    if kind == "numbers" and not (np.all(keys == np.round(keys))
+                                  and np.all(np.abs(keys) < 2.0**53)):
+        return np.unique(keys, return_inverse=True)[1].astype(np.int64)
+    keys = keys.astype(np.int64)
+    # As given: a period without games still passes (Glicko's deviations
+    # grow over it, periods_since_last_game counts it), as days do for dates.
+    return keys - keys.min()
 
 
 def _check_points(games, points):
@@ -260,12 +424,21 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         player's score 1 / 0.5 / 0; or a dict from each value to that score.
         One of the two is required (never guessed).
     time : str or None
-        Column of the game's time: datetimes, date strings, YYYYMMDD integers
-        (read as dates), other integers (periods as given) or sortable labels
-        such as seasons.  None: the row order, each game its own period (only
-        right when the rows are in time order).
+        Column of the game's time, read in time's order (:func:`time_keys`):
+        datetimes, date strings (2018-12-25, 25/12/2018 or 12/25/2018 told
+        apart by a field above 12, "Jan 04, 2020", "4 January 2020") and
+        YYYYMMDD integers are dates; other integers are periods as given,
+        gaps kept (weeks 1, 2, 10: the third game comes 8 periods after the
+        second, for ``periods_since_last_game`` and Glicko's deviations, as
+        days without games count for dates); seasons ("2008-09") count by
+        their first year, ISO months (2020-01) by month, an ordered pandas
+        Categorical by its declared order; other numbers are ordered, each
+        value a period.  A value that is not a date among dates, or labels
+        of an unknown order, are refused (text order is not time's).  None:
+        the row order, each game its own period (only right when the rows
+        are in time order).
     period : pandas offset alias, default="D"
-        Rating period for datetimes: features use earlier periods only.
+        Rating period for dates: features use earlier periods only.
     advantage : str, number or None
         The pair context: a column (or one number for every game) that is
         positive when the *second* player has the positional advantage (+1:
@@ -328,8 +501,10 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         day = np.arange(len(games), dtype=np.int64)
     else:
         day = _periods(games[time], period)
-    table = pd.DataFrame({"white": games[first].astype(str).to_numpy(),
-                          "black": games[second].astype(str).to_numpy(),
+    # Ids keyed as pairs_from_frame keys them: 1 and 1.0 (an int column and a
+    # float one, e.g. after a merge left a gap) are one player, not two.
+    table = pd.DataFrame({"white": id_text(games[first].to_numpy()),
+                          "black": id_text(games[second].to_numpy()),
                           "score": score, "period": day})
     if (table["white"] == table["black"]).any():
         bad = int(np.flatnonzero(table["white"] == table["black"])[0])

@@ -1,0 +1,129 @@
+"""Time columns on the command line: features, --until / --after and rolling
+read times by the library's one rule (datasets.games.time_keys), name the
+line of a value they cannot read, and never order text as text."""
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from svmcompare.cli import main
+from svmcompare.cli.options import rows_of
+
+GAME = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+
+
+def _weekly(path, n_weeks=30, seed=0, **columns):
+    """Two games a week from 2020-01-04 (A-B, C-D), with ``columns`` made
+    from the dates; written to ``path``."""
+    rng = np.random.default_rng(seed)
+    days = pd.Series(pd.date_range("2020-01-04", periods=n_weeks, freq="7D").repeat(2))
+    frame = pd.DataFrame({"home": np.tile(["A", "C"], n_weeks),
+                          "away": np.tile(["B", "D"], n_weeks),
+                          "result": rng.choice(["H", "D", "A"], 2 * n_weeks)})
+    for name, make in columns.items():
+        frame[name] = make(days)
+    frame.to_csv(path, index=False)
+    return frame, days
+
+
+def _rows(frame, **options):
+    args = argparse.Namespace(**{"until": None, "after": None, **options})
+    return rows_of(args, frame, "g.csv")
+
+
+def test_until_and_after_compare_dates_as_dates_in_the_columns_day_order(tmp_path, capsys):
+    frame, days = _weekly(tmp_path / "g.csv", n_weeks=60,
+                          date=lambda d: d.dt.strftime("%d/%m/%Y"))
+    # As text "31/03/2020" is after every day below 31 of any month and year.
+    np.testing.assert_array_equal(_rows(frame, until="date=31/03/2020"), days <= "2020-03-31")
+    # 01/03/2020 alone could be either; the column's 25/01 says day first.
+    np.testing.assert_array_equal(_rows(frame, after="date=01/03/2020"), days > "2020-03-01")
+    assert main(["fit", str(tmp_path / "g.csv"), *GAME, "--until", "date=31/03/2020",
+                 "--kernel", "linear", "--model", str(tmp_path / "m.skops")]) == 0
+    assert capsys.readouterr().out.startswith("26 pairs")
+    with pytest.raises(ValueError, match=r"--until date=31/02/2020: '31/02/2020' is not a "
+                                         r"date, as the values of 'date' in g.csv are"):
+        _rows(frame, until="date=31/02/2020")
+
+
+def test_until_reads_numbers_as_numbers_and_names_the_line_of_a_blank(tmp_path, capsys):
+    rounds = pd.DataFrame({"round": ["1", "2", "9", "10", "11"]})
+    np.testing.assert_array_equal(_rows(rounds, until="round=9"), [1, 1, 1, 0, 0])
+    with pytest.raises(ValueError, match="labels such as 'Week 1' whose order is not known"):
+        _rows(pd.DataFrame({"round": ["Week 1", "Week 2"]}), until="round=Week 1")
+    frame, _ = _weekly(tmp_path / "g.csv", round=lambda d: np.arange(len(d)) // 2 + 1)
+    frame = frame.astype({"round": object})
+    frame.loc[7, "round"] = ""
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    assert main(["fit", str(tmp_path / "g.csv"), *GAME, "--until", "round=9",
+                 "--model", str(tmp_path / "m.skops")]) == 2
+    assert "g.csv, line 9: no 'round' (1 row(s) without one), which --until needs in every " \
+           "row" in capsys.readouterr().err
+
+
+def test_features_reads_a_numeric_outcome_mapped_on_the_command_line(tmp_path, capsys):
+    frame, _ = _weekly(tmp_path / "g.csv", week=lambda d: np.arange(len(d)) // 2)
+    frame["res"] = frame["result"].map({"H": 1, "D": 0, "A": -1})  # 1: a home win
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    out = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "res", "--outcome-map", "1=-1,0=0,-1=1", "--time", "week",
+                 "-o", str(out)]) == 0
+    written = pd.read_csv(out)
+    np.testing.assert_array_equal(written["y"], -frame["res"])
+    np.testing.assert_array_equal(written["res"], frame["res"])  # the column as it was
+
+
+def test_features_names_the_line_of_an_impossible_date_and_of_a_game_without_result(
+        tmp_path, capsys):
+    frame, _ = _weekly(tmp_path / "g.csv", ymd=lambda d: d.dt.strftime("%Y%m%d"))
+    frame.loc[10, "ymd"] = "20200231"
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    command = ["features", str(tmp_path / "g.csv"), *GAME, "--time", "ymd",
+               "-o", str(tmp_path / "f.csv")]
+    assert main(command) == 2
+    assert capsys.readouterr().err.strip() == (
+        "svmcompare features: error: g.csv, line 12: ymd = 20200231 is not a date: YYYYMMDD "
+        "numbers need a real month and day.")
+    frame.loc[10, "ymd"] = "20200229"
+    frame.loc[58:, "result"] = ""  # fixtures not played yet
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    assert main(command) == 2
+    err = capsys.readouterr().err
+    assert "g.csv, line 60, column result: no result (2 row(s) without one" in err
+    assert "remove the rows without a result (or fill in their result)" in err
+
+
+def test_features_reads_date_spellings_as_dates_and_refuses_labels(tmp_path, capsys):
+    _weekly(tmp_path / "g.csv", date=lambda d: d.dt.strftime("%b %d, %Y"),
+            week=lambda d: "Week " + (np.arange(len(d)) // 2 + 1).astype(str))
+    out = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "date",
+                 "-o", str(out)]) == 0
+    written = pd.read_csv(out)
+    # As text, "Apr 04, 2020" came first: the first week had 12 earlier games.
+    np.testing.assert_array_equal(written["a_games"], np.arange(60) // 2)
+    capsys.readouterr()
+    assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "week",
+                 "-o", str(out)]) == 2
+    assert "the --time column 'week' holds labels such as 'Week 1' whose order is not known " \
+           "(g.csv, line 2: week)" in capsys.readouterr().err
+
+
+def test_rolling_orders_seasons_by_their_years(tmp_path, capsys):
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    matches = pd.read_csv(tmp_path / "lg" / "matches.csv")
+    # Seasons are read by their first year, not refused as labels of an unknown order.
+    matches["label"] = matches["season"].map({1: "2008-09", 2: "2009-10", 3: "2010-11",
+                                              4: "2011-12"})
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    base = ["rolling", str(tmp_path / "m.csv"), *GAME, "--context", "home_adv", "--no-progress"]
+    capsys.readouterr()
+    assert main([*base, "--period", "season", "--first", "3", "-o", str(tmp_path / "a.csv")]) == 0
+    assert main([*base, "--period", "label", "--first", "2010-11", "-o", str(tmp_path / "b.csv"),
+                 "--ratings", str(tmp_path / "paths.csv")]) == 0
+    by_season, by_label = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
+    np.testing.assert_allclose(by_label["p_tie"], by_season["p_tie"])
+    assert list(pd.read_csv(tmp_path / "paths.csv")["label"]) == ["2010-11", "2011-12"]
