@@ -10,9 +10,10 @@ also records each item's score before every period (a rating path).
 
 Scores r(x) of two fits are on scales of their own (Lemma 1 scales each by
 1 / (-beta)), so a rating path puts every fit's scores on the scale of the
-fit before it: the positive factor and shift that best match (least
-squares) its scores of the items to the previous fit's (as
-:class:`svmcompare.BootstrapCompare` aligns its replicates).  The path
+fit before it: the positive factor and shift that put the mean and spread
+of its scores of the items on the previous fit's (as
+:class:`svmcompare.BootstrapCompare` aligns its replicates; a least-squares
+map would shrink the path toward its mean at every step).  The path
 shows how items move against each other, not changes of the spread.
 """
 
