@@ -119,3 +119,21 @@ def test_race_must_be_a_bool():
     X, y = _linear_pairs(60, 4)
     with pytest.raises(TypeError, match="race must be True or False"):
         SVMCompareCV(param_grid=GRID, race="yes").fit(X, y)
+
+
+def test_the_progress_total_only_shrinks_as_the_race_drops_points(monkeypatch):
+    import tqdm.auto
+
+    totals = []
+
+    class Recorder(tqdm.auto.tqdm):
+        def refresh(self, *args, **kwargs):
+            totals.append(self.total)
+            return super().refresh(*args, **kwargs)
+
+    monkeypatch.setattr(grid_search, "tqdm", Recorder)
+    X, y = _linear_pairs(400, 0)
+    search = _fit(X, y, True, progress=True)
+    assert search.cv_results_["n_pruned"].max() > 0  # the race dropped something
+    assert totals and totals[0] == 4 * 3  # four splits x three paths
+    assert all(later <= earlier for earlier, later in zip(totals, totals[1:], strict=False))

@@ -339,7 +339,10 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
                 # A path runs through its kept C values only (warm-started as before).
                 groups = [(others, kept) for others, entries in groups
                           if (kept := [(i, C) for i, C in entries if keep[i]])]
-                bar.total = bar.n + len(folds) * len(groups)
+                # Every split still to come with the paths kept: the total only
+                # shrinks as the race drops points (it had counted this wave's
+                # splits alone, so it fell, then grew again: 30, 11, 26).
+                bar.total = bar.n + (len(splits) - folds[0]) * len(groups)
                 bar.refresh()
             tasks = _longest_first([(k, others, entries) for k in folds
                                     for others, entries in groups], seconds_per_C)
