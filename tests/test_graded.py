@@ -170,3 +170,64 @@ def test_split_people_is_disjoint_and_sized():
     assert all(np.array_equal(a, b) for a, b in zip(masks, again, strict=True))
     with pytest.raises(ValueError, match="31 people requested"):
         split_people(groups, (10, 10, 11), random_state=0)
+
+
+def test_pair_indices_reads_array_likes_by_position():
+    """Review r10: a Series (any index), lists and groups=None (one group, as
+    pairwise_transform allows) give the array's pairs; other inputs a clear error."""
+    import pandas as pd
+
+    from svmcompare.pairs import pair_indices
+
+    y = np.array([2.0, 1, 0, 1, 0, 2])
+    g = np.array([1, 1, 1, 2, 2, 2])
+    expected = pair_indices(y, g)
+    for args in [(pd.Series(y), g), (pd.Series(y, index=range(10, 16)), pd.Series(g)),
+                 (list(y), list(g)), (pd.Series(y, index=range(10, 16)),
+                                      pd.Series(g, index=range(5, -1, -1)))]:
+        for got, want in zip(pair_indices(*args), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+    one_group = pair_indices(y, None)
+    np.testing.assert_array_equal(one_group[2], pair_indices(y, np.zeros(6))[2])
+    assert one_group[2].size == 15
+    with pytest.raises(ValueError, match="1-D"):
+        pair_indices(y[:, None] * [1, 1], g)
+    with pytest.raises(TypeError, match="must be numeric"):
+        pair_indices(["a", "b"], None)
+    with pytest.raises(ValueError, match="groups has 2 entries but X has 6 items"):
+        pair_indices(y, [1, 2])
+    with pytest.raises(ValueError, match="NaN"):
+        pair_indices(np.where(y > 1, np.nan, y), g)
+    with pytest.raises(ValueError, match="max_pairs_per_group"):
+        pair_indices(y, g, max_pairs_per_group=True)
+
+
+def test_query_ids_are_checked():
+    """Review r11: NaN query ids merged the items of different queries into one
+    group (np.unique puts every NaN together); None broke the sort."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), rng.integers(0, 3, 40).astype(float)
+    q = np.repeat([1.0, 2, 3, 4], 10)
+    q[:20] = np.nan
+    for fit in (lambda g: GroupRankSVM().fit(X, y, groups=g),
+                lambda g: pairwise_transform(X, y, g),
+                lambda g: kendall_tau_per_group(y, X[:, 0], g)):
+        with pytest.raises(ValueError, match=r"groups has 20 missing value\(s\).*row 0.*every "
+                                             "item a group"):
+            fit(q)
+    q2 = np.repeat([1, 2, 3, 4], 10).astype(object)
+    q2[3] = None
+    with pytest.raises(ValueError, match="missing value.*row 3"):
+        pairwise_transform(X, y, q2)
+    q2[3] = "1"
+    with pytest.raises(TypeError, match="groups mixes"):
+        pairwise_transform(X, y, q2)
+    # Valid ids of any array-like: the same pairs as the integer array.
+    ints = np.repeat([1, 2, 3, 4], 10)
+    Xp, yp = pairwise_transform(X, y, ints)
+    for same in (ints.astype(object), list(ints), ints.astype(str), ints[:, None]):
+        Xq, yq = pairwise_transform(X, y, same)
+        np.testing.assert_array_equal(Xq, Xp)
+        np.testing.assert_array_equal(yq, yp)
+    with pytest.raises(TypeError, match="one query id per item"):
+        pairwise_transform(X, y, 5)
