@@ -231,3 +231,41 @@ def test_query_ids_are_checked():
         np.testing.assert_array_equal(yq, yp)
     with pytest.raises(TypeError, match="one query id per item"):
         pairwise_transform(X, y, 5)
+
+
+def test_ordinal_svm_takes_the_order_of_an_ordered_categorical_and_refuses_unknown_orders():
+    """Review r2: text labels were sorted alphabetically ("high" < "low" <
+    "medium"), an ordered Categorical's order was dropped, and NaN became a top
+    grade that predict returned."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 2))
+    level = np.digitize(X @ [1, 0.5] + rng.normal(0, 0.3, 150), [-0.7, 0.7])
+    names = np.array(["low", "medium", "high"])[level]
+    numbers = OrdinalSVM().fit(X, level)
+    for y in (pd.Categorical(names, categories=["low", "medium", "high"], ordered=True),
+              pd.Series(pd.Categorical(names, categories=["none", "low", "medium", "high"],
+                                       ordered=True))):
+        model = OrdinalSVM().fit(X, y)
+        assert list(model.classes_) == ["low", "medium", "high"]  # "none" is absent from y
+        np.testing.assert_array_equal(model.thresholds_, numbers.thresholds_)
+        np.testing.assert_array_equal(model.predict(X), model.classes_[numbers.predict(X)])
+        assert model.score(X, names) == numbers.score(X, level) > 0.8
+    for y in (names, list(names), names.astype(object), pd.Series(names),
+              pd.Categorical(names)):
+        with pytest.raises(TypeError, match="grades must be numbers or an ordered"):
+            OrdinalSVM().fit(X, y)
+    missing = level.astype(float)
+    missing[[3, 7]] = np.nan
+    with pytest.raises(ValueError, match=r"2 missing label\(s\).*position 3"):
+        OrdinalSVM().fit(X, missing)
+    with pytest.raises(ValueError, match="missing label"):
+        OrdinalSVM().fit(X, pd.Categorical(np.where(missing == missing, names, None),
+                                           categories=["low", "medium", "high"], ordered=True))
+    with pytest.raises(ValueError, match="missing label"):
+        OrdinalSVM().fit(X, pd.Series(missing).astype("Int64"))  # <NA> where NaN
+    # Numbers in any container: the same model as the integer array.
+    for y in (pd.Series(level).astype("Int64"), level.astype(object), list(level),
+              level.astype(float)):
+        np.testing.assert_array_equal(OrdinalSVM().fit(X, y).thresholds_, numbers.thresholds_)

@@ -4,6 +4,8 @@ from the pairs with equal grades through SVMCompare."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
@@ -269,6 +271,60 @@ def _error_thresholds(r, ranks, q):
     return np.array(thetas)
 
 
+def _ordinal_labels(y):
+    """(classes_, ranks): the ordinal labels in their order and each item's
+    rank 0, ..., q - 1 among them.
+
+    The order must be known: numbers (sorted), or an ordered pandas
+    Categorical (its categories' order; those absent from ``y`` are left
+    out).  Text would be sorted alphabetically ("high" < "low" < "medium")
+    and so is refused, as is a missing label: NaN would sort as a top grade
+    of its own and be predicted.
+    """
+    import pandas as pd
+
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        if not dtype.ordered:
+            raise TypeError(
+                "y is an unordered Categorical, so the order of its labels is not known; "
+                "grades must be numbers or an ordered Categorical, e.g. pd.Categorical(y, "
+                f"categories={list(dtype.categories)[:3]!r}, ordered=True) with the "
+                "categories from lowest to highest.")
+        codes = np.asarray(pd.Categorical(y).codes, dtype=np.int64).ravel()
+        _check_no_missing_label(codes < 0)
+        present, ranks = np.unique(codes, return_inverse=True)
+        return np.asarray(dtype.categories[present]), ranks.ravel()
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):  # nullable Int64, Float64, ...
+        if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            _check_no_missing_label(np.asarray(pd.isna(y)).ravel())
+            y = y.to_numpy(dtype=dtype.numpy_dtype)
+    values = np.asarray(y)
+    if values.dtype == object and values.size and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values.ravel()):
+        values = np.asarray(values.tolist())
+    if values.dtype.kind not in "biuf":
+        shown = list(dict.fromkeys(values.ravel().tolist()))[:3]
+        raise TypeError(
+            f"y holds labels of dtype {values.dtype} ({shown!r}...) whose order is not "
+            "known (text would be sorted alphabetically); grades must be numbers or an "
+            "ordered pandas Categorical, e.g. pd.Categorical(y, categories=[lowest, ..., "
+            "highest], ordered=True).")
+    if values.dtype.kind == "f":
+        _check_no_missing_label(np.isnan(values).ravel())
+        if np.isinf(values).any():
+            raise ValueError("y contains infinity; ordinal labels must be finite numbers.")
+    return np.unique(values, return_inverse=True)
+
+
+def _check_no_missing_label(missing):
+    if missing.any():
+        raise ValueError(
+            f"y has {int(missing.sum())} missing label(s) (NaN; the first at position "
+            f"{int(np.flatnonzero(missing)[0])}); every training item needs a rank: leave "
+            "the unlabeled items out of fit.")
+
+
 class OrdinalSVM(ClassifierMixin, BaseEstimator):
     """Ordinal regression by large-margin rank boundaries (Herbrich et al. 1999).
 
@@ -308,7 +364,9 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
-        The sorted ranks.
+        The ranks from lowest to highest: the sorted numbers of ``y``, or the
+        categories of an ordered pandas Categorical ``y`` in its order (those
+        present in ``y``).
     thresholds_ : ndarray of shape (q - 1,)
     pair_model_ : SVMRank or SVMCompare
     """
@@ -333,11 +391,17 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on items ``X`` (n, p) with ordinal labels ``y`` (at least two levels);
-        ``sample_weight`` (n,) weighs items as in :class:`GroupRankSVM`."""
+        ``sample_weight`` (n,) weighs items as in :class:`GroupRankSVM`.
+
+        ``y`` holds numbers (larger is higher) or is an ordered pandas
+        Categorical (its categories from lowest to highest); text or an
+        unordered Categorical is refused (its order is not known), and so
+        is a missing label.
+        """
         if self.thresholds not in THRESHOLDS:
             raise ValueError(f"thresholds must be one of {THRESHOLDS}; got {self.thresholds!r}.")
         check_positive(self.max_pairs, "max_pairs", integer=True, allow_none=True)
-        self.classes_, ranks = np.unique(np.asarray(y), return_inverse=True)
+        self.classes_, ranks = _ordinal_labels(y)
         if self.classes_.size < 2:
             raise ValueError("OrdinalSVM needs at least two distinct ranks in y.")
         # max_pairs caps formed pairs only: "auto" still takes every pair when
