@@ -269,3 +269,45 @@ def test_ordinal_svm_takes_the_order_of_an_ordered_categorical_and_refuses_unkno
     for y in (pd.Series(level).astype("Int64"), level.astype(object), list(level),
               level.astype(float)):
         np.testing.assert_array_equal(OrdinalSVM().fit(X, y).thresholds_, numbers.thresholds_)
+
+
+def test_graded_models_record_and_check_dataframe_column_names():
+    """Review r4: fitted on a DataFrame, GroupRankSVM ignored the column names (tau
+    0.86, and -0.02 with the columns reordered at predict, no error)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    items = pd.DataFrame(rng.normal(size=(120, 3)), columns=["price", "rating", "noise"])
+    grade = np.round(1.5 * items.price + rng.normal(0, 0.3, 120)).clip(-1, 2)
+    q = np.repeat(np.arange(12), 10)
+    reordered = items[["noise", "rating", "price"]]
+    renamed = items.set_axis(["price", "rating", "other"], axis=1)
+    for model, fit_args, calls in (
+            (GroupRankSVM(), (grade, q), ("rank", "predict", "decision_function")),
+            (GroupRankSVM(pairs="materialize"), (grade, q), ("rank", "predict")),
+            (OrdinalSVM(), (grade,), ("predict", "decision_function"))):
+        model.fit(items, *fit_args)
+        np.testing.assert_array_equal(model.feature_names_in_, ["price", "rating", "noise"])
+        array_model = type(model)(**model.get_params()).fit(items.to_numpy(), *fit_args)
+        assert not hasattr(array_model, "feature_names_in_")
+        for call in calls:
+            np.testing.assert_array_equal(getattr(model, call)(items),
+                                          getattr(array_model, call)(items.to_numpy()))
+            with pytest.raises(ValueError, match="same names in another order"):
+                getattr(model, call)(reordered)
+            with pytest.raises(ValueError, match=r"missing \['noise'\], unexpected \['other'\]"):
+                getattr(model, call)(renamed)
+        with pytest.raises(ValueError, match="another order"):
+            model.score(reordered, *fit_args)
+        model.fit(items.to_numpy(), *fit_args)  # a refit on an array keeps no stale names
+        assert not hasattr(model, "feature_names_in_")
+    ranker = GroupRankSVM().fit(items, grade, q)
+    assert ranker.score(items, grade, q) > 0.8
+    # Wide pairs name the same features: checked by the pair model.
+    pairs = pd.DataFrame(np.hstack([items.to_numpy()[:5], items.to_numpy()[5:10]]),
+                         columns=[f"{side}_{name}" for side in "ab" for name in items.columns])
+    expected = ranker.compare(np.stack([items.to_numpy()[:5], items.to_numpy()[5:10]], axis=1))
+    np.testing.assert_array_equal(ranker.compare(pairs), expected)
+    with pytest.raises(ValueError, match="another order"):
+        ranker.compare(pairs[[f"{side}_{name}" for side in "ab"
+                              for name in ["noise", "rating", "price"]]])

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import store_all_pairs
 from ._parameters import check_parameters
 from ._problem import Standardizer
-from ._validation import check_pairs, check_positive, check_sample_weight
+from ._validation import check_feature_names, check_pairs, check_positive, check_sample_weight
 from .baselines import SVMRank
 from .compare import SVMCompare
 from .kernels import LINEAR, resolve_kernel
@@ -57,6 +57,35 @@ def _all_pairs(estimator, subsample):
             "(with max_pairs_per_group / max_pairs to bound the pairs) for other kernels."
         )
     return True
+
+
+def _item_feature_names(X):
+    """The column names of a DataFrame of items when all are text (scikit-learn's
+    rule for ``feature_names_in_``), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or len(columns) == 0 or not all(isinstance(c, str) for c in columns):
+        return None
+    return np.asarray(list(columns), dtype=object)
+
+
+def _record_feature_names(estimator, names):
+    """``feature_names_in_`` of a fitted graded estimator and of its pair model,
+    which then refuses items (and wide pairs) with other names or another
+    order, as the pair estimators do; none after a fit on an array (a refit
+    keeps no stale names)."""
+    if names is None:
+        vars(estimator).pop("feature_names_in_", None)
+        return
+    estimator.feature_names_in_ = names
+    estimator.pair_model_.feature_names_in_ = names
+
+
+def _check_item_names(estimator, X):
+    """Refuse a DataFrame of items whose columns differ in name or order from
+    those ``fit`` saw (a reordered frame would silently swap the weights)."""
+    check_is_fitted(estimator)
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+    check_feature_names(getattr(estimator, "feature_names_in_", None), names, "X")
 
 
 def _no_pairs_error():
@@ -170,6 +199,11 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         ``ties="keep"``).
     coef_ : ndarray
         Ranking weights (linear kernel).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        The column names of ``X`` when ``fit`` got a DataFrame with text
+        column names; ``rank`` / ``predict`` / ``score`` then refuse a
+        DataFrame with other columns or another order.
 
     Notes
     -----
@@ -209,14 +243,17 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         items' weights (with ``ties="drop"`` an integer weight k is k copies
         of the item; with ties kept, copies would also tie with each other).
         """
+        names = _item_feature_names(X)
         X, self.pair_model_ = _fit_pairs(self, X, y, groups, self.max_pairs_per_group,
                                          sample_weight)
         self.n_features_in_ = X.shape[1]
+        _record_feature_names(self, names)
         return self
 
     def rank(self, X):
-        """Scores r(x) of items: larger is better."""
-        check_is_fitted(self)
+        """Scores r(x) of items: larger is better.  A DataFrame must have the
+        columns ``fit`` saw (``feature_names_in_``), in the same order."""
+        _check_item_names(self, X)
         return self.pair_model_.rank(X)
 
     decision_function = rank
@@ -230,6 +267,9 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         """Order pairs of items: ``X`` of shape (n_pairs, 2, p) -> {-1, 0, 1}
         by the pair model's comparison c_tau (eq. 4)."""
         check_is_fitted(self)
+        if hasattr(X, "columns"):
+            # Wide pairs (a_<name>, b_<name>): the pair model checks the names.
+            return self.pair_model_.predict(X)
         X = np.asarray(X)
         if X.ndim == 2:
             raise ValueError("compare orders pairs (an array of shape (n_pairs, 2, n_features)); "
@@ -369,6 +409,10 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         present in ``y``).
     thresholds_ : ndarray of shape (q - 1,)
     pair_model_ : SVMRank or SVMCompare
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        As :class:`GroupRankSVM`: set when fitted on a DataFrame, whose
+        columns (names and order) ``predict`` then requires.
     """
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
@@ -406,16 +450,18 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
             raise ValueError("OrdinalSVM needs at least two distinct ranks in y.")
         # max_pairs caps formed pairs only: "auto" still takes every pair when
         # the kernel is linear.
+        names = _item_feature_names(X)
         X, self.pair_model_ = _fit_pairs(self, X, ranks, None, self.max_pairs, sample_weight)
         r = self.pair_model_.rank(X)
         rule = _midpoint_thresholds if self.thresholds == "midpoint" else _error_thresholds
         self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size))
         self.n_features_in_ = X.shape[1]
+        _record_feature_names(self, names)
         return self
 
     def decision_function(self, X):
-        """Utilities U(x) of items."""
-        check_is_fitted(self)
+        """Utilities U(x) of items (a DataFrame: the columns ``fit`` saw, in order)."""
+        _check_item_names(self, X)
         return self.pair_model_.rank(X)
 
     def predict(self, X):
