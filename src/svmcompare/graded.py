@@ -114,13 +114,40 @@ def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
     return X, model
 
 
+def _pair_item_weights(y, groups, ties, sample_weight):
+    """Each item's weight among the stacked items of the formed pairs: the sum
+    of the weights of its pairs (a pair weighs the product of its items'
+    weights), so without sample_weight its number of pairs.
+
+    The formed pairs' fit standardizes over their 2 m stacked items, where an
+    item of a large query, or with many items of other grades, counts once
+    per pair; standardizing each item once instead changes the scales, hence
+    the penalty and the solution.  O(items), no pair listed.
+    """
+    w = np.ones(y.size) if sample_weight is None else sample_weight
+    group = np.unique(groups, return_inverse=True)[1].ravel()
+    paired = np.bincount(group, weights=w)[group]
+    if ties == "keep":
+        paired -= w  # every other item of its group
+    else:  # the items of its group with another grade
+        grade = np.unique(y, return_inverse=True)[1].ravel()
+        cell = np.unique(group * (int(grade.max()) + 1) + grade, return_inverse=True)[1].ravel()
+        paired -= np.bincount(cell, weights=w)[cell]
+    return w * np.maximum(paired, 0.0)
+
+
 def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     """The pair model fitted by the all-pairs solver on standardized items."""
     from .solvers.all_pairs import graded_problem, solve_all_pairs
 
     model = _pair_model(estimator, estimator.ties)
     kernel = check_parameters(model)
-    scaler = Standardizer.fit_items(X, sample_weight)
+    item_weight = _pair_item_weights(y, groups, estimator.ties, sample_weight)
+    if not np.any(item_weight > 0):
+        raise _no_pairs_error()
+    # The formed pairs' standardization (items weighted by their pairs), so that
+    # both fits solve one problem: the same objective and solution.
+    scaler = Standardizer.fit_items(X, item_weight)
     Z = scaler.transform_items(X)
     problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,
                              class_weight=estimator.class_weight, weight=sample_weight)
