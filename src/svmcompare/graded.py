@@ -191,8 +191,10 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     :mod:`svmcompare.solvers.all_pairs`): the loss over a group's O(n^2)
     pairs is summed from its items sorted by score, so millions of items in
     groups of hundreds train in seconds to a minute, with the same
-    objective and solution as the formed pairs.  Other kernels form them
-    (:func:`svmcompare.pairwise_transform`, ``pairs="materialize"``).
+    objective and solution as the formed pairs (the features standardized
+    as theirs: over the pairs' stacked items, an item once per pair it is
+    in).  Other kernels form them (:func:`svmcompare.pairwise_transform`,
+    ``pairs="materialize"``).
 
     Parameters
     ----------
