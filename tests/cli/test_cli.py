@@ -557,3 +557,68 @@ def test_ids_that_pandas_would_read_as_missing_are_ids(tmp_path, capsys):
     (tmp_path / "gap.csv").write_text("item_a,item_b,y\nNA,,-1\n")
     assert main(["fit", str(tmp_path / "gap.csv"), "--model", model]) == 2
     assert "empty id" in capsys.readouterr().err
+
+
+def _small_letor_model(tmp_path):
+    """A LETOR file of graded items and a linear pair model fitted on it."""
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor
+
+    X, y, groups, _ = make_graded_blocks(10, random_state=0)
+    dump_letor(X, y, groups, tmp_path / "items.letor")
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--model",
+                 model]) == 0
+    return model, str(tmp_path / "items.letor")
+
+
+def test_output_to_a_closed_pipe_stops_quietly(tmp_path, capsys, monkeypatch):
+    """Review r14: 'predict ... -o - | head -1' (and fit / evaluate piped to head)
+    exited 2 with 'error: [Errno 32] Broken pipe'; a Unix tool stops quietly,
+    with the status of SIGPIPE (141)."""
+    import io
+    import subprocess
+    import sys
+
+    model, letor = _small_letor_model(tmp_path)
+    capsys.readouterr()
+
+    class ClosedPipe(io.TextIOBase):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    for argv in (["evaluate", model, letor], ["predict", model, letor, "-o", "-"],
+                 ["rank", model, letor, "-o", "-"]):
+        assert main(argv) == 141
+    monkeypatch.undo()
+    assert capsys.readouterr().err == ""
+    # A real process whose reader is gone before it writes: no message, no
+    # "Exception ignored" from the flush at exit.
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from svmcompare.cli import main; "
+         f"sys.exit(main({['predict', model, letor, '-o', '-']!r}))"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()
+    err = child.stderr.read()
+    assert child.wait(timeout=60) == 141, err
+    assert err == b""
+
+
+def test_rank_writes_to_standard_output_and_plots_name_the_file_written(tmp_path, capsys,
+                                                                          monkeypatch):
+    """Review r14: 'rank -o -' wrote a file named '-' (predict -o - writes to
+    standard output); 'evaluate --plot roc' wrote roc.png and said 'roc'."""
+    model, letor = _small_letor_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["rank", model, letor, "-o", "ranks.csv"]) == 0
+    capsys.readouterr()
+    assert main(["rank", model, letor, "-o", "-"]) == 0
+    assert capsys.readouterr().out == (tmp_path / "ranks.csv").read_text()
+    assert not (tmp_path / "-").exists()
+    assert main(["evaluate", model, letor, "--plot", "roc"]) == 0
+    assert "plot written to roc.png" in capsys.readouterr().out
+    assert (tmp_path / "roc.png").stat().st_size > 1000 and not (tmp_path / "roc").exists()
+    assert main(["evaluate", model, letor, "--plot", "curve.svg"]) == 0
+    assert "plot written to curve.svg" in capsys.readouterr().out
+    assert (tmp_path / "curve.svg").exists()
