@@ -75,7 +75,8 @@ def _peer(queue, n_items):
     from svmcompare.solvers.linear import differences
 
     X, y, groups, test = _split(n_items)
-    scaler = Standardizer.fit_items(X)  # the items ours trains on
+    # Ours standardizes as the formed pairs do, each item once per pair: 99 here.
+    scaler = Standardizer.fit_items(X, np.full(X.shape[0], GROUP_SIZE - 1.0))
     Z = scaler.transform_items(X)
 
     def fit(Z, y, groups):

@@ -170,3 +170,144 @@ def test_split_people_is_disjoint_and_sized():
     assert all(np.array_equal(a, b) for a, b in zip(masks, again, strict=True))
     with pytest.raises(ValueError, match="31 people requested"):
         split_people(groups, (10, 10, 11), random_state=0)
+
+
+def test_pair_indices_reads_array_likes_by_position():
+    """Review r10: a Series (any index), lists and groups=None (one group, as
+    pairwise_transform allows) give the array's pairs; other inputs a clear error."""
+    import pandas as pd
+
+    from svmcompare.pairs import pair_indices
+
+    y = np.array([2.0, 1, 0, 1, 0, 2])
+    g = np.array([1, 1, 1, 2, 2, 2])
+    expected = pair_indices(y, g)
+    for args in [(pd.Series(y), g), (pd.Series(y, index=range(10, 16)), pd.Series(g)),
+                 (list(y), list(g)), (pd.Series(y, index=range(10, 16)),
+                                      pd.Series(g, index=range(5, -1, -1)))]:
+        for got, want in zip(pair_indices(*args), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+    one_group = pair_indices(y, None)
+    np.testing.assert_array_equal(one_group[2], pair_indices(y, np.zeros(6))[2])
+    assert one_group[2].size == 15
+    with pytest.raises(ValueError, match="1-D"):
+        pair_indices(y[:, None] * [1, 1], g)
+    with pytest.raises(TypeError, match="must be numeric"):
+        pair_indices(["a", "b"], None)
+    with pytest.raises(ValueError, match="groups has 2 entries but X has 6 items"):
+        pair_indices(y, [1, 2])
+    with pytest.raises(ValueError, match="NaN"):
+        pair_indices(np.where(y > 1, np.nan, y), g)
+    with pytest.raises(ValueError, match="max_pairs_per_group"):
+        pair_indices(y, g, max_pairs_per_group=True)
+
+
+def test_query_ids_are_checked():
+    """Review r11: NaN query ids merged the items of different queries into one
+    group (np.unique puts every NaN together); None broke the sort."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), rng.integers(0, 3, 40).astype(float)
+    q = np.repeat([1.0, 2, 3, 4], 10)
+    q[:20] = np.nan
+    for fit in (lambda g: GroupRankSVM().fit(X, y, groups=g),
+                lambda g: pairwise_transform(X, y, g),
+                lambda g: kendall_tau_per_group(y, X[:, 0], g)):
+        with pytest.raises(ValueError, match=r"groups has 20 missing value\(s\).*row 0.*every "
+                                             "item a group"):
+            fit(q)
+    q2 = np.repeat([1, 2, 3, 4], 10).astype(object)
+    q2[3] = None
+    with pytest.raises(ValueError, match="missing value.*row 3"):
+        pairwise_transform(X, y, q2)
+    q2[3] = "1"
+    with pytest.raises(TypeError, match="groups mixes"):
+        pairwise_transform(X, y, q2)
+    # Valid ids of any array-like: the same pairs as the integer array.
+    ints = np.repeat([1, 2, 3, 4], 10)
+    Xp, yp = pairwise_transform(X, y, ints)
+    for same in (ints.astype(object), list(ints), ints.astype(str), ints[:, None]):
+        Xq, yq = pairwise_transform(X, y, same)
+        np.testing.assert_array_equal(Xq, Xp)
+        np.testing.assert_array_equal(yq, yp)
+    with pytest.raises(TypeError, match="one query id per item"):
+        pairwise_transform(X, y, 5)
+
+
+def test_ordinal_svm_takes_the_order_of_an_ordered_categorical_and_refuses_unknown_orders():
+    """Review r2: text labels were sorted alphabetically ("high" < "low" <
+    "medium"), an ordered Categorical's order was dropped, and NaN became a top
+    grade that predict returned."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(150, 2))
+    level = np.digitize(X @ [1, 0.5] + rng.normal(0, 0.3, 150), [-0.7, 0.7])
+    names = np.array(["low", "medium", "high"])[level]
+    numbers = OrdinalSVM().fit(X, level)
+    for y in (pd.Categorical(names, categories=["low", "medium", "high"], ordered=True),
+              pd.Series(pd.Categorical(names, categories=["none", "low", "medium", "high"],
+                                       ordered=True))):
+        model = OrdinalSVM().fit(X, y)
+        assert list(model.classes_) == ["low", "medium", "high"]  # "none" is absent from y
+        np.testing.assert_array_equal(model.thresholds_, numbers.thresholds_)
+        np.testing.assert_array_equal(model.predict(X), model.classes_[numbers.predict(X)])
+        assert model.score(X, names) == numbers.score(X, level) > 0.8
+    for y in (names, list(names), names.astype(object), pd.Series(names),
+              pd.Categorical(names)):
+        with pytest.raises(TypeError, match="grades must be numbers or an ordered"):
+            OrdinalSVM().fit(X, y)
+    missing = level.astype(float)
+    missing[[3, 7]] = np.nan
+    with pytest.raises(ValueError, match=r"2 missing label\(s\).*position 3"):
+        OrdinalSVM().fit(X, missing)
+    with pytest.raises(ValueError, match="missing label"):
+        OrdinalSVM().fit(X, pd.Categorical(np.where(missing == missing, names, None),
+                                           categories=["low", "medium", "high"], ordered=True))
+    with pytest.raises(ValueError, match="missing label"):
+        OrdinalSVM().fit(X, pd.Series(missing).astype("Int64"))  # <NA> where NaN
+    # Numbers in any container: the same model as the integer array.
+    for y in (pd.Series(level).astype("Int64"), level.astype(object), list(level),
+              level.astype(float)):
+        np.testing.assert_array_equal(OrdinalSVM().fit(X, y).thresholds_, numbers.thresholds_)
+
+
+def test_graded_models_record_and_check_dataframe_column_names():
+    """Review r4: fitted on a DataFrame, GroupRankSVM ignored the column names (tau
+    0.86, and -0.02 with the columns reordered at predict, no error)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    items = pd.DataFrame(rng.normal(size=(120, 3)), columns=["price", "rating", "noise"])
+    grade = np.round(1.5 * items.price + rng.normal(0, 0.3, 120)).clip(-1, 2)
+    q = np.repeat(np.arange(12), 10)
+    reordered = items[["noise", "rating", "price"]]
+    renamed = items.set_axis(["price", "rating", "other"], axis=1)
+    for model, fit_args, calls in (
+            (GroupRankSVM(), (grade, q), ("rank", "predict", "decision_function")),
+            (GroupRankSVM(pairs="materialize"), (grade, q), ("rank", "predict")),
+            (OrdinalSVM(), (grade,), ("predict", "decision_function"))):
+        model.fit(items, *fit_args)
+        np.testing.assert_array_equal(model.feature_names_in_, ["price", "rating", "noise"])
+        array_model = type(model)(**model.get_params()).fit(items.to_numpy(), *fit_args)
+        assert not hasattr(array_model, "feature_names_in_")
+        for call in calls:
+            np.testing.assert_array_equal(getattr(model, call)(items),
+                                          getattr(array_model, call)(items.to_numpy()))
+            with pytest.raises(ValueError, match="same names in another order"):
+                getattr(model, call)(reordered)
+            with pytest.raises(ValueError, match=r"missing \['noise'\], unexpected \['other'\]"):
+                getattr(model, call)(renamed)
+        with pytest.raises(ValueError, match="another order"):
+            model.score(reordered, *fit_args)
+        model.fit(items.to_numpy(), *fit_args)  # a refit on an array keeps no stale names
+        assert not hasattr(model, "feature_names_in_")
+    ranker = GroupRankSVM().fit(items, grade, q)
+    assert ranker.score(items, grade, q) > 0.8
+    # Wide pairs name the same features: checked by the pair model.
+    pairs = pd.DataFrame(np.hstack([items.to_numpy()[:5], items.to_numpy()[5:10]]),
+                         columns=[f"{side}_{name}" for side in "ab" for name in items.columns])
+    expected = ranker.compare(np.stack([items.to_numpy()[:5], items.to_numpy()[5:10]], axis=1))
+    np.testing.assert_array_equal(ranker.compare(pairs), expected)
+    with pytest.raises(ValueError, match="another order"):
+        ranker.compare(pairs[[f"{side}_{name}" for side in "ab"
+                              for name in ["noise", "rating", "price"]]])

@@ -83,7 +83,8 @@ def test_separability_flag_and_errors():
     X, y = separable_pairs(150, seed=3)
     assert HardMarginLP().fit(X, y).is_separable_
     Xn, yn = make_norm_pairs(150, "l1", random_state=0)  # quadratic truth + noise
-    lp = HardMarginLP().fit(Xn, yn)
+    with pytest.warns(UserWarning, match="not linearly separable"):
+        lp = HardMarginLP().fit(Xn, yn)
     assert not lp.is_separable_ and lp.margin_ < 0
     assert lp.predict(Xn).shape == (150,)
     with pytest.raises(NotSeparableError, match="SVMCompare"):
@@ -111,3 +112,33 @@ def test_predictions_use_c1():
         diff = model.decision_function(X)
         np.testing.assert_allclose(diff, model.rank(X[:, 1]) - model.rank(X[:, 0]))
         assert model.get_params()["standardize"] is True
+
+
+def test_lp_warns_on_non_separable_pairs_as_the_qp_raises():
+    """Review r13: on pairs no linear r(x) orders, the LP returned w = 0 (a tie
+    predicted for every pair, margin -1) without a word, while HardMarginQP
+    raised NotSeparableError.  The LP's documented contract (mu free: it always
+    has a solution, is_separable_ says whether it is a hard margin) stays; it
+    now warns, naming is_separable_ and what w = 0 means."""
+    import warnings
+
+    X, y = make_norm_pairs(200, norm="l1", random_state=0)
+    with pytest.warns(UserWarning, match=r"margin is -1 <= 0 \(is_separable_ = False\)\. "
+                                         "Its optimal w is 0: every pair is predicted a tie"):
+        lp = HardMarginLP().fit(X, y)
+    assert not lp.is_separable_ and lp.margin_ == pytest.approx(-1.0)
+    assert set(lp.predict(X)) == {0}
+    with pytest.raises(NotSeparableError):
+        HardMarginQP().fit(X, y)
+    # A negative margin with w != 0 warns too, without the w = 0 sentence.
+    Xs, ys = separable_pairs(150, seed=3)
+    D = Xs[:, 1] - Xs[:, 0]
+    far = np.flatnonzero(np.abs(D @ np.array([2.0, -1.0])) > 3)[:1]
+    ys = ys.copy()
+    ys[far] = 0  # a pair far apart called a tie: no w keeps it within the tie band
+    with pytest.warns(UserWarning, match="No linear r") as caught:
+        lp = HardMarginLP().fit(Xs, ys)
+    assert "optimal w is 0" not in str(caught[0].message) and np.any(lp.coef_ != 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert HardMarginLP().fit(*separable_pairs(150, seed=3)).is_separable_

@@ -210,9 +210,14 @@ def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
     assert ratings.shape == (3, 16)
     np.testing.assert_allclose(ratings.to_numpy(), expected.ratings.to_numpy())
     assert plot.stat().st_size > 0
-    # --first: only the last season predicted.
-    assert main(["rolling", str(matches), *ROLLING, "--first", "4", "-o", str(out)]) == 0
+    # --first: only the last season predicted.  A --plot path without an
+    # extension is written as .png, and the message names that file (review r14).
+    capsys.readouterr()
+    assert main(["rolling", str(matches), *ROLLING, "--first", "4", "-o", str(out),
+                 "--plot", str(tmp_path / "last")]) == 0
     assert list(pd.read_csv(out)["season"].unique()) == [4]
+    assert f"rating paths drawn to {tmp_path / 'last.png'}\n" in capsys.readouterr().out
+    assert (tmp_path / "last.png").stat().st_size > 0 and not (tmp_path / "last").exists()
 
 
 @pytest.mark.parametrize("extra, message", [

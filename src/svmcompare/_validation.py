@@ -470,9 +470,10 @@ def check_sample_weight(sample_weight, n_pairs):
     return weight
 
 
-def check_groups(groups, n_rows):
+def check_groups(groups, n_rows, row="pair"):
     """``groups`` as a 1-D array of one group label per row, all text or all
-    numbers, none missing.
+    numbers, none missing; ``row`` names a row in the messages ("pair", or
+    "item" for the query ids of graded items).
 
     A missing group (None, NaN) would be a group of its own, or break the
     sort that finds the groups; text mixed with numbers cannot be sorted
@@ -486,11 +487,11 @@ def check_groups(groups, n_rows):
     values = groups if plain else np.asarray(groups, dtype=object)
     if values.ndim != 1 or values.shape[0] != n_rows:
         raise ValueError(f"groups has shape {values.shape}; expected ({n_rows},): one group "
-                         "label per pair.")
+                         f"label per {row}.")
     missing = np.flatnonzero(pd.isna(values))
     if missing.size:
         raise ValueError(f"groups has {missing.size} missing value(s) (None or NaN; the first "
-                         f"in row {missing[0]}); give every pair a group.")
+                         f"in row {missing[0]}); give every {row} a group.")
     if plain:
         return values
     kinds = {}
@@ -500,7 +501,7 @@ def check_groups(groups, n_rows):
         kinds.setdefault(kind, value)
     if len(kinds) > 1:
         shown = ", ".join(f"{kind} ({value!r})" for kind, value in kinds.items())
-        raise TypeError(f"groups mixes {shown}; give every pair a group label of one type "
+        raise TypeError(f"groups mixes {shown}; give every {row} a group label of one type "
                         "(all text or all numbers).")
     if "text" in kinds:
         return values.astype(str)

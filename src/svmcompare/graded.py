@@ -4,6 +4,8 @@ from the pairs with equal grades through SVMCompare."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
@@ -11,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import store_all_pairs
 from ._parameters import check_parameters
 from ._problem import Standardizer
-from ._validation import check_pairs, check_positive, check_sample_weight
+from ._validation import check_feature_names, check_pairs, check_positive, check_sample_weight
 from .baselines import SVMRank
 from .compare import SVMCompare
 from .kernels import LINEAR, resolve_kernel
@@ -57,6 +59,35 @@ def _all_pairs(estimator, subsample):
     return True
 
 
+def _item_feature_names(X):
+    """The column names of a DataFrame of items when all are text (scikit-learn's
+    rule for ``feature_names_in_``), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or len(columns) == 0 or not all(isinstance(c, str) for c in columns):
+        return None
+    return np.asarray(list(columns), dtype=object)
+
+
+def _record_feature_names(estimator, names):
+    """``feature_names_in_`` of a fitted graded estimator and of its pair model,
+    which then refuses items (and wide pairs) with other names or another
+    order, as the pair estimators do; none after a fit on an array (a refit
+    keeps no stale names)."""
+    if names is None:
+        vars(estimator).pop("feature_names_in_", None)
+        return
+    estimator.feature_names_in_ = names
+    estimator.pair_model_.feature_names_in_ = names
+
+
+def _check_item_names(estimator, X):
+    """Refuse a DataFrame of items whose columns differ in name or order from
+    those ``fit`` saw (a reordered frame would silently swap the weights)."""
+    check_is_fitted(estimator)
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+    check_feature_names(getattr(estimator, "feature_names_in_", None), names, "X")
+
+
 def _no_pairs_error():
     return ValueError(
         "No two items of the same group have different grades, so there is nothing to "
@@ -83,13 +114,40 @@ def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
     return X, model
 
 
+def _pair_item_weights(y, groups, ties, sample_weight):
+    """Each item's weight among the stacked items of the formed pairs: the sum
+    of the weights of its pairs (a pair weighs the product of its items'
+    weights), so without sample_weight its number of pairs.
+
+    The formed pairs' fit standardizes over their 2 m stacked items, where an
+    item of a large query, or with many items of other grades, counts once
+    per pair; standardizing each item once instead changes the scales, hence
+    the penalty and the solution.  O(items), no pair listed.
+    """
+    w = np.ones(y.size) if sample_weight is None else sample_weight
+    group = np.unique(groups, return_inverse=True)[1].ravel()
+    paired = np.bincount(group, weights=w)[group]
+    if ties == "keep":
+        paired -= w  # every other item of its group
+    else:  # the items of its group with another grade
+        grade = np.unique(y, return_inverse=True)[1].ravel()
+        cell = np.unique(group * (int(grade.max()) + 1) + grade, return_inverse=True)[1].ravel()
+        paired -= np.bincount(cell, weights=w)[cell]
+    return w * np.maximum(paired, 0.0)
+
+
 def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     """The pair model fitted by the all-pairs solver on standardized items."""
     from .solvers.all_pairs import graded_problem, solve_all_pairs
 
     model = _pair_model(estimator, estimator.ties)
     kernel = check_parameters(model)
-    scaler = Standardizer.fit_items(X, sample_weight)
+    item_weight = _pair_item_weights(y, groups, estimator.ties, sample_weight)
+    if not np.any(item_weight > 0):
+        raise _no_pairs_error()
+    # The formed pairs' standardization (items weighted by their pairs), so that
+    # both fits solve one problem: the same objective and solution.
+    scaler = Standardizer.fit_items(X, item_weight)
     Z = scaler.transform_items(X)
     problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,
                              class_weight=estimator.class_weight, weight=sample_weight)
@@ -133,8 +191,10 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
     :mod:`svmcompare.solvers.all_pairs`): the loss over a group's O(n^2)
     pairs is summed from its items sorted by score, so millions of items in
     groups of hundreds train in seconds to a minute, with the same
-    objective and solution as the formed pairs.  Other kernels form them
-    (:func:`svmcompare.pairwise_transform`, ``pairs="materialize"``).
+    objective and solution as the formed pairs (the features standardized
+    as theirs: over the pairs' stacked items, an item once per pair it is
+    in).  Other kernels form them (:func:`svmcompare.pairwise_transform`,
+    ``pairs="materialize"``).
 
     Parameters
     ----------
@@ -168,6 +228,11 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         ``ties="keep"``).
     coef_ : ndarray
         Ranking weights (linear kernel).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        The column names of ``X`` when ``fit`` got a DataFrame with text
+        column names; ``rank`` / ``predict`` / ``score`` then refuse a
+        DataFrame with other columns or another order.
 
     Notes
     -----
@@ -207,14 +272,17 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         items' weights (with ``ties="drop"`` an integer weight k is k copies
         of the item; with ties kept, copies would also tie with each other).
         """
+        names = _item_feature_names(X)
         X, self.pair_model_ = _fit_pairs(self, X, y, groups, self.max_pairs_per_group,
                                          sample_weight)
         self.n_features_in_ = X.shape[1]
+        _record_feature_names(self, names)
         return self
 
     def rank(self, X):
-        """Scores r(x) of items: larger is better."""
-        check_is_fitted(self)
+        """Scores r(x) of items: larger is better.  A DataFrame must have the
+        columns ``fit`` saw (``feature_names_in_``), in the same order."""
+        _check_item_names(self, X)
         return self.pair_model_.rank(X)
 
     decision_function = rank
@@ -228,6 +296,9 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
         """Order pairs of items: ``X`` of shape (n_pairs, 2, p) -> {-1, 0, 1}
         by the pair model's comparison c_tau (eq. 4)."""
         check_is_fitted(self)
+        if hasattr(X, "columns"):
+            # Wide pairs (a_<name>, b_<name>): the pair model checks the names.
+            return self.pair_model_.predict(X)
         X = np.asarray(X)
         if X.ndim == 2:
             raise ValueError("compare orders pairs (an array of shape (n_pairs, 2, n_features)); "
@@ -269,6 +340,60 @@ def _error_thresholds(r, ranks, q):
     return np.array(thetas)
 
 
+def _ordinal_labels(y):
+    """(classes_, ranks): the ordinal labels in their order and each item's
+    rank 0, ..., q - 1 among them.
+
+    The order must be known: numbers (sorted), or an ordered pandas
+    Categorical (its categories' order; those absent from ``y`` are left
+    out).  Text would be sorted alphabetically ("high" < "low" < "medium")
+    and so is refused, as is a missing label: NaN would sort as a top grade
+    of its own and be predicted.
+    """
+    import pandas as pd
+
+    dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype):
+        if not dtype.ordered:
+            raise TypeError(
+                "y is an unordered Categorical, so the order of its labels is not known; "
+                "grades must be numbers or an ordered Categorical, e.g. pd.Categorical(y, "
+                f"categories={list(dtype.categories)[:3]!r}, ordered=True) with the "
+                "categories from lowest to highest.")
+        codes = np.asarray(pd.Categorical(y).codes, dtype=np.int64).ravel()
+        _check_no_missing_label(codes < 0)
+        present, ranks = np.unique(codes, return_inverse=True)
+        return np.asarray(dtype.categories[present]), ranks.ravel()
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype):  # nullable Int64, Float64, ...
+        if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            _check_no_missing_label(np.asarray(pd.isna(y)).ravel())
+            y = y.to_numpy(dtype=dtype.numpy_dtype)
+    values = np.asarray(y)
+    if values.dtype == object and values.size and all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values.ravel()):
+        values = np.asarray(values.tolist())
+    if values.dtype.kind not in "biuf":
+        shown = list(dict.fromkeys(values.ravel().tolist()))[:3]
+        raise TypeError(
+            f"y holds labels of dtype {values.dtype} ({shown!r}...) whose order is not "
+            "known (text would be sorted alphabetically); grades must be numbers or an "
+            "ordered pandas Categorical, e.g. pd.Categorical(y, categories=[lowest, ..., "
+            "highest], ordered=True).")
+    if values.dtype.kind == "f":
+        _check_no_missing_label(np.isnan(values).ravel())
+        if np.isinf(values).any():
+            raise ValueError("y contains infinity; ordinal labels must be finite numbers.")
+    return np.unique(values, return_inverse=True)
+
+
+def _check_no_missing_label(missing):
+    if missing.any():
+        raise ValueError(
+            f"y has {int(missing.sum())} missing label(s) (NaN; the first at position "
+            f"{int(np.flatnonzero(missing)[0])}); every training item needs a rank: leave "
+            "the unlabeled items out of fit.")
+
+
 class OrdinalSVM(ClassifierMixin, BaseEstimator):
     """Ordinal regression by large-margin rank boundaries (Herbrich et al. 1999).
 
@@ -308,9 +433,15 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : ndarray
-        The sorted ranks.
+        The ranks from lowest to highest: the sorted numbers of ``y``, or the
+        categories of an ordered pandas Categorical ``y`` in its order (those
+        present in ``y``).
     thresholds_ : ndarray of shape (q - 1,)
     pair_model_ : SVMRank or SVMCompare
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        As :class:`GroupRankSVM`: set when fitted on a DataFrame, whose
+        columns (names and order) ``predict`` then requires.
     """
 
     def __init__(self, *, C=1.0, kernel="linear", gamma=1.0, degree=3, coef0=1.0, ties="drop",
@@ -333,25 +464,33 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on items ``X`` (n, p) with ordinal labels ``y`` (at least two levels);
-        ``sample_weight`` (n,) weighs items as in :class:`GroupRankSVM`."""
+        ``sample_weight`` (n,) weighs items as in :class:`GroupRankSVM`.
+
+        ``y`` holds numbers (larger is higher) or is an ordered pandas
+        Categorical (its categories from lowest to highest); text or an
+        unordered Categorical is refused (its order is not known), and so
+        is a missing label.
+        """
         if self.thresholds not in THRESHOLDS:
             raise ValueError(f"thresholds must be one of {THRESHOLDS}; got {self.thresholds!r}.")
         check_positive(self.max_pairs, "max_pairs", integer=True, allow_none=True)
-        self.classes_, ranks = np.unique(np.asarray(y), return_inverse=True)
+        self.classes_, ranks = _ordinal_labels(y)
         if self.classes_.size < 2:
             raise ValueError("OrdinalSVM needs at least two distinct ranks in y.")
         # max_pairs caps formed pairs only: "auto" still takes every pair when
         # the kernel is linear.
+        names = _item_feature_names(X)
         X, self.pair_model_ = _fit_pairs(self, X, ranks, None, self.max_pairs, sample_weight)
         r = self.pair_model_.rank(X)
         rule = _midpoint_thresholds if self.thresholds == "midpoint" else _error_thresholds
         self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size))
         self.n_features_in_ = X.shape[1]
+        _record_feature_names(self, names)
         return self
 
     def decision_function(self, X):
-        """Utilities U(x) of items."""
-        check_is_fitted(self)
+        """Utilities U(x) of items (a DataFrame: the columns ``fit`` saw, in order)."""
+        _check_item_names(self, X)
         return self.pair_model_.rank(X)
 
     def predict(self, X):

@@ -11,12 +11,14 @@ standardized data but not on raw data (the paper's Figure 2).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._problem import Standardizer, flip_compare
 from ._validation import check_compare_label_set, check_pairs_labels
-from .exceptions import NotSeparableError
+from .exceptions import NotSeparableError, outside_stacklevel
 from .kernels import resolve_kernel
 from .ranking_function import ComparisonMixin, set_ranking
 from .solvers import solve_dual
@@ -50,6 +52,10 @@ class HardMarginLP(_LinearComparison):
     equality pairs and mu <= -1 + y_i w^T(x'_i - x_i) for inequality pairs.
     mu is left free (the paper writes mu >= 0): the LP then always has a
     solution, and ``is_separable_`` says whether its margin is positive.
+    When it is not, ``fit`` warns (a UserWarning) but returns the solution:
+    on pairs that no linear r(x) orders, w = 0 and mu = -1, and every pair
+    is predicted a tie.  (:class:`HardMarginQP`, which has no solution
+    there, raises :class:`NotSeparableError`.)
 
     Parameters
     ----------
@@ -85,7 +91,23 @@ class HardMarginLP(_LinearComparison):
         self.margin_ = result.mu
         self.threshold_ = 1.0  # c_1 of eq. (5)
         self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
+        if not self.is_separable_:
+            _warn_not_separable(result.mu, not np.any(result.w))
         return self
+
+
+def _warn_not_separable(mu, zero):
+    """The LP (7) with mu free always has a solution (the documented contract,
+    unlike the QP), but one without a positive margin is no hard-margin
+    ranking; w = 0 (mu = -1) even predicts a tie for every pair.  Say so
+    rather than return it silently."""
+    what = (" Its optimal w is 0: every pair is predicted a tie." if zero else
+            " No linear r(x) compares every training pair correctly with a positive margin.")
+    warnings.warn(
+        f"The pairs are not linearly separable: the LP (7) margin is {mu:.3g} <= 0 "
+        f"(is_separable_ = False).{what} HardMarginQP raises NotSeparableError on such "
+        "data; SVMCompare(kernel='linear', C=...) allows margin violations (eq. 15).",
+        UserWarning, stacklevel=outside_stacklevel())
 
 
 class HardMarginQP(_LinearComparison):

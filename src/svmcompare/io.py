@@ -249,13 +249,16 @@ def mapped_labels(values, mapping, name, column):
     return mapped.to_numpy().astype(np.int64)
 
 
-def read_items(path):
+def read_items(path, n_features=None):
     """An items table: ``id`` column plus numeric features -> (ids, Z, feature names).
 
-    An SVMlight / LETOR file gives its items with ids 0, 1, ... in file order.
+    An SVMlight / LETOR file gives its items with ids 0, 1, ... in file order;
+    ``n_features`` (a model's ``n_features_in_``) is then its number of
+    features, which a sparse file need not reach: the last features may be
+    0, and so omitted, on every line.
     """
     if is_letor(path):
-        Z = load_letor(path)[0]
+        Z = load_letor(path, n_features)[0]
         return np.arange(Z.shape[0]), Z, [f"f{k + 1}" for k in range(Z.shape[1])]
     frame = read_table(path, numeric=lambda column: column != "id")
     name = Path(path).name

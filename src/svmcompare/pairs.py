@@ -24,6 +24,7 @@ from ._validation import (
     as_float_matrix,
     check_allocation,
     check_finite,
+    check_groups,
     check_outcome_map,
     check_unique_columns,
     check_vector,
@@ -60,15 +61,27 @@ TIES = ("keep", "drop")
 
 
 def check_grades(y, n_items, groups=None):
-    """Validate grades (n_items,) and optional groups (n_items,); None groups: one group."""
+    """Validate grades (n_items,) and optional groups (n_items,); None groups: one group.
+
+    Query ids go through :func:`check_groups`: a missing id (None, NaN) would
+    otherwise make one group of the items of different queries (NumPy sorts
+    every NaN together) or break the sort that finds the groups (None), and
+    text mixed with numbers would merge 1 and "1".
+    """
     y = check_vector(y, n_items, "y (grades)",
                      lambda k: f"y has {k} grades but X has {n_items} items.")
     if groups is None:
         return y, np.zeros(n_items, dtype=np.int64)
-    groups = np.asarray(groups).ravel()
-    if groups.shape[0] != n_items:
-        raise ValueError(f"groups has {groups.shape[0]} entries but X has {n_items} items.")
-    return y, groups
+    if hasattr(groups, "to_numpy"):  # a pandas Series or Index: by position
+        groups = groups.to_numpy()
+    if np.ndim(groups) == 0:
+        raise TypeError(f"groups must be an array-like of one query id per item; got "
+                        f"{type(groups).__name__}.")
+    if isinstance(groups, np.ndarray) and groups.ndim == 2 and 1 in groups.shape:
+        groups = groups.ravel()  # a column (or row) of ids
+    if len(groups) != n_items:
+        raise ValueError(f"groups has {len(groups)} entries but X has {n_items} items.")
+    return y, check_groups(groups, n_items, row="item")
 
 
 def check_items(X, y, groups=None):
@@ -86,20 +99,37 @@ def group_members(groups):
     return np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
 
 
-def pair_indices(y, groups, ties="keep", max_pairs_per_group=None, random_state=None):
+def pair_indices(y, groups=None, ties="keep", max_pairs_per_group=None, random_state=None):
     """Index pairs (i, j), i before j, of items in the same group, and their labels.
 
     Labels are sign(y_j - y_i): 1 when the second item has the higher grade.
 
+    Parameters
+    ----------
+    y : array-like of shape (n_items,)
+        Grades (numbers); a pandas Series is read by position, not by its index.
+    groups : array-like of shape (n_items,), optional
+        Query ids; pairs are formed only inside a group.  None: one group.
+    ties, max_pairs_per_group, random_state :
+        As :func:`pairwise_transform`.
+
     Returns
     -------
     first, second : ndarray of int
+        Positions of the two items of each pair (i < j).
     labels : ndarray of int in {-1, 0, 1}
     """
+    if hasattr(y, "to_numpy"):  # a pandas Series: positions, not index labels
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one grade per item); got shape {y.shape}.")
+    y, groups = check_grades(y, y.shape[0], groups)
     if ties not in TIES:
         raise ValueError(f"ties must be one of {TIES}; got {ties!r}.")
     if max_pairs_per_group is not None and (
-            not isinstance(max_pairs_per_group, numbers.Integral) or max_pairs_per_group < 1):
+            not isinstance(max_pairs_per_group, numbers.Integral)
+            or isinstance(max_pairs_per_group, bool) or max_pairs_per_group < 1):
         raise ValueError(
             f"max_pairs_per_group must be a positive integer or None; got {max_pairs_per_group!r}."
         )

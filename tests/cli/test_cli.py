@@ -1,6 +1,8 @@
 """The command line: fit, predict, rank, evaluate from CSV files and tables of
 matches; errors as one line."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -235,6 +237,56 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
     assert {"qid", "item_a", "item_b"} <= set(pred.columns)
     assert np.all(groups[pred["item_a"]] == pred["qid"])
     assert np.all(groups[pred["item_b"]] == pred["qid"])
+
+
+def test_letor_predict_and_rank_read_a_sparse_file_without_the_last_feature(tmp_path, capsys):
+    """Review r6: a valid sparse test file whose last feature is 0 (omitted) on every
+    line was refused by predict and rank ("X has 3 features per item, but the model
+    was fitted with 4") while evaluate read it with the model's feature count."""
+    from svmcompare import GroupRankSVM
+    from svmcompare.persistence import save_model
+
+    rng = np.random.default_rng(1)
+
+    def write(path, n_queries, omit_last):
+        lines = []
+        for q in range(n_queries):
+            for _ in range(6):
+                x = rng.normal(size=4).round(3)
+                grade = int(np.clip(np.round(x[0] + rng.normal(0, 0.4)), 0, 2))
+                shown = x[:3] if omit_last else x
+                lines.append(f"{grade} qid:{q + 1} "
+                             + " ".join(f"{k + 1}:{v}" for k, v in enumerate(shown)))
+        path.write_text("\n".join(lines) + "\n")
+        return lines
+
+    write(tmp_path / "train.svmlight", 20, False)
+    lines = write(tmp_path / "test.svmlight", 4, True)
+    (tmp_path / "full.svmlight").write_text("\n".join(f"{line} 4:0" for line in lines) + "\n")
+    pair_model = str(tmp_path / "p.skops")
+    assert main(["fit", str(tmp_path / "train.svmlight"), "--kernel", "linear", "--model",
+                 pair_model]) == 0
+    graded = tmp_path / "g.skops"
+    from svmcompare.io import load_letor
+
+    save_model(GroupRankSVM().fit(*load_letor(tmp_path / "train.svmlight")), graded)
+    for name in ("test", "full"):
+        assert main(["predict", pair_model, str(tmp_path / f"{name}.svmlight"), "-o",
+                     str(tmp_path / f"{name}_pred.csv")]) == 0
+        for model in (pair_model, str(graded)):
+            assert main(["rank", model, str(tmp_path / f"{name}.svmlight"), "-o",
+                         str(tmp_path / f"{name}_rank_{Path(model).stem}.csv")]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "test_pred.csv").read_bytes() == (tmp_path / "full_pred.csv").read_bytes()
+    for stem in ("p", "g"):
+        assert (tmp_path / f"test_rank_{stem}.csv").read_bytes() == \
+            (tmp_path / f"full_rank_{stem}.csv").read_bytes()
+    # A file with a feature beyond the model's is still refused, naming it.
+    (tmp_path / "wide.svmlight").write_text("1 qid:1 1:0.5 5:1\n0 qid:1 1:0.2\n")
+    for command in ("predict", "rank"):
+        assert main([command, pair_model, str(tmp_path / "wide.svmlight"), "-o",
+                     str(tmp_path / "w.csv")]) == 2
+        assert "wide.svmlight" in capsys.readouterr().err
 
 
 def test_fit_on_a_letor_file_trains_on_every_pair_without_forming_them(tmp_path, capsys,
@@ -505,3 +557,68 @@ def test_ids_that_pandas_would_read_as_missing_are_ids(tmp_path, capsys):
     (tmp_path / "gap.csv").write_text("item_a,item_b,y\nNA,,-1\n")
     assert main(["fit", str(tmp_path / "gap.csv"), "--model", model]) == 2
     assert "empty id" in capsys.readouterr().err
+
+
+def _small_letor_model(tmp_path):
+    """A LETOR file of graded items and a linear pair model fitted on it."""
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor
+
+    X, y, groups, _ = make_graded_blocks(10, random_state=0)
+    dump_letor(X, y, groups, tmp_path / "items.letor")
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "items.letor"), "--kernel", "linear", "--model",
+                 model]) == 0
+    return model, str(tmp_path / "items.letor")
+
+
+def test_output_to_a_closed_pipe_stops_quietly(tmp_path, capsys, monkeypatch):
+    """Review r14: 'predict ... -o - | head -1' (and fit / evaluate piped to head)
+    exited 2 with 'error: [Errno 32] Broken pipe'; a Unix tool stops quietly,
+    with the status of SIGPIPE (141)."""
+    import io
+    import subprocess
+    import sys
+
+    model, letor = _small_letor_model(tmp_path)
+    capsys.readouterr()
+
+    class ClosedPipe(io.TextIOBase):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    for argv in (["evaluate", model, letor], ["predict", model, letor, "-o", "-"],
+                 ["rank", model, letor, "-o", "-"]):
+        assert main(argv) == 141
+    monkeypatch.undo()
+    assert capsys.readouterr().err == ""
+    # A real process whose reader is gone before it writes: no message, no
+    # "Exception ignored" from the flush at exit.
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from svmcompare.cli import main; "
+         f"sys.exit(main({['predict', model, letor, '-o', '-']!r}))"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()
+    err = child.stderr.read()
+    assert child.wait(timeout=60) == 141, err
+    assert err == b""
+
+
+def test_rank_writes_to_standard_output_and_plots_name_the_file_written(tmp_path, capsys,
+                                                                          monkeypatch):
+    """Review r14: 'rank -o -' wrote a file named '-' (predict -o - writes to
+    standard output); 'evaluate --plot roc' wrote roc.png and said 'roc'."""
+    model, letor = _small_letor_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["rank", model, letor, "-o", "ranks.csv"]) == 0
+    capsys.readouterr()
+    assert main(["rank", model, letor, "-o", "-"]) == 0
+    assert capsys.readouterr().out == (tmp_path / "ranks.csv").read_text()
+    assert not (tmp_path / "-").exists()
+    assert main(["evaluate", model, letor, "--plot", "roc"]) == 0
+    assert "plot written to roc.png" in capsys.readouterr().out
+    assert (tmp_path / "roc.png").stat().st_size > 1000 and not (tmp_path / "roc").exists()
+    assert main(["evaluate", model, letor, "--plot", "curve.svg"]) == 0
+    assert "plot written to curve.svg" in capsys.readouterr().out
+    assert (tmp_path / "curve.svg").exists()

@@ -79,7 +79,9 @@ def graded_predictions(args, model):
 
     from ..io import load_letor
 
-    Z, grades, qid = load_letor(args.pairs)
+    # The model's feature count: a sparse file may omit the last features (0) on
+    # every line, as evaluate reads it too.
+    Z, grades, qid = load_letor(args.pairs, getattr(model, "n_features_in_", None))
     check_file_features(model, [f"f{k + 1}" for k in range(Z.shape[1])], args.pairs)
     first, second, _ = _graded_pairs(args.pairs, grades, qid)
     for rows, X in _formed_chunks(Z, first, second):

@@ -28,7 +28,21 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        if sys.stdout is not None:
+            # Output still buffered meets a closed pipe here, not in the flush at
+            # exit (which would print "Exception ignored ... BrokenPipeError").
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError as exc:
+        if not _stdout_closed():  # another pipe (a socket): an error like any other
+            print(f"svmcompare {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+        # The reader of our output went away ('svmcompare predict ... -o - | head
+        # -1'): stop quietly, as Unix tools do, with the status of a command
+        # killed by SIGPIPE (128 + 13).
+        _discard_stdout()
+        return 141
     except (ValueError, TypeError, OSError) as exc:
         print(f"svmcompare {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -45,6 +59,33 @@ def main(argv=None):
               + ("" if written is None else f" after {written} was written (that file is "
                  "complete)"), file=sys.stderr)
         return 130
+
+
+def _stdout_closed():
+    """Whether standard output is a pipe whose reader has gone (poll reports an
+    error on its write end); True where that cannot be asked (no descriptor,
+    no poll), as the broken pipe is then most likely the output's."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & (select.POLLERR | select.POLLHUP) for _, event in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
+def _discard_stdout():
+    """Point standard output at /dev/null: Python flushes it at exit, and the
+    rest of a buffer written to the closed pipe would print a traceback."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a file descriptor (captured output): nothing is flushed to the pipe
 
 
 if __name__ == "__main__":  # pragma: no cover

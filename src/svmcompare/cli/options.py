@@ -285,7 +285,8 @@ def items_of(model, path):
     names = getattr(point_model(model), "feature_names_in_", None)
     known = None if names is None else identities_of(names)
     if path is not None and not (known is not None and is_id_list(path)):
-        return read_items(path)
+        # A LETOR file may omit the last features (0 on every line): the model's count.
+        return read_items(path, getattr(point_model(model), "n_features_in_", None))
     if known is None:
         raise ValueError("this model scores item features: give an items table "
                          "(an id column plus its features).")

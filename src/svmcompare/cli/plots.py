@@ -14,6 +14,16 @@ def pyplot():
     return plt
 
 
+def figure_path(path):
+    """The file a figure saved at ``path`` goes to: matplotlib gives a path
+    without an extension its default format's (roc -> roc.png), so messages
+    name that file, not the path as given."""
+    path = Path(path)
+    if not path.suffix:
+        path = path.with_name(f"{path.name}.{pyplot().rcParams['savefig.format']}")
+    return path
+
+
 def plot_evaluation(path, y, score, auc, chance, proba):
     """The comparison ROC with its chance line and, for probabilities, a
     reliability diagram (its points also written as <path>_reliability.csv)."""
@@ -44,6 +54,7 @@ def plot_evaluation(path, y, score, auc, chance, proba):
         ax.set(xlabel="predicted probability", ylabel="observed share",
                title="reliability", xlim=(0, 1), ylim=(0, 1))
     fig.tight_layout()
+    path = figure_path(path)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(f"plot written to {path}" + ("" if proba is None else

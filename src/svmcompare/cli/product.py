@@ -370,10 +370,12 @@ def _rank(args):
         out["position"] = model.rank_positions(Z)
         out["position_best"], out["position_worst"] = \
             model.rank_position_interval(Z, args.interval)
-    out.to_csv(args.output, index=False)
-    what = "" if args.interval is None else \
-        f" with {100 * args.interval:g}% intervals of the scores and of the positions"
-    print(f"{len(ids)} scores r(x){what} written to {args.output} (larger is better)")
+    # '-': standard output, as predict (a file named "-" was written instead).
+    out.to_csv(sys.stdout if args.output == "-" else args.output, index=False)
+    if args.output != "-":
+        what = "" if args.interval is None else \
+            f" with {100 * args.interval:g}% intervals of the scores and of the positions"
+        print(f"{len(ids)} scores r(x){what} written to {args.output} (larger is better)")
     return 0
 
 
@@ -629,7 +631,7 @@ def add_product_commands(sub):
 
     rank = add_command(sub, "rank", _rank, "score items r(x) with a saved model")
     add_saved_model(rank, items=True)
-    rank.add_argument("-o", "--output", required=True, help="output CSV")
+    rank.add_argument("-o", "--output", required=True, help="output CSV ('-': standard output)")
     add_interval(rank, "each score and rank position")
 
     board = add_command(sub, "leaderboard", _leaderboard,

@@ -22,6 +22,7 @@ from .options import (
     pair_columns,
     rows_of,
 )
+from .plots import figure_path
 
 
 def add_rolling_command(sub):
@@ -156,6 +157,7 @@ def run_rolling(args):
         result.ratings.to_csv(args.ratings)
         print(f"rating paths of {result.ratings.shape[1]} items written to {args.ratings}")
     if args.plot:
-        plot_rating_paths(result.ratings, args.plot)
-        print(f"rating paths drawn to {args.plot}")
+        path = figure_path(args.plot)
+        plot_rating_paths(result.ratings, path)
+        print(f"rating paths drawn to {path}")
     return 0
