@@ -622,3 +622,32 @@ def test_rank_writes_to_standard_output_and_plots_name_the_file_written(tmp_path
     assert main(["evaluate", model, letor, "--plot", "curve.svg"]) == 0
     assert "plot written to curve.svg" in capsys.readouterr().out
     assert (tmp_path / "curve.svg").exists()
+
+
+def test_features_rankings_and_rolling_write_standard_output_for_a_dash(tmp_path, capsys,
+                                                                          monkeypatch):
+    """'-o -' is standard output for every command that writes a table (a file
+    named '-' was written by features, rankings and rolling), and the summary
+    line stays off the table."""
+    import pandas as pd
+
+    from svmcompare.datasets import make_league
+
+    matches, _ = make_league(n_teams=6, n_seasons=2, random_state=0)
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    races = pd.DataFrame({"race": [1, 1, 1, 2, 2, 2], "horse": list("abcabd"),
+                          "place": [1, 2, 3, 2, 1, 3]})
+    races.to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    game = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    commands = [["features", "m.csv", *game, "--time", "season", "--advantage", "home_adv"],
+                ["rankings", "r.csv", "--event", "race", "--item", "horse", "--position",
+                 "place"],
+                ["rolling", "m.csv", *game, "--context", "home_adv", "--period", "season",
+                 "--no-progress"]]
+    for command in commands:
+        assert main([*command, "-o", "table.csv"]) == 0
+        capsys.readouterr()
+        assert main([*command, "-o", "-"]) == 0
+        assert capsys.readouterr().out == (tmp_path / "table.csv").read_text(), command[0]
+        assert not (tmp_path / "-").exists()

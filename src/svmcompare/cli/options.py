@@ -312,6 +312,17 @@ def is_id_list(path):
 PROBABILITY_COLUMNS = ("p_x_better", "p_tie", "p_xprime_better")
 
 
+def write_table(table, output):
+    """Write a CSV table to ``output``, or to standard output for "-" (as
+    ``predict -o -``); returns whether a file was written, so that the
+    command's summary line stays off a table piped to another program."""
+    import sys
+
+    to_stdout = output == "-"
+    table.to_csv(sys.stdout if to_stdout else output, index=False)
+    return not to_stdout
+
+
 def with_predictions(out, model, X, context, proba, interval=None, bootstrap=None):
     """``out`` (ids and other columns) with the comparisons of pairs ``X``;
     with ``interval`` (a confidence), the ``bootstrap``'s interval of each

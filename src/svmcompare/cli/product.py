@@ -36,6 +36,7 @@ from .options import (
     parallel_backend,
     rows_of,
     with_predictions,
+    write_table,
 )
 from .plots import plot_evaluation
 from .rolling import add_rolling_command
@@ -214,7 +215,8 @@ def _features(args):
     if context is not None:
         out["ctx_advantage"] = context[:, 0]
     out["y"] = y
-    out.to_csv(args.output, index=False)
+    if not write_table(out, args.output):
+        return 0
     new = int(np.sum((info["first_games"] == 0) | (info["second_games"] == 0)))
     print(f"{len(out)} games: {len(names)} history features of each side (a_, b_), "
           + ("ctx_advantage, " if context is not None else "") + f"labels y; {new} games "
@@ -274,7 +276,8 @@ def _rankings(args):
     table = matches_from_rankings(results.assign(**{args.position: places}), event=args.event,
                                   item=args.item, position=args.position, weight=args.weight,
                                   unplaced=args.unplaced, keep=keep)
-    table.to_csv(args.output, index=False)
+    if not write_table(table, args.output):
+        return 0
     print(f"{table['event'].nunique()} events, {len(table)} pairs ({int((table['y'] == 0).sum())} "
           f"ties) written to {args.output}; e.g. svmcompare fit {args.output} --model MODEL "
           "--auto --probability --groups event")
@@ -371,8 +374,7 @@ def _rank(args):
         out["position_best"], out["position_worst"] = \
             model.rank_position_interval(Z, args.interval)
     # '-': standard output, as predict (a file named "-" was written instead).
-    out.to_csv(sys.stdout if args.output == "-" else args.output, index=False)
-    if args.output != "-":
+    if write_table(out, args.output):
         what = "" if args.interval is None else \
             f" with {100 * args.interval:g}% intervals of the scores and of the positions"
         print(f"{len(ids)} scores r(x){what} written to {args.output} (larger is better)")

@@ -21,6 +21,7 @@ from .options import (
     ordered_column,
     pair_columns,
     rows_of,
+    write_table,
 )
 from .plots import figure_path
 
@@ -144,10 +145,11 @@ def run_rolling(args):
         y=y[done], rank_difference=result.decision[done])
     for column, values in zip(PROBABILITY_COLUMNS, result.proba[done].T, strict=True):
         out[column] = values
-    out.to_csv(args.output, index=False)
+    # With the table on standard output, the summary and notes go to stderr.
+    log = sys.stdout if write_table(out, args.output) else sys.stderr
     print(f"{len(result.fit_seconds)} periods replayed ({int(done.sum())} games predicted, "
           f"log-loss {outcome_log_loss(y[done], result.proba[done]):.4f}, "
-          f"{result.fit_seconds.mean():.3f} s a fit): {args.output}")
+          f"{result.fit_seconds.mean():.3f} s a fit): {args.output}", file=log)
     if (args.ratings or args.plot) and result.ratings is None:
         print("note: no rating paths: the model scores item features; give --items "
               "(an id column plus its features) to follow items", file=sys.stderr)
@@ -155,9 +157,10 @@ def run_rolling(args):
     result.ratings.index.name = args.period
     if args.ratings:
         result.ratings.to_csv(args.ratings)
-        print(f"rating paths of {result.ratings.shape[1]} items written to {args.ratings}")
+        print(f"rating paths of {result.ratings.shape[1]} items written to {args.ratings}",
+              file=log)
     if args.plot:
         path = figure_path(args.plot)
         plot_rating_paths(result.ratings, path)
-        print(f"rating paths drawn to {path}")
+        print(f"rating paths drawn to {path}", file=log)
     return 0
