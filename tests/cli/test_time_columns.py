@@ -98,7 +98,7 @@ def test_features_names_the_line_of_an_impossible_date_and_of_a_game_without_res
 
 def test_features_reads_date_spellings_as_dates_and_refuses_labels(tmp_path, capsys):
     _weekly(tmp_path / "g.csv", date=lambda d: d.dt.strftime("%b %d, %Y"),
-            week=lambda d: "Week " + (np.arange(len(d)) // 2 + 1).astype(str))
+            week=lambda d: [f"Week {k}" for k in np.arange(len(d)) // 2 + 1])
     out = tmp_path / "f.csv"
     assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "date",
                  "-o", str(out)]) == 0
