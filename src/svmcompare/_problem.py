@@ -181,7 +181,8 @@ class Standardizer:
         if isinstance(X, SparsePairs):
             columns = np.flatnonzero(self.keep)
             unit = sp.diags(1.0 / self.scale)
-            return SparsePairs(X.first[:, columns] @ unit, X.second[:, columns] @ unit)
+            return SparsePairs(X.first[:, columns] @ unit, X.second[:, columns] @ unit,
+                               center=self.mean / self.scale)
         out = (X[:, :, self.keep] if not self.keep.all() else X) - self.mean
         out /= self.scale
         return out

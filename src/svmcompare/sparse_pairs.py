@@ -23,15 +23,22 @@ import scipy.sparse as sp
 
 
 class SparsePairs:
-    """x (``first``) and x' (``second``) of each pair as CSR matrices (n, p)."""
+    """x (``first``) and x' (``second``) of each pair as CSR matrices (n, p).
+
+    ``center`` (p,), when set by a standardization, is what the dense layout
+    would subtract from every item (mean / scale): differences never need it,
+    the pair tie features' (x + x') / 2 does, so that both layouts give a
+    link the same features.
+    """
 
     ndim = 3
 
-    def __init__(self, first, second):
+    def __init__(self, first, second, center=None):
         self.first = sp.csr_matrix(first, dtype=np.float64)
         self.second = sp.csr_matrix(second, dtype=np.float64)
         if self.first.shape != self.second.shape:
             raise ValueError(f"x and x' have shapes {self.first.shape} and {self.second.shape}.")
+        self.center = center
 
     @classmethod
     def from_wide(cls, X):
@@ -54,7 +61,7 @@ class SparsePairs:
             if isinstance(rows, slice) and rows == slice(None) and side in (0, 1):
                 return self.first if side == 0 else self.second
             raise IndexError("SparsePairs supports [:, 0], [:, 1] and row selections.")
-        return SparsePairs(self.first[key], self.second[key])
+        return SparsePairs(self.first[key], self.second[key], self.center)
 
     def items(self):
         """x rows then x' rows (n_pairs * 2, p), as ``stack_items`` stacks them."""

@@ -203,8 +203,27 @@ def pair_tie_features(Xs):
     meet, without a dense one-hot."""
     if not isinstance(Xs, np.ndarray):
         first, second = Xs[:, 0], Xs[:, 1]
-        return sp.hstack([(first + second) / 2, abs(second - first)], format="csr")
+        S = sp.hstack([(first + second) / 2, abs(second - first)], format="csr")
+        # Sparse pairs are not centered; the dense layout's (x + x') / 2 is.
+        center = np.zeros(first.shape[1]) if Xs.center is None else Xs.center
+        return ShiftedSparse(S, np.concatenate([-center, np.zeros(first.shape[1])]))
     return np.hstack([(Xs[:, 0] + Xs[:, 1]) / 2, np.abs(Xs[:, 1] - Xs[:, 0])])
+
+
+class ShiftedSparse:
+    """Tie features S + 1 shift^T held as a sparse S and a row ``shift``: those
+    of sparse pairs, whose sums are centered as the dense layout's are
+    without a dense copy.  Rows are selected as a matrix's (``S[rows]``)."""
+
+    def __init__(self, matrix, shift):
+        self.matrix, self.shift = sp.csr_matrix(matrix, dtype=np.float64), shift
+
+    @property
+    def shape(self):
+        return self.matrix.shape
+
+    def __getitem__(self, rows):
+        return ShiftedSparse(self.matrix[rows], self.shift)
 
 
 def _band_objective(params, F, S, y, alpha, weight):
@@ -300,6 +319,13 @@ class StandardizedTieFeatures:
     @classmethod
     def of(cls, tie_features):
         """Standardize an (n, k) array (or scipy sparse matrix) of tie features."""
+        if isinstance(tie_features, ShiftedSparse):
+            # A constant shift of a column moves its mean and range, not the
+            # standardized values.
+            plain = cls._of_sparse(sp.csc_matrix(tie_features.matrix))
+            shift = tie_features.shift
+            return cls(plain.matrix, plain.low + shift, plain.high + shift, plain.mean + shift,
+                       plain.scale)
         if sp.issparse(tie_features):
             return cls._of_sparse(sp.csc_matrix(tie_features, dtype=np.float64))
         S = np.asarray(tie_features, dtype=np.float64)
@@ -368,6 +394,8 @@ def _band_term(S, calibrator):
     implicit zeros are clipped too, without densifying it)."""
     low, high = calibrator.feature_min_, calibrator.feature_max_
     mean, scale, b = calibrator.feature_mean_, calibrator.feature_scale_, calibrator.band_coef_
+    if isinstance(S, ShiftedSparse):  # clip(S + shift) - mean = clip(S) - (mean - shift)
+        S, low, high, mean = S.matrix, low - S.shift, high - S.shift, mean - S.shift
     if not sp.issparse(S):
         S = np.asarray(S, dtype=np.float64)
         return ((np.clip(S, low, high) - mean) / scale) @ b
