@@ -223,3 +223,43 @@ def test_bootstrap_intervals_refuse_a_reordered_context_frame():
     for call in (boot.predict_proba_interval, boot.proba_replicates, boot.predict_proba):
         with pytest.raises(ValueError, match="another order"):
             call(X[:5], ctx[["rest", "home"]][:5])
+
+
+def test_a_refit_on_an_array_context_forgets_the_names_of_the_frame():
+    import pandas as pd
+
+    from svmcompare import BootstrapCompare, SVMCompareCV
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 2, 2))
+    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 150), "rest": rng.normal(size=150)})
+    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=150) * 0.3
+    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    renamed = ctx.rename(columns={"home": "venue", "rest": "days"})
+    for model in (SVMCompare(kernel="linear", probability=True),
+                  SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3,
+                               probability=True),
+                  BootstrapCompare(SVMCompare(kernel="linear", probability=True),
+                                   n_resamples=3, random_state=0)):
+        model.fit(X, y, context=ctx)
+        model.fit(X, y, context=ctx.to_numpy())
+        assert not hasattr(model, "context_names_in_")
+        model.predict_proba(X[:5], renamed[:5])
+        if isinstance(model, BootstrapCompare):
+            model.proba_replicates(X[:5], renamed[:5])
+
+
+def test_a_model_file_without_context_names_has_no_such_field(tmp_path):
+    import json
+    import zipfile
+
+    from svmcompare import save_model
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(100, 2, 2))
+    y = np.where(X[:, 1, 0] - X[:, 0, 0] > 0.5, 1, np.where(X[:, 1, 0] - X[:, 0, 0] < -0.5,
+                                                           -1, 0))
+    save_model(SVMCompare(kernel="linear").fit(X, y), tmp_path / "m.skops")
+    with zipfile.ZipFile(tmp_path / "m.skops") as archive:
+        texts = [archive.read(n) for n in archive.namelist() if n.endswith(".json")]
+    assert texts and not any(b"context_names" in text for text in texts)

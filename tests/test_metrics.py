@@ -190,3 +190,11 @@ def test_outcome_scores_refuse_what_are_not_probability_rows(proba, match):
     for score in (outcome_log_loss, outcome_brier, outcome_accuracy, reliability_table):
         with pytest.raises(ValueError, match=match):
             score(y, proba)
+
+
+def test_probabilities_rounded_to_three_decimals_are_scored():
+    from svmcompare.metrics import outcome_log_loss
+
+    proba = np.array([[0.457, 0.222, 0.322], [0.333, 0.333, 0.333]])
+    assert outcome_log_loss([-1, 0], proba) == pytest.approx(
+        -(np.log(0.457) + np.log(0.333)) / 2)

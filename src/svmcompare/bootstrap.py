@@ -55,6 +55,7 @@ from ._validation import (
     take_rows,
 )
 from .compare import SVMCompare
+from .ranking_function import copy_names
 from .exceptions import DegenerateWarning, degenerate_warnings_silenced, outside_stacklevel
 from .solvers.interrupt import PROGRESS_AFTER
 
@@ -428,9 +429,7 @@ class BootstrapCompare(BaseEstimator):
         self.n_groups_ = None if self.resample == "pairs" else int(member.max()) + 1
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = self.estimator_.n_features_in_
-        for attribute in ("feature_names_in_", "context_names_in_"):
-            if hasattr(self.estimator_, attribute):
-                setattr(self, attribute, getattr(self.estimator_, attribute))
+        copy_names(self.estimator_, self)
         return self
 
     def _check_context_names(self, context):

@@ -44,7 +44,7 @@ from .grid_search import (  # the engine's public functions, importable from her
     validation_search,
 )
 from .metrics import outcome_brier, outcome_log_loss, outcome_log_losses
-from .ranking_function import ComparisonMixin, check_cost, set_feature_names
+from .ranking_function import ComparisonMixin, check_cost, copy_names, set_feature_names
 from .sparse_pairs import SparsePairs
 
 __all__ = ["SVMCompareCV", "default_grid", "fit_C_path", "paper_grid", "search_grid",
@@ -590,9 +590,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_
-        for attribute in ("feature_names_in_", "context_names_in_"):
-            if hasattr(model, attribute):
-                setattr(self, attribute, getattr(model, attribute))
+        copy_names(model, self)
         return self
 
     def _fitted(self):

@@ -28,7 +28,8 @@ ARRAY_PREFIX = "svmcompare-predictor/"
 
 _META_KEYS = {"version", "estimator", "kernel", "gamma", "degree", "coef0", "threshold",
               "feature_names", "context", "calibrator", "cost"}
-# Written since 0.3.1 (a context DataFrame's column names); files without it load.
+# Written since 0.3.1 when the model has them (a context DataFrame's column
+# names); files without it load.
 _OPTIONAL_META_KEYS = {"context_names"}
 _LINK_KEYS = {"link", "band_intercept", "scale", "limit", "score_scale", "tie_band"}
 _LINK_ARRAYS = ("link_coef", "band_coef", "feature_min", "feature_max", "feature_mean",
@@ -93,9 +94,11 @@ def predictor_state(model, version):
             "threshold": float(model.threshold_),
             "feature_names": None if names is None else [str(n) for n in names],
             "context": ranking.context_coef is not None, "calibrator": None,
-            "context_names": None if context_names is None else [str(n) for n in context_names],
             "cost": None if getattr(model, "cost", None) is None
             else np.asarray(model.cost, dtype=float).tolist()}
+    if context_names is not None:
+        # Only when there are names: files without them stay readable by 0.3.0.
+        meta["context_names"] = [str(n) for n in context_names]
     arrays = {"mean": ranking.scaler.mean, "scale": ranking.scaler.scale,
               "keep": ranking.scaler.keep}
     if ranking.weights is not None:

@@ -370,6 +370,19 @@ def set_feature_names(model, X, context=None):
             delattr(model, attribute)
 
 
+NAME_ATTRIBUTES = ("feature_names_in_", "context_names_in_")
+
+
+def copy_names(source, target):
+    """``target`` records the feature and context names ``source`` recorded,
+    and no others (a refit on arrays must not keep the names of an earlier fit)."""
+    for attribute in NAME_ATTRIBUTES:
+        if hasattr(source, attribute):
+            setattr(target, attribute, getattr(source, attribute))
+        elif hasattr(target, attribute):
+            delattr(target, attribute)
+
+
 def set_ranking(model, scaler, kernel, solver, *, expansion=None, weights=None,
                 feature_map=None, context_coef=None):
     """Set ``ranking_`` of ``model`` and the state every comparison estimator shares.
