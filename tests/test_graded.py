@@ -311,3 +311,17 @@ def test_graded_models_record_and_check_dataframe_column_names():
     with pytest.raises(ValueError, match="another order"):
         ranker.compare(pairs[[f"{side}_{name}" for side in "ab"
                               for name in ["noise", "rating", "price"]]])
+
+
+def test_ordinal_svm_reads_numeric_grades_stored_as_categories():
+    import pandas as pd
+
+    from svmcompare import OrdinalSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    grade = np.digitize(X @ np.array([1.0, -0.5]), [-0.5, 0.5]) + 1  # 1, 2, 3
+    as_numbers = OrdinalSVM().fit(X, grade)
+    as_categories = OrdinalSVM().fit(X, pd.Series(grade).astype("category"))
+    np.testing.assert_array_equal(as_categories.classes_, [1, 2, 3])
+    np.testing.assert_array_equal(as_categories.predict(X), as_numbers.predict(X))

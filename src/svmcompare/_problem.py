@@ -97,10 +97,13 @@ class Standardizer:
         return fitted
 
     @classmethod
-    def fit_items(cls, items, sample_weight=None):
-        """Fit on items (n, p), each weighing ``sample_weight`` (n,) or 1."""
+    def fit_items(cls, items, sample_weight=None, n_items=None):
+        """Fit on items (n, p), each weighing ``sample_weight`` (n,) or 1;
+        ``n_items``: how many items the weights stand for, when not the rows
+        with positive weight (an item counted once per pair of formed pairs:
+        their number of stacked items)."""
         if sample_weight is not None:
-            return cls._fit_weighted(items, sample_weight)
+            return cls._fit_weighted(items, sample_weight, n_items)
         high, low, keep = _varying(items, "the training items (zero variance)")
         ddof = 1 if items.shape[0] > 1 else 0
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
@@ -126,9 +129,10 @@ class Standardizer:
         return cls(mean=mean, scale=scale, keep=keep)
 
     @classmethod
-    def _fit_weighted(cls, items, weight):
+    def _fit_weighted(cls, items, weight, n_items=None):
         items = items[weight > 0]
         weight = weight[weight > 0]
+        n_items = weight.size if n_items is None else n_items
         high, low, keep = _varying(items, "the training items with positive weight")
         # Two passes on values divided by their largest magnitude (no overflow).
         magnitude = np.maximum(np.abs(high), np.abs(low))[keep]
@@ -136,7 +140,7 @@ class Standardizer:
         total = weight.sum()
         mean = weight @ unit / total
         variance = weight @ (unit - mean) ** 2 / total
-        variance *= _ddof_factor(total, weight.size)
+        variance *= _ddof_factor(total, n_items)
         scale = np.sqrt(variance) * magnitude
         scale[scale <= 0] = 1.0
         return cls(mean=mean * magnitude, scale=scale, keep=keep)

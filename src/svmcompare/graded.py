@@ -145,9 +145,12 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     item_weight = _pair_item_weights(y, groups, estimator.ties, sample_weight)
     if not np.any(item_weight > 0):
         raise _no_pairs_error()
-    # The formed pairs' standardization (items weighted by their pairs), so that
-    # both fits solve one problem: the same objective and solution.
-    scaler = Standardizer.fit_items(X, item_weight)
+    # The formed pairs' standardization (items weighted by their pairs, and as
+    # many items as their 2 m stacked ones), so that both fits solve one
+    # problem: the same objective and solution.
+    present = None if sample_weight is None else (sample_weight > 0).astype(float)
+    stacked = float(_pair_item_weights(y, groups, estimator.ties, present).sum())
+    scaler = Standardizer.fit_items(X, item_weight, n_items=stacked)
     Z = scaler.transform_items(X)
     problem = graded_problem(Z, y, groups, float(estimator.C), ties=estimator.ties,
                              class_weight=estimator.class_weight, weight=sample_weight)
@@ -353,6 +356,11 @@ def _ordinal_labels(y):
     import pandas as pd
 
     dtype = getattr(y, "dtype", None)
+    if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered \
+            and pd.api.types.is_numeric_dtype(dtype.categories.dtype):
+        # Numbers stored as categories: their order is the numbers' own.
+        _check_no_missing_label(np.asarray(pd.isna(y)).ravel())
+        y, dtype = np.asarray(y, dtype=dtype.categories.dtype), None
     if isinstance(dtype, pd.CategoricalDtype):
         if not dtype.ordered:
             raise TypeError(

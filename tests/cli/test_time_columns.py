@@ -44,7 +44,7 @@ def test_until_and_after_compare_dates_as_dates_in_the_columns_day_order(tmp_pat
                  "--kernel", "linear", "--model", str(tmp_path / "m.skops")]) == 0
     assert capsys.readouterr().out.startswith("26 pairs")
     with pytest.raises(ValueError, match=r"--until date=31/02/2020: '31/02/2020' is not a "
-                                         r"date, as the values of 'date' in g.csv are"):
+                                         r"date written as the values of 'date' in g.csv are"):
         _rows(frame, until="date=31/02/2020")
 
 
@@ -127,3 +127,26 @@ def test_rolling_orders_seasons_by_their_years(tmp_path, capsys):
     by_season, by_label = pd.read_csv(tmp_path / "a.csv"), pd.read_csv(tmp_path / "b.csv")
     np.testing.assert_allclose(by_label["p_tie"], by_season["p_tie"])
     assert list(pd.read_csv(tmp_path / "paths.csv")["label"]) == ["2010-11", "2011-12"]
+
+
+def test_review_fixes_of_the_time_rule(tmp_path, capsys):
+    """The value that breaks a column's kind is named (not the first row); one
+    impossible YYYYMMDD among dates is refused (it turned the column into
+    plain numbers); a bound written otherwise than the column's dates is
+    still a date; rolling's --first reads a date in the column's day order."""
+    from svmcompare.datasets.games import time_keys
+
+    with pytest.raises(ValueError, match="row 3 = '4a' is not one of the numbers"):
+        time_keys(pd.Series(["1", "2", "3", "4a", "5"]))
+    with pytest.raises(ValueError, match="row 3 = 20200100 is not a date"):
+        time_keys(pd.Series([20200101, 20200131, 20200201, 20200100]))
+    _weekly(tmp_path / "g.csv", ymd=lambda d: d.dt.strftime("%Y%m%d").astype(int),
+            date=lambda d: d.dt.strftime("%d/%m/%Y"))
+    capsys.readouterr()
+    assert main(["fit", str(tmp_path / "g.csv"), *GAME, "--until", "ymd=2020-02-01",
+                 "--model", str(tmp_path / "m.skops")]) == 0
+    assert "10 pairs" in capsys.readouterr().out  # 4, 11, 18, 25 Jan, 1 Feb: 2 games each
+    assert main(["rolling", str(tmp_path / "g.csv"), *GAME, "--period", "date",
+                 "--first", "07/03/2020", "--no-progress", "-o", str(tmp_path / "r.csv")]) == 0
+    replay = pd.read_csv(tmp_path / "r.csv")
+    assert replay["date"].iloc[0] == "07/03/2020"  # the 7th of March, not the 3rd of July

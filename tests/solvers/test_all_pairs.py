@@ -218,7 +218,8 @@ def test_pairwise_transform_agrees_with_pair_count():
 
 @pytest.mark.parametrize("ties, class_weight, weighted",
                          [("drop", None, False), ("drop", None, True),
-                          ("keep", "balanced", False), ("keep", "balanced", True)])
+                          ("keep", "balanced", False), ("keep", "balanced", True),
+                          ("drop", None, "fractional"), ("keep", None, "fractional")])
 def test_all_pairs_and_formed_pairs_are_one_model_with_unequal_queries(ties, class_weight,
                                                                       weighted):
     """Review r9: with queries of unequal size, pairs="all" standardized each item
@@ -229,7 +230,10 @@ def test_all_pairs_and_formed_pairs_are_one_model_with_unequal_queries(ties, cla
     X = rng.normal(size=(120, 3)) * [1, 5, 0.2] + [0, 3, 0]
     groups = rng.integers(0, 12, 120)  # unequal query sizes
     y = np.round(X @ [1, 0.1, 0] + rng.normal(0, 0.3, 120)).clip(-1, 2)
-    weight = rng.integers(1, 4, 120).astype(float) if weighted else None
+    # Fractional weights too: the variance's correction must count the formed
+    # pairs' 2 m stacked items, not the distinct ones (review: scales 0.36% apart).
+    weight = rng.uniform(0.05, 0.3, 120) if weighted == "fractional" else \
+        rng.integers(1, 4, 120).astype(float) if weighted else None
     fits = {mode: GroupRankSVM(pairs=mode, C=0.01, ties=ties, class_weight=class_weight,
                                tol=1e-6).fit(X, y, groups, sample_weight=weight)
             for mode in ("all", "materialize")}

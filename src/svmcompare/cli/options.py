@@ -405,15 +405,24 @@ def column_keys(values, option, column, file, bound=None):
         # The bound read with the column, in its day order: as the column's kind.
         both = pd.concat([values.astype(object), pd.Series([bound], dtype=object)],
                          ignore_index=True)
+        own = keys
         try:
             keys, bound_kind = time_keys(both, name)
         except ValueError:
             bound_kind = None
+        if bound_kind != kind and kind == "dates":
+            # A date written otherwise than the column's (2020-01-05 against
+            # 20200105 values) is still a date when it reads as one alone.
+            try:
+                alone, bound_kind = time_keys(pd.Series([bound], dtype=object), name)
+                keys = pd.concat([own, alone], ignore_index=True)
+            except ValueError:
+                bound_kind = None
         if bound_kind != kind:
             noun = {"dates": "a date", "numbers": "a number", "seasons": "a season (2019-20)",
-                    "months": "a month (2020-01)"}[kind]
-            raise ValueError(f"{option} {column}={bound}: {bound!r} is not {noun}, as the "
-                             f"values of {column!r} in {file} are (e.g. "
+                    "months": "a month (2020-01)", "order": "one of its labels"}[kind]
+            raise ValueError(f"{option} {column}={bound}: {bound!r} is not {noun} written as "
+                             f"the values of {column!r} in {file} are (e.g. "
                              f"{plain_value(values.iloc[0])!r}).")
     keys = keys.to_numpy()
     if kind == "numbers":

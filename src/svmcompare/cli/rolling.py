@@ -17,6 +17,7 @@ from .options import (
     add_command,
     add_model_arguments,
     add_pairs_arguments,
+    column_keys,
     make_model,
     ordered_column,
     pair_columns,
@@ -70,19 +71,17 @@ def _check_filled(extras, names, file, rows):
                              f"line {int(np.flatnonzero(empty)[0]) + 2}).")
 
 
-def _first(value, periods):
-    """--first as a value of the periods' kind."""
+def _first(value, periods, column, name, file):
+    """--first as a value of the periods' kind (dates read as the column's
+    are, in its day order: 03/02/2020 is the 3rd of February in a column of
+    25/12 dates)."""
     import numpy as np
-    import pandas as pd
 
     if value is None or periods.dtype == object:  # labels (seasons): rolling_fit reads it
         return value
     if np.issubdtype(periods.dtype, np.datetime64):
-        try:
-            return pd.Timestamp(value).to_datetime64()
-        except ValueError:
-            raise ValueError(f"--first {value!r} is not a date; the periods are dates "
-                             "(give it as 2024-08-23).") from None
+        keys, _ = column_keys(column, "--first", name, file, bound=value)
+        return keys[-1]
     try:
         return float(value)
     except ValueError:
@@ -133,7 +132,7 @@ def run_rolling(args):
         weight = None if weight is None else weight[rows]
     periods = ordered_column(extras, args.period, "--period", name)
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
-    first = _first(args.first, periods)
+    first = _first(args.first, periods, extras[args.period], args.period, name)
     ids, items = _rated_items(args, features)
     model = make_model(args).set_params(verbose=False)  # the periods have their own bar
     result = rolling_fit(model, X, y, periods, context=context,

@@ -79,8 +79,12 @@ def _yyyymmdd(numbers_):
         return False
     values = values.astype(np.int64)
     year, month, day = values // 10000, values // 100 % 100, values % 100
-    return bool(np.all((year >= 1000) & (year <= 2999) & (month >= 1) & (month <= 12)
-                       & (day >= 1) & (day <= 31)))
+    # Eight digits of a year 1000-2999, mostly with a month and day: dates,
+    # whose impossible ones (20200100) are then refused by name rather than
+    # turning the whole column into plain numbers (31 Jan -> 1 Feb 70 apart).
+    plausible = (month >= 1) & (month <= 12) & (day >= 1) & (day <= 31)
+    return bool(values.size and np.all((year >= 1000) & (year <= 2999))
+                and 2 * np.count_nonzero(plausible) > values.size)
 
 
 def _row(k):
@@ -278,6 +282,18 @@ def time_keys(values, name="the time column", at=None):
     month = text.str.extract(_YEAR_MONTH)
     if month.notna().all().all() and month[1].astype(int).between(1, 12).all():
         return month[0].astype(np.int64) * 12 + month[1].astype(np.int64) - 1, "months"
+    # Name the first value that breaks the kind most values have ("4a" among
+    # numbers), not the first row.
+    kinds = {"numbers": numbers.notna().to_numpy(),
+             "seasons": season.notna().all(axis=1).to_numpy(),
+             "months": month.notna().all(axis=1).to_numpy()}
+    kind = max(kinds, key=lambda k: np.count_nonzero(kinds[k]))
+    if kinds[kind].any():
+        k = int(np.flatnonzero(~kinds[kind])[0]) if not kinds[kind].all() else 0
+        example = text.iloc[int(np.flatnonzero(kinds[kind])[0])]
+        raise ValueError(f"{at(k)} = {text.iloc[k]!r} is not one of the {kind} that {name} "
+                         f"holds (e.g. {example!r}), so the order of its values is not known; "
+                         "correct it.")
     raise ValueError(f"{name} holds labels such as {text.iloc[0]!r} whose order is not known "
                      f"({at(0)}); give numbers (1, 2, ...), dates (2024-08-23) or seasons "
                      "(2024-25) (in Python also an ordered pandas Categorical).")
