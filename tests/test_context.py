@@ -250,7 +250,6 @@ def test_a_refit_on_an_array_context_forgets_the_names_of_the_frame():
 
 
 def test_a_model_file_without_context_names_has_no_such_field(tmp_path):
-    import json
     import zipfile
 
     from svmcompare import save_model

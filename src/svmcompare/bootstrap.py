@@ -55,8 +55,8 @@ from ._validation import (
     take_rows,
 )
 from .compare import SVMCompare
-from .ranking_function import copy_names
 from .exceptions import DegenerateWarning, degenerate_warnings_silenced, outside_stacklevel
+from .ranking_function import copy_names
 from .solvers.interrupt import PROGRESS_AFTER
 
 _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
