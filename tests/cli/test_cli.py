@@ -651,3 +651,43 @@ def test_features_rankings_and_rolling_write_standard_output_for_a_dash(tmp_path
         assert main([*command, "-o", "-"]) == 0
         assert capsys.readouterr().out == (tmp_path / "table.csv").read_text(), command[0]
         assert not (tmp_path / "-").exists()
+
+
+def test_fit_takes_the_tie_band_and_link_of_a_single_fit(tmp_path, capsys):
+    """Ids whose own draw rates differ: --tie-band pair on the command line
+    gives the Python model's probabilities; refused without --probability,
+    with --auto and for the baselines."""
+    import pandas as pd
+
+    from svmcompare import SVMCompare, load_model, pairs_from_frame
+
+    rng = np.random.default_rng(0)
+    teams = np.array([f"T{k}" for k in range(8)])
+    drawish = rng.normal(0, 0.8, 8)
+    a = rng.integers(0, 8, 600)
+    b = (a + rng.integers(1, 8, 600)) % 8
+    band = np.exp(drawish[a] + drawish[b])
+    u = rng.logistic(size=600)
+    result = np.where(u > band, "A", np.where(u < -band, "H", "D"))
+    matches = pd.DataFrame({"home": teams[a], "away": teams[b], "result": result})
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    game = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    model_path = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *game, "--probability", "--tie-band", "pair",
+                 "--link", "davidson", "--model", model_path]) == 0
+    fitted = load_model(model_path)
+    assert (fitted.tie_band, fitted.link) == ("pair", "davidson")
+    data = pairs_from_frame(matches, a="home", b="away", outcome="result",
+                            outcome_map={"H": -1, "D": 0, "A": 1}, sparse=True)
+    python = SVMCompare(kernel="linear", probability=True, tie_band="pair", link="davidson",
+                        random_state=0).fit(data.X, data.y)
+    np.testing.assert_allclose(fitted.predict_proba(data.X[:50]),
+                               python.predict_proba(data.X[:50]), atol=1e-10)
+    capsys.readouterr()
+    for extra, message in ((["--tie-band", "pair"], "add --probability"),
+                           (["--probability", "--auto", "--link", "davidson"], "choose the tie"),
+                           (["--probability", "--model-type", "rank", "--tie-band", "pair"],
+                            "SVMCompare's")):
+        assert main(["fit", str(tmp_path / "m.csv"), *game, *extra, "--model",
+                     model_path]) == 2
+        assert message in capsys.readouterr().err

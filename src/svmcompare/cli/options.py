@@ -111,6 +111,14 @@ def add_model_arguments(parser):
     parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
                         help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
                              "(linear kernel: better probabilities for ratings of many ids)")
+    parser.add_argument("--tie-band", choices=["constant", "pair"], default="constant",
+                        help="with --probability: the tie band of the probability link, "
+                             "constant (default) or 'pair': drawish pairs, e.g. each id its "
+                             "own draw rate (--auto and --grid choose it by validation)")
+    parser.add_argument("--link", choices=["ordered", "davidson"], default="ordered",
+                        help="with --probability: the probability link's family, the ordered "
+                             "logit (default) or Davidson's tie model (--auto and --grid "
+                             "choose it)")
 
 
 def make_model(args):
@@ -130,11 +138,23 @@ def make_model(args):
     if calibration != "auto" and not args.probability:
         raise ValueError(f"--calibration {calibration} sets how --probability calibrates; "
                          "add --probability.")
+    link = {"tie_band": getattr(args, "tie_band", "constant"),
+            "link": getattr(args, "link", "ordered")}
+    if link != {"tie_band": "constant", "link": "ordered"}:
+        if not args.probability:
+            raise ValueError("--tie-band and --link set the probability link; add "
+                             "--probability.")
+        if args.model_type != "compare":
+            raise ValueError("--tie-band and --link are SVMCompare's (--model-type compare).")
+        if getattr(args, "auto", False) or getattr(args, "grid", False):
+            raise ValueError("--auto and --grid choose the tie band and link by validation; "
+                             "--tie-band and --link apply to a single fit.")
     # A progress line for a long exact fit, unless --no-progress (a --grid has its own).
     verbose = not (getattr(args, "no_progress", False) or getattr(args, "grid", False))
     if args.model_type == "compare":
         return SVMCompare(class_weight=class_weight, probability=args.probability,
-                          calibration=calibration, random_state=0, verbose=verbose, **params)
+                          calibration=calibration, random_state=0, verbose=verbose, **link,
+                          **params)
     model = SVMRank if args.model_type == "rank" else SVMRank2
     return model(probability=args.probability, calibration=calibration, random_state=0,
                  verbose=verbose, **params)
