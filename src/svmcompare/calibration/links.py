@@ -199,8 +199,9 @@ def pair_tie_features(Xs):
     by feature, how alike they are where |d| sees only the sum over features
     (two sushis of one style tie more often than their score gap says).
     Sparse pairs (:class:`~svmcompare.sparse_pairs.SparsePairs`, e.g. one-hot
-    identities) give a sparse CSR matrix of the same columns: which two ids
-    meet, without a dense one-hot."""
+    identities) give the same columns as a :class:`ShiftedSparse`, a sparse
+    matrix plus the row that centers its sums as the dense layout's are:
+    which two ids meet, without a dense one-hot."""
     if not isinstance(Xs, np.ndarray):
         first, second = Xs[:, 0], Xs[:, 1]
         S = sp.hstack([(first + second) / 2, abs(second - first)], format="csr")
