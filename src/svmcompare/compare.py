@@ -324,9 +324,11 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         "SVMRank, chooses the tie threshold of its comparison rule on the training pairs "
         "(degenerate_ = True); its probabilities (probability=True) are fitted as usual. "
         "What happened: ties weigh little at this C, so the paper's tie band (Lemma 1) "
-        "has no scale. To avoid it, try a smaller C or more weight on ties "
-        "(class_weight={1: 1, -1: w} with w > 1); "
-        "on_degenerate='raise' makes it an error (the paper's NoRankingError).",
+        "has no scale. If its scores r(x) are all at rounding level (around 1e-15), the SVM "
+        "found no direction at all and labels from it mean nothing. To avoid it, try a "
+        "smaller C or more weight on ties (class_weight={1: 1, -1: w} with w > 1), or "
+        "class_weight='balanced' (what the default 'auto' does when ties are under a third "
+        "of the pairs); on_degenerate='raise' makes it an error (the paper's NoRankingError).",
         DegenerateWarning, stacklevel=outside_stacklevel(),
     )
     return 1.0, True
