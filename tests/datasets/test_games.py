@@ -374,3 +374,24 @@ def test_an_int_id_and_the_same_id_as_a_float_are_one_player():
     np.testing.assert_array_equal(X2, X)
     with pytest.raises(ValueError, match="same player on both sides"):
         games_features(games.assign(away=games["home"].astype(float)), **kwargs)
+
+
+def test_fixtures_of_the_next_period_do_not_see_their_placeholder_results():
+    # What the command line's message for games without a result promises: a
+    # placeholder result of the next period's fixtures reaches none of them.
+    import pandas as pd
+
+    from svmcompare.datasets import games_features
+
+    rng = np.random.default_rng(0)
+    played = pd.DataFrame({"home": rng.choice(list("ABCD"), 40), "week": np.repeat(range(10), 4)})
+    played["away"] = [{"A": "B", "B": "C", "C": "D", "D": "A"}[h] for h in played["home"]]
+    played["result"] = rng.choice(["H", "D", "A"], 40)
+    fixtures = pd.DataFrame({"home": ["A", "C"], "away": ["B", "D"], "week": [10, 10]})
+    features = []
+    for placeholder in ("H", "A"):
+        games = pd.concat([played, fixtures.assign(result=placeholder)], ignore_index=True)
+        X, *_ = games_features(games, first="home", second="away", result="result",
+                               outcome_map={"H": -1, "D": 0, "A": 1}, time="week")
+        features.append(X[-2:])
+    np.testing.assert_array_equal(features[0], features[1])

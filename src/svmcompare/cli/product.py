@@ -238,7 +238,10 @@ def _game_labels(games, args, name):
                          f"{args.outcome}: no result ({int(empty.sum())} row(s) without one, "
                          "e.g. games not played yet). The features are made from played "
                          "games only: remove the rows without a result (or fill in their "
-                         "result).")
+                         "result). For the fixtures of the next period alone, any result "
+                         "will do: a game's features come from earlier periods only, so a "
+                         "placeholder reaches no fixture of that period (it would reach "
+                         "those of later periods).")
     return mapped_labels(result, parse_outcome_map(args.outcome_map), name, args.outcome)
 
 
