@@ -46,17 +46,15 @@ from tqdm.auto import tqdm
 
 from ._validation import (
     check_context,
-    check_feature_names,
     check_groups,
     check_pairs_labels,
     check_positive,
     check_sample_weight,
-    column_names,
     take_rows,
 )
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, degenerate_warnings_silenced, outside_stacklevel
-from .ranking_function import copy_names
+from .ranking_function import check_context_names, copy_names
 from .solvers.interrupt import PROGRESS_AFTER
 
 _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
@@ -432,12 +430,6 @@ class BootstrapCompare(BaseEstimator):
         copy_names(self.estimator_, self)
         return self
 
-    def _check_context_names(self, context):
-        """A context DataFrame's columns as at fit (the replicates were fitted
-        on its values alone)."""
-        check_feature_names(getattr(self, "context_names_in_", None), column_names(context),
-                            "context")
-
     # -- point estimates: the model fitted on all pairs -----------------------------
 
     def rank(self, Z):
@@ -509,7 +501,7 @@ class BootstrapCompare(BaseEstimator):
         (n_resamples, n_pairs, 3)."""
         check_is_fitted(self)
         self._check_probabilities()
-        self._check_context_names(context)
+        check_context_names(self, context)
         return np.stack([model.predict_proba(X, context) for model in self.replicates_])
 
     def predict_proba_interval(self, X, context=None, confidence=None):
@@ -523,7 +515,7 @@ class BootstrapCompare(BaseEstimator):
         n = X.shape[0]
         # The whole context against the whole X, as predict_proba checks it:
         # each chunk's slice alone would let extra rows pass unnoticed.
-        self._check_context_names(context)
+        check_context_names(self, context)
         context = check_context(context, n)
         frame = hasattr(X, "iloc")
         lower, upper = np.empty((n, 3)), np.empty((n, 3))

@@ -276,8 +276,7 @@ class ComparisonMixin:
     def _checked_context(self, context, n_pairs):
         """The validated context of n_pairs pairs: required iff the fit had one;
         a DataFrame's columns as at fit when the fit had named columns."""
-        check_feature_names(getattr(self, "context_names_in_", None), column_names(context),
-                            "context")
+        check_context_names(self, context)
         return check_context(context, n_pairs, self.ranking_.n_context)
 
     def compare(self, X, context=None):
@@ -371,6 +370,14 @@ def set_feature_names(model, X, context=None):
 
 
 NAME_ATTRIBUTES = ("feature_names_in_", "context_names_in_")
+
+
+def check_context_names(model, context):
+    """Refuse a context DataFrame whose columns differ in name or order from
+    those ``model`` was fitted on (``context_names_in_``): a context is read
+    by position."""
+    check_feature_names(getattr(model, "context_names_in_", None), column_names(context),
+                        "context")
 
 
 def copy_names(source, target):
