@@ -13,7 +13,13 @@ from sklearn.utils.validation import check_is_fitted
 from ._base import store_all_pairs
 from ._parameters import check_parameters
 from ._problem import Standardizer
-from ._validation import check_feature_names, check_pairs, check_positive, check_sample_weight
+from ._validation import (
+    check_feature_names,
+    check_pairs,
+    check_positive,
+    check_sample_weight,
+    column_names,
+)
 from .baselines import SVMRank
 from .compare import SVMCompare
 from .kernels import LINEAR, resolve_kernel
@@ -84,8 +90,7 @@ def _check_item_names(estimator, X):
     """Refuse a DataFrame of items whose columns differ in name or order from
     those ``fit`` saw (a reordered frame would silently swap the weights)."""
     check_is_fitted(estimator)
-    names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
-    check_feature_names(getattr(estimator, "feature_names_in_", None), names, "X")
+    check_feature_names(getattr(estimator, "feature_names_in_", None), column_names(X), "X")
 
 
 def _no_pairs_error():
