@@ -13,6 +13,9 @@ calibration folds (calibration/held_out.py) call alike.
 
 from __future__ import annotations
 
+import warnings
+from contextlib import nullcontext
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -35,6 +38,12 @@ from ._validation import (
     check_sample_weight,
     check_weighted_labels,
 )
+from .exceptions import (
+    DegenerateWarning,
+    degenerate_warnings_silenced,
+    degenerate_warnings_wanted,
+    outside_stacklevel,
+)
 from .kernels import LINEAR, NystroemMap, exact_feature_map
 from .ranking_function import (
     ComparisonMixin,
@@ -45,10 +54,14 @@ from .ranking_function import (
 from .solvers import solve_dual
 from .solvers.dual_cd import solve_linear_rows
 from .solvers.linear import differences
+from .solvers.lp import hinge_has_no_direction
 from .sparse_pairs import SparsePairs
 
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
 LINEAR_PRIMAL_MAX_FEATURES = 1_000  # "auto" takes the dual for wider linear problems
+# The LP that certifies a degenerate fit without a direction covers every row:
+# at 50,000 rows 3 s with 30 dense features (0.3 s with ids); left out past that.
+NO_DIRECTION_MAX_ROWS = 50_000
 
 
 def _if_context(prepared, context_coef):
@@ -153,10 +166,16 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""
         problem = prepared.problem
-        # May raise (SVMCompare with beta >= 0) before any fitted state is set.
-        scale, degenerate = self.problem_kind.rank_scale(self, result.bias, result.bias_noise)
+        without_direction = hinge_without_direction(self, prepared, result)
+        # May raise (SVMCompare with beta >= 0) before any fitted state is set;
+        # a fit certified without a direction says so in a warning of its own.
+        with degenerate_warnings_silenced() if without_direction else nullcontext():
+            scale, degenerate = self.problem_kind.rank_scale(self, result.bias,
+                                                             result.bias_noise)
         if degenerate is not None:
             self.degenerate_ = degenerate
+        if without_direction and degenerate:
+            warn_without_direction(self, result.bias)
         sv = np.flatnonzero(result.alpha > 0)
         dual_coef = problem.y[sv] * result.alpha[sv]
         if prepared.solver == "exact":
@@ -214,6 +233,40 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         for name in ("support_", "dual_coef_", "_expansion_index"):
             vars(copied).pop(name, None)
         return copied
+
+
+def hinge_without_direction(model, prepared, result):
+    """Whether a degenerate SVMCompare fit that will warn has u = 0 as the
+    exact solution of its hinge problem (:func:`solvers.lp.hinge_has_no_direction`
+    on its rows): then the direction it keeps is where the solver stopped.
+    Checked where the rows are explicit (linear kernel, Nystroem) and at most
+    :data:`NO_DIRECTION_MAX_ROWS` (an LP over every row), only for fits whose
+    warning is wanted (not a search's points or calibration folds)."""
+    if getattr(model, "on_degenerate", None) != "fallback" or model.loss != "hinge" \
+            or not model.problem_kind.bias or not degenerate_warnings_wanted():
+        return False
+    if result.bias < -max(float(result.bias_noise), 1e-300):
+        return False  # Lemma 1 applies: not degenerate
+    problem = prepared.problem
+    if problem.y.size > NO_DIRECTION_MAX_ROWS or (
+            prepared.solver == "exact" and prepared.kernel.code != LINEAR):
+        return False
+    return hinge_has_no_direction(primal_rows(prepared), problem.y, problem.C, result.bias)
+
+
+def warn_without_direction(model, beta):
+    warnings.warn(
+        f"SVMCompare found beta = {float(beta) + 0.0:.4g}, >= 0 (C={model.C}), and the exact "
+        "solution of its hinge problem here is u = 0 (an LP of the optimality conditions "
+        "says so): the SVM finds no ranking at these class weights, and the direction the "
+        "model keeps (degenerate_ = True, the tie threshold chosen on the training pairs) "
+        "is where the solver stopped on its way to 0, which can change with tol or the "
+        "solver's start. Such directions often rank well (on identities they follow the "
+        "balance of wins and losses; BENCHMARKS.md), but nothing defines them. For a "
+        "ranking the problem defines: more weight on ties (class_weight='balanced', what "
+        "the default 'auto' does when ties are under a third of the pairs) or "
+        "loss='squared_hinge'; on_degenerate='raise' makes it an error.",
+        DegenerateWarning, stacklevel=outside_stacklevel())
 
 
 def prepare(model, X, y, context=None, sample_weight=None):

@@ -94,6 +94,10 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         r = u^T Phi, and choose the tie threshold tau on the training pairs by
         eq. (6), as SVMRank does; a UserWarning says so, and ``degenerate_``
         is True.  "raise": the paper's behaviour, :class:`NoRankingError`.
+        With few ties and ``class_weight=None`` the hinge's exact solution is
+        often u = 0, and the direction kept is where the solver stopped on its
+        way there; for linear and Nystroem fits of at most 50,000 rows an LP
+        of the optimality conditions tells, and the warning says so.
     loss : {"hinge", "squared_hinge"}, default="hinge"
         The loss of the SVM's slacks.  "hinge": the paper's problem (eq. 15).
         "squared_hinge": C_t max(0, 1 - y_t f_t)^2 instead (the L2-loss SVM,
