@@ -183,3 +183,27 @@ def test_deviations_are_not_asked_for_before_the_last_period():
     assert glicko.deviations(["a"], period=6)[0] > glicko.deviations(["a"])[0]
     with pytest.raises(ValueError, match="period 4 is before the last processed period 5"):
         glicko.deviations(["a"], period=4)
+
+
+@pytest.mark.parametrize("system", ["Elo", "Glicko"])
+def test_a_fixture_reads_the_state_of_its_period_and_changes_nothing(system):
+    import svmcompare.ratings as ratings
+
+    a, b = ["x", "y", "x", "z", "y"], ["y", "z", "z", "x", "x"]
+    score, period = [1, 0.5, np.nan, 0, np.nan], [0, 0, 1, 1, 2]
+    played = np.array([True, True, False, True, False])
+    with_fixtures = getattr(ratings, system)().update(a, b, score, period, played=played)
+    # The played games' states are as without the fixtures...
+    plain = getattr(ratings, system)().update(np.array(a)[played], np.array(b)[played],
+                                              np.array(score)[played], np.array(period)[played])
+    np.testing.assert_array_equal(with_fixtures[played].to_numpy(), plain.to_numpy())
+    # ... and the last fixture (period 2, after every played game) reads the final state.
+    system_after = getattr(ratings, system)()
+    system_after.update(np.array(a)[played], np.array(b)[played], np.array(score)[played],
+                        np.array(period)[played])
+    np.testing.assert_allclose(with_fixtures.iloc[4, :2].to_numpy(),
+                               system_after.ratings(["y", "x"]))
+    with pytest.raises(ValueError, match="score must be 1"):
+        getattr(ratings, system)().update(a, b, score, period)  # NaN scores of played games
+    with pytest.raises(ValueError, match="played must be 5 booleans"):
+        getattr(ratings, system)().update(a, b, score, period, played=[1, 1, 0, 1, 0])

@@ -25,6 +25,7 @@ for a bad value, the line (counting the header as line 1).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,6 +124,13 @@ def _overflows(value):
         return False
 
 
+def _line(index, row):
+    """The file line of a table's row at position ``row``: its index label + 2
+    (a header, 1-based), so that a subset of a file's rows names its lines."""
+    at = index[row]
+    return (int(at) if isinstance(at, numbers.Integral) else row) + 2
+
+
 def _numeric(frame, columns, name):
     """The columns as a float matrix; a non-numeric or missing value names its line."""
     values = frame[columns].apply(pd.to_numeric, errors="coerce")
@@ -133,7 +141,8 @@ def _numeric(frame, columns, name):
         what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not finite" \
             if _overflows(value) or not pd.isna(values.iloc[row, col]) \
             else f"{str(value)!r} is not a number"
-        raise ValueError(f"{name}, line {row + 2}, column {columns[col]}: {what}.")
+        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {columns[col]}: "
+                         f"{what}.")
     return values.to_numpy(dtype=np.float64)
 
 
@@ -202,17 +211,30 @@ def parse_outcome_map(text):
     return check_outcome_map(mapping)
 
 
-def _labels(frame, name, columns=PairColumns()):
+def empty_cells(values):
+    """Whether each cell is empty (missing, or blank text)."""
+    return (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+
+
+def _labels(frame, name, columns=PairColumns(), unlabeled="error"):
+    """The labels of a pairs table; with ``unlabeled="nan"`` an empty cell is a
+    pair without a label (NaN, floats), e.g. a fixture not played yet."""
     column = columns.outcome
     if column not in frame.columns:
         raise ValueError(f"{name} has no {column!r} column (labels -1, 0, 1).")
+    empty = empty_cells(frame[column])
+    if unlabeled == "nan" and empty.any():
+        y = np.full(len(frame), np.nan)
+        if not empty.all():
+            y[~empty] = _labels(frame[~empty], name, columns)
+        return y
     if columns.outcome_map is not None:
         return mapped_labels(frame[column], columns.outcome_map, name, column)
     values = pd.to_numeric(frame[column], errors="coerce")
     text = values.isna() & frame[column].notna()
     if text.any():
         row = int(np.flatnonzero(text.to_numpy())[0])
-        raise ValueError(f"{name}, line {row + 2}, column {column}: "
+        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: "
                          f"{frame[column].iloc[row]!r} is not a label -1, 0 or 1; map outcomes "
                          "to labels with --outcome-map (outcome_map= in Python), e.g. "
                          "'H=-1,D=0,A=1'.")
@@ -220,7 +242,8 @@ def _labels(frame, name, columns=PairColumns()):
     bad = ~np.isin(y, LABELS)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}, line {row + 2}, column {column}: {y[row]:g} is not a label; "
+        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: {y[row]:g} "
+                         "is not a label; "
                          "labels are -1 (x better), 0 (tie) and 1 (x' better)"
                          + ("" if column != "y" else "; map other values with --outcome-map")
                          + ".")
@@ -244,7 +267,8 @@ def mapped_labels(values, mapping, name, column):
         row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
         value = values.iloc[row]
         what = "an empty cell" if pd.isna(value) else f"outcome {value!r}"
-        raise ValueError(f"{name}, line {row + 2}, column {column}: {what} is not in the "
+        raise ValueError(f"{name}, line {_line(values.index, row)}, column {column}: {what} "
+                         "is not in the "
                          f"outcome map {mapping}.")
     return mapped.to_numpy().astype(np.int64)
 
@@ -298,7 +322,7 @@ def _letor_pairs(path):
 
 
 def read_pairs(path, items=None, require_labels=True, return_context=False,
-               columns=PairColumns()):
+               columns=PairColumns(), unlabeled="error"):
     """Pairs (n, 2, p), labels (or None) and feature names from a pairs file.
 
     Parameters
@@ -316,6 +340,11 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     columns : PairColumns
         Names of the id, outcome and context columns, the outcome map and
         the identities of an identities-only model.
+    unlabeled : {"error", "nan"}, default="error"
+        A pair whose label cell is empty (a fixture of ``svmcompare features
+        --fixtures``): an error naming its line, or "nan": a NaN label (the
+        labels are then floats; without ``require_labels`` labels are read
+        so anyway).
     """
     if is_letor(path):
         pairs = _letor_pairs(path)
@@ -327,7 +356,8 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
             _wide_columns(names, name)
 
     frame = read_table(path, numeric=_numeric_pair_column(columns), check_header=wide_header)
-    pairs = _csv_pairs(frame, name, items, require_labels, columns)
+    pairs = _csv_pairs(frame, name, items, require_labels, columns,
+                       unlabeled if require_labels else "nan")
     if not return_context:
         return pairs
     names = columns.context_columns(frame)
@@ -415,14 +445,14 @@ def _wide_columns(names, name):
     return a_cols, b_cols, features
 
 
-def _csv_pairs(frame, name, items, require_labels, columns=PairColumns()):
+def _csv_pairs(frame, name, items, require_labels, columns=PairColumns(), unlabeled="error"):
     if len(frame) == 0:
         raise ValueError(f"{name} has a header and no rows: there are no pairs in it.")
     if require_labels and columns.outcome not in frame.columns:
         raise ValueError(f"{name} has no {columns.outcome!r} column (labels -1, 0, 1"
                          + (")" if columns.outcome != "y" else ", or --outcome COLUMN with "
                             "--outcome-map)") + ".")
-    y = _labels(frame, name, columns) if columns.outcome in frame.columns else None
+    y = _labels(frame, name, columns, unlabeled) if columns.outcome in frame.columns else None
     wide = any(c.startswith("a_") for c in frame.columns)
     ids = columns.a in frame.columns and columns.b in frame.columns
     if items is not None or (ids and not wide):

@@ -121,8 +121,9 @@ def _player_codes(player1, player2):
     return codes[:n], codes[n:], ids
 
 
-def check_games(player1, player2, score, period=None):
-    """Validate a table of games.
+def check_games(player1, player2, score, period=None, played=None):
+    """Validate a table of games (``played``: False marks a fixture, whose
+    score is not read and may be NaN).
 
     Returns
     -------
@@ -151,7 +152,12 @@ def check_games(player1, player2, score, period=None):
         player = plain_value(ids[first[game]])
         raise ValueError(f"game {game} is player {player!r} against itself: "
                          "player1 and player2 must differ.")
-    bad = ~np.isin(score, (0.0, 0.5, 1.0))
+    if played is not None:
+        played = np.asarray(played).ravel()
+        if played.dtype.kind != "b" or played.shape[0] != n:
+            raise ValueError(f"played must be {n} booleans (False: a fixture not played yet); "
+                             f"got {played.dtype} of shape {played.shape}.")
+    bad = ~np.isin(score, (0.0, 0.5, 1.0)) & (True if played is None else played)
     if np.any(bad):
         raise ValueError(f"score must be 1 (player1 won), 0.5 (draw) or 0 (player1 lost); "
                          f"game {np.flatnonzero(bad)[0]} has {score[bad][0]!r}.")
@@ -195,7 +201,7 @@ class _RatingSystem:
             self._grow(len(self.players_))
         return index
 
-    def update(self, player1, player2, score, period=None):
+    def update(self, player1, player2, score, period=None, played=None):
         """Process games period by period (increasing ``period``; None: one period).
 
         May be called again with later games (online updates).
@@ -209,6 +215,10 @@ class _RatingSystem:
             Player 1's score: 1 win, 0.5 draw, 0 loss.
         period : array-like of numbers, optional
             Rating period of each game (e.g. the day number).
+        played : array-like of bool, optional
+            False marks a fixture not played yet: its players' states at the
+            start of its period are returned as for any game, and it changes
+            no rating (its score is not read and may be NaN).
 
         Returns
         -------
@@ -216,7 +226,9 @@ class _RatingSystem:
             One row per game, in the input order: each player's state at the
             start of the game's period (see the subclass).
         """
-        first, second, ids, score, period = check_games(player1, player2, score, period)
+        first, second, ids, score, period = check_games(player1, player2, score, period,
+                                                        played)
+        played = None if played is None else np.asarray(played).ravel()
         index = self._index(ids, create=True)
         i, j = index[first], index[second]
         before = {f"{name}{side}": np.empty(score.size) for name in self._state
@@ -230,6 +242,8 @@ class _RatingSystem:
                                            self._state_of(j[games]), strict=True):
                 before[f"{name}1"][games] = first
                 before[f"{name}2"][games] = second
+            if played is not None:
+                games = games[played[games]]
             self._step(i[games], j[games], score[games], value)
         return pd.DataFrame(before)
 

@@ -93,7 +93,7 @@ def test_features_names_the_line_of_an_impossible_date_and_of_a_game_without_res
     assert main(command) == 2
     err = capsys.readouterr().err
     assert "g.csv, line 60, column result: no result (2 row(s) without one" in err
-    assert "remove the rows without a result (or fill in their result)" in err
+    assert "--fixtures gives them features from the games played before them" in err
 
 
 def test_features_reads_date_spellings_as_dates_and_refuses_labels(tmp_path, capsys):
@@ -150,3 +150,34 @@ def test_review_fixes_of_the_time_rule(tmp_path, capsys):
                  "--first", "07/03/2020", "--no-progress", "-o", str(tmp_path / "r.csv")]) == 0
     replay = pd.read_csv(tmp_path / "r.csv")
     assert replay["date"].iloc[0] == "07/03/2020"  # the 7th of March, not the 3rd of July
+
+
+def test_fixtures_of_the_rest_of_a_season_are_featured_fitted_around_and_predicted(
+        tmp_path, capsys):
+    # features --fixtures: the games without a result get features from the
+    # played games and an empty y; fit keeps the played ones (--until) and
+    # names a fixture it is given; predict --after reads the fixtures.
+    frame, days = _weekly(tmp_path / "g.csv", n_weeks=40, week=lambda d: d.dt.isocalendar().week
+                          + 53 * (d.dt.year - 2020))
+    frame.loc[70:, "result"] = ""  # the last five weeks
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    pairs, model = tmp_path / "f.csv", tmp_path / "m.skops"
+    assert main(["features", str(tmp_path / "g.csv"), *GAME, "--time", "week", "--fixtures",
+                 "-o", str(pairs)]) == 0
+    assert "10 fixtures without a result (y empty)" in capsys.readouterr().out
+    written = pd.read_csv(pairs)
+    assert written["y"].isna().sum() == 10 and written["y"].iloc[:70].notna().all()
+    last_played = int(frame.loc[69, "week"])
+    assert main(["fit", str(pairs), "--kernel", "linear", "--probability",
+                 "--model", str(model)]) == 2
+    assert "f.csv, line 72, column y: no label (10 pair(s) without one" \
+        in capsys.readouterr().err
+    assert main(["fit", str(pairs), "--kernel", "linear", "--probability", "--until",
+                 f"week={last_played}", "--model", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(model), str(pairs), "--proba", "--after", f"week={last_played}",
+                 "-o", str(tmp_path / "p.csv")]) == 0
+    predicted = pd.read_csv(tmp_path / "p.csv")
+    assert len(predicted) == 10
+    np.testing.assert_allclose(predicted[["p_x_better", "p_tie", "p_xprime_better"]].sum(axis=1),
+                               1.0, atol=1e-9)

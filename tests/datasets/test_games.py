@@ -395,3 +395,60 @@ def test_fixtures_of_the_next_period_do_not_see_their_placeholder_results():
                                outcome_map={"H": -1, "D": 0, "A": 1}, time="week")
         features.append(X[-2:])
     np.testing.assert_array_equal(features[0], features[1])
+
+
+def _season_with_goals(seed=0):
+    rng = np.random.default_rng(seed)
+    teams = list("ABCDEF")
+    rows = [(week, h, a) for week, order in ((w, rng.permutation(teams)) for w in range(12))
+            for h, a in zip(order[:3], order[3:], strict=True)]
+    games = pd.DataFrame(rows, columns=["week", "home", "away"])
+    games["hg"], games["ag"] = rng.poisson(1.4, len(games)), rng.poisson(1.1, len(games))
+    games["result"] = np.where(games["hg"] > games["ag"], "H",
+                               np.where(games["hg"] < games["ag"], "A", "D"))
+    games["adv"] = -1.0
+    return games
+
+
+FIXTURE_ARGS = dict(first="home", second="away", result="result", time="week",
+                    outcome_map={"H": -1, "D": 0, "A": 1}, advantage="adv",
+                    points=("hg", "ag"), prior_games=2)
+
+
+def test_fixtures_of_several_periods_get_features_from_played_games_only():
+    # The rest of a season: weeks 8-11 not played yet (a postponed game of
+    # week 5 too).  Each fixture's features are those of a game of its week
+    # featured from the played games before it alone (brute force, one
+    # fixture at a time, last in its table); played games are unchanged.
+    games = _season_with_goals()
+    fixture = (games["week"] >= 8).to_numpy().copy()
+    fixture[15] = True  # week 5
+    table = games.copy()
+    table.loc[fixture, ["result", "hg", "ag"]] = [None, np.nan, np.nan]
+    X, y, context, info = games_features(table, unplayed="fixtures", **FIXTURE_ARGS)
+    assert np.isnan(y[fixture]).all() and set(y[~fixture]) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_array_equal(info["played"], ~fixture)
+    played = games[~fixture]
+    Xp, yp, _, _ = games_features(played, **FIXTURE_ARGS)
+    np.testing.assert_array_equal(X[~fixture], Xp)
+    np.testing.assert_array_equal(y[~fixture], yp)
+    for k in np.flatnonzero(fixture):
+        week = games.loc[k, "week"]
+        alone = pd.concat([played[played["week"] < week], games.loc[[k]]], ignore_index=True)
+        Xk, *_ = games_features(alone, **FIXTURE_ARGS)
+        np.testing.assert_allclose(X[k], Xk[-1], rtol=0, atol=1e-12, err_msg=str(k))
+    # Placeholder results in the fixtures' cells would have reached later weeks.
+    filled = games_features(games, **FIXTURE_ARGS)[0]
+    assert not np.array_equal(filled[fixture], X[fixture])
+
+
+def test_a_missing_result_is_named_unless_fixtures_are_asked_for():
+    games = _season_with_goals()
+    games.loc[7, "result"] = ""
+    with pytest.raises(ValueError, match="game 7 has no result.*unplayed='fixtures'"):
+        games_features(games, **FIXTURE_ARGS)
+    with pytest.raises(ValueError, match="unplayed must be"):
+        games_features(games, unplayed="skip", **FIXTURE_ARGS)
+    games.loc[7, "result"] = "X"  # present but unmapped: named by its game
+    with pytest.raises(ValueError, match="result of game 7 is 'X'"):
+        games_features(games, unplayed="fixtures", **FIXTURE_ARGS)

@@ -242,6 +242,22 @@ def rows_of(args, frame, path):
     return mask
 
 
+def labeled(y, rows, path, column):
+    """The labels of the rows kept (``rows``: --until / --after's mask or None)
+    as integers; a pair kept without a label (an empty cell, read as NaN: a
+    fixture of ``features --fixtures``) is named by its line."""
+    import numpy as np
+
+    missing = np.flatnonzero(np.isnan(y))
+    if missing.size:
+        line = (missing[0] if rows is None else np.flatnonzero(rows)[missing[0]]) + 2
+        raise ValueError(f"{Path(path).name}, line {line}, column {column}: no label "
+                         f"({missing.size} pair(s) without one, e.g. fixtures of svmcompare "
+                         "features --fixtures): keep the pairs with a result, e.g. --until "
+                         "COLUMN=VALUE (predict --after reads the others).")
+    return y.astype(np.int64)
+
+
 def groups_of(args, extras):
     """The --groups column of the pairs file (None without the flag)."""
     if args.groups is None:

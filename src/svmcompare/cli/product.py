@@ -28,6 +28,7 @@ from .options import (
     groups_of,
     is_id_list,
     items_of,
+    labeled,
     load_bootstrap,
     load_pair_model,
     make_model,
@@ -56,7 +57,7 @@ def _fit(args):
 
     columns = pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns)
+                                         columns=columns, unlabeled="nan")
     if is_letor(args.pairs):
         note_formed_pairs(X)
     weight, extras = read_pair_extras(args.pairs, columns)
@@ -65,6 +66,7 @@ def _fit(args):
         X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
         context = None if context is None else context[rows]
         weight = None if weight is None else weight[rows]
+    y = labeled(y, rows, args.pairs, columns.outcome)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
@@ -207,20 +209,26 @@ def _features(args):
         labelled, first=args.a, second=args.b, result=args.outcome,
         outcome_map={-1: -1, 0: 0, 1: 1}, time=args.time, period=args.period,
         advantage=advantage, points=None if args.points is None else tuple(args.points),
-        half_life=args.half_life, prior_games=args.prior_games)
+        half_life=args.half_life, prior_games=args.prior_games,
+        unplayed="fixtures" if args.fixtures else "error")
     names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
     out = games.reset_index(drop=True).copy()
     out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
                      pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
     if context is not None:
         out["ctx_advantage"] = context[:, 0]
-    out["y"] = y
+    # Integer labels; a fixture's cell is empty.
+    out["y"] = pd.array(np.where(np.isnan(y), 0, y).astype(np.int64), dtype="Int64")
+    out.loc[~info["played"].to_numpy(), "y"] = pd.NA
     if not write_table(out, args.output):
         return 0
     new = int(np.sum((info["first_games"] == 0) | (info["second_games"] == 0)))
+    fixtures = int((~info["played"]).sum())
     print(f"{len(out)} games: {len(names)} history features of each side (a_, b_), "
           + ("ctx_advantage, " if context is not None else "") + f"labels y; {new} games "
-          f"involve a player without earlier games; written to {args.output}")
+          f"involve a player without earlier games"
+          + (f"; {fixtures} fixtures without a result (y empty)" if fixtures else "")
+          + f"; written to {args.output}")
     return 0
 
 
@@ -233,16 +241,17 @@ def _game_labels(games, args, name):
 
     result = games[args.outcome]
     empty = (result.isna() | (result.astype(str).str.strip() == "")).to_numpy()
-    if empty.any():
+    if empty.any() and not args.fixtures:
         raise ValueError(f"{name}, line {int(np.flatnonzero(empty)[0]) + 2}, column "
                          f"{args.outcome}: no result ({int(empty.sum())} row(s) without one, "
-                         "e.g. games not played yet). The features are made from played "
-                         "games only: remove the rows without a result (or fill in their "
-                         "result). For the fixtures of the next period alone, any result "
-                         "will do: a game's features come from earlier periods only, so a "
-                         "placeholder reaches no fixture of that period (it would reach "
-                         "those of later periods).")
-    return mapped_labels(result, parse_outcome_map(args.outcome_map), name, args.outcome)
+                         "e.g. games not played yet). Games not played yet: --fixtures gives "
+                         "them features from the games played before them (the rest of a "
+                         "season to predict); else remove the rows without a result (or fill "
+                         "in their result).")
+    labels = np.full(len(games), np.nan)
+    labels[~empty] = mapped_labels(result[~empty], parse_outcome_map(args.outcome_map), name,
+                                   args.outcome)
+    return labels
 
 
 def _rankings(args):
@@ -467,7 +476,7 @@ def _evaluate(args):
         model = load_pair_model(args.model, "evaluate")
         columns = pair_columns(args, model)
         X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                             columns=columns)
+                                             columns=columns, unlabeled="nan")
         check_file_features(model, features, args.pairs, args)
         check_context_given(model, context, args.model)
         # The other columns (a second read of the file) only for a row filter.
@@ -476,6 +485,7 @@ def _evaluate(args):
         if rows is not None:
             X, y = X[rows], y[rows]
             context = None if context is None else context[rows]
+        y = labeled(y, rows, args.pairs, columns.outcome)
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     labels, rule = _labels_and_rule(model, score, proba)
@@ -598,6 +608,11 @@ def add_product_commands(sub):
                                "toward every earlier game's by K pseudo-games, so a side new "
                                "to the table gets the population's values, not zeros "
                                "(default: none)")
+    features.add_argument("--fixtures", action="store_true",
+                          help="rows without a result are games not played yet (the rest of "
+                               "a season): featured from the games played before them, "
+                               "changing nothing, with an empty y (predict them with a model "
+                               "fitted on the rows with a result)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
     rankings = add_command(sub, "rankings", _rankings,
                            "results of more than two items (races, multi-way votes) to a "

@@ -95,25 +95,27 @@ def load_chess_games(path):
     return games
 
 
-def _long_format(games, elo_before):
-    """One row per (game, player) with the outcome seen from that player."""
+def _long_format(games, elo_before, played=None):
+    """One row per (game, player) with the outcome seen from that player; a
+    fixture (``played`` False, score NaN) counts for nothing."""
     n = len(games)
     white_score = games["score"].to_numpy()
+    counted = np.ones(2 * n) if played is None else np.tile(played, 2).astype(float)
     own = np.concatenate([elo_before["rating1"], elo_before["rating2"]])
-    opponent = np.concatenate([elo_before["rating2"], elo_before["rating1"]])
+    opponent = np.concatenate([elo_before["rating2"], elo_before["rating1"]]) * counted
     score = np.concatenate([white_score, 1 - white_score])
     return pd.DataFrame({
         "game": np.tile(np.arange(n), 2),
         "player": np.concatenate([games["white"].to_numpy(), games["black"].to_numpy()]),
         "period": np.tile(games["period"].to_numpy(), 2),
-        "games": 1.0,
+        "games": counted,
         "wins": (score == 1).astype(float),
         "draws": (score == 0.5).astype(float),
         "losses": (score == 0).astype(float),
         "upset_wins": ((score == 1) & (opponent > own)).astype(float),
         "upset_losses": ((score == 0) & (opponent < own)).astype(float),
         "opponent_elo": opponent,
-        "opponent_gap": opponent - own,
+        "opponent_gap": opponent - own * counted,
     })
 
 
@@ -126,8 +128,11 @@ def _history_before(long):
     per_period = long.groupby(["player", "period"], sort=True)[list(_COUNTS)].sum()
     # Cumulative sums over a player's periods, shifted by one period: earlier periods only.
     before = per_period.groupby(level="player").cumsum() - per_period
-    last = per_period.reset_index().groupby("player")["period"].shift(1).to_numpy()
-    before["last_period"] = last
+    # The player's last earlier period with a game played (fixtures are no games).
+    rows = per_period.reset_index()
+    rows["played_period"] = rows["period"].where(rows["games"] > 0)
+    last = rows.groupby("player")["played_period"].shift(1)
+    before["last_period"] = last.groupby(rows["player"]).ffill().to_numpy()
     return long[["game", "player", "period"]].join(before, on=["player", "period"])
 
 
@@ -174,20 +179,22 @@ def _side_mean(own, count, base, prior_games):
                      where=pseudo > 0)
 
 
-def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None):
+def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None, played=None):
     """The ``PLAYER_FEATURES`` of both players of each game, from earlier periods only.
 
     ``games`` has columns ``white``, ``black`` (player ids), ``score``
     (white's: 1, 0.5, 0) and ``period`` (integers, non-decreasing); returns
     an array of shape (n_games, 2, 16), x = white's features.  With a number
     ``prior_games``, shares and means are shrunk toward the population's by
-    that many pseudo-games (see :func:`chess_features`).
+    that many pseudo-games (see :func:`chess_features`).  ``played`` (bools)
+    False marks fixtures: they get their players' features as of their
+    period and change no rating, count or share (score NaN).
     """
     white, black = games["white"].to_numpy(), games["black"].to_numpy()
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
-    elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day)
-    glicko_before = Glicko(c=glicko_c).update(white, black, score, day)
-    long = _long_format(games, elo_before)
+    elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day, played)
+    glicko_before = Glicko(c=glicko_c).update(white, black, score, day, played)
+    long = _long_format(games, elo_before, played)
     history = _history_before(long)
     # The population's means only when asked for (the default features never read them).
     prior = None if prior_games is None else _population_before(long, initial_elo)

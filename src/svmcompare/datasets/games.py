@@ -66,7 +66,8 @@ def _scores(values, outcome_map, result_map):
     scores = pd.Series(values).map(mapping)
     if scores.isna().any():
         bad = int(np.flatnonzero(scores.isna().to_numpy())[0])
-        raise ValueError(f"result of game {bad} is {plain_value(values.iloc[bad])!r}, which "
+        raise ValueError(f"result of game {scores.index[bad]} is "
+                         f"{plain_value(pd.Series(values).iloc[bad])!r}, which "
                          f"the map does not map (it maps {sorted(mapping, key=str)}).")
     return scores.to_numpy(dtype=float)
 
@@ -415,11 +416,13 @@ def _advantage(games, advantage):
 
 def games_features(games, *, first, second, result, outcome_map=None, result_map=None,
                    time=None, period="D", advantage=None, points=None, half_life=10.0,
-                   prior_games=None, initial_elo=1200.0, glicko_c=15.0):
+                   prior_games=None, initial_elo=1200.0, glicko_c=15.0, unplayed="error"):
     """Pairs, labels and context from a table of two-player games.
 
     Every feature of a game comes from games of strictly earlier periods, so
-    nothing from the game itself or the future leaks into it.
+    nothing from the game itself or the future leaks into it.  With
+    ``unplayed="fixtures"`` the table may also hold games not played yet (no
+    result): the rest of a season to predict.
 
     Parameters
     ----------
@@ -482,6 +485,13 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         Worth trying where many sides are new (a league new to the table,
         promoted sides): BENCHMARKS.md, "Cold starts".
     initial_elo, glicko_c : as :func:`svmcompare.datasets.chess_features`.
+    unplayed : {"error", "fixtures"}, default="error"
+        A game whose result is missing (NaN, None or an empty cell): an error
+        naming it, or "fixtures": a game not played yet, which gets its
+        players' features as of its period from the games played before it
+        and changes nothing (no rating, count, share or points feature of a
+        later game sees it), so the fixtures of several periods ahead are
+        featured as the table stands today; its label is NaN.
 
     Returns
     -------
@@ -489,12 +499,14 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         The ``GAME_FEATURES`` of the first and the second player, then their
         ``POINTS_FEATURES`` when ``points`` is given.
     y : ndarray of shape (n_games,)
-        -1 the first player won, 0 draw, 1 the second won.
+        -1 the first player won, 0 draw, 1 the second won (integers); with
+        fixtures, floats with NaN at the fixtures (fit on ``~np.isnan(y)``).
     context : ndarray of shape (n_games, 1) or None
         From ``advantage``.
     info : pandas.DataFrame
-        Per game (in the input's row order): ``period`` and each player's
-        number of earlier games (``first_games``, ``second_games``).
+        Per game (in the input's row order): ``period``, each player's
+        number of earlier games (``first_games``, ``second_games``) and
+        ``played`` (False for a fixture).
     """
     if not isinstance(games, pd.DataFrame):
         raise TypeError(f"games must be a pandas DataFrame; got {type(games).__name__}.")
@@ -506,9 +518,21 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     missing = first_missing(games, (first, second))
     if missing is not None:  # else a phantom player "nan" would play the game
         raise ValueError(f"game {missing[0]}, column {missing[1]}: the player's id is missing.")
-    score = _scores(games[result].reset_index(drop=True), outcome_map, result_map)
+    if unplayed not in ("error", "fixtures"):
+        raise ValueError(f"unplayed must be 'error' or 'fixtures'; got {unplayed!r}.")
+    results = games[result].reset_index(drop=True)
+    played = ~(results.isna() | (results.astype(str).str.strip() == "")).to_numpy()
+    if unplayed == "error" and not played.all():
+        at = int(np.flatnonzero(~played)[0])
+        raise ValueError(f"game {at} has no result (column {result!r}; {int((~played).sum())} "
+                         "game(s) without one). Games not played yet: unplayed='fixtures' "
+                         "gives them features from the games played before them (the rest "
+                         "of a season to predict); else remove them.")
+    score = np.full(len(games), np.nan)
+    score[played] = _scores(results[played], outcome_map, result_map)
     if points is not None:
         points = _check_points(games, points)
+        points[~played] = np.nan  # a fixture's points (if any) are no result
         if not (isinstance(half_life, numbers.Real) and np.isfinite(half_life)
                 and half_life > 0):
             raise ValueError(f"half_life must be a positive number of games; got {half_life!r}.")
@@ -529,7 +553,8 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     order = np.argsort(day, kind="stable")
     features = np.empty((len(games), 2, len(PLAYER_FEATURES)))
     features[order] = history_features(table.iloc[order].reset_index(drop=True),
-                                       initial_elo, glicko_c, prior_games)
+                                       initial_elo, glicko_c, prior_games,
+                                       None if played.all() else played[order])
     X = np.delete(features, _POSITION, axis=2)
     if points is not None:
         codes = pd.factorize(np.concatenate([table["white"], table["black"]]))[0]
@@ -538,8 +563,10 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         form[order] = points_history(first_code[order], second_code[order], points[order],
                                      day[order], float(half_life), prior_games)
         X = np.concatenate([X, form], axis=2)
-    y = np.rint(1 - 2 * score).astype(np.int64)  # first's score 1 -> -1, 0.5 -> 0, 0 -> 1
+    y = np.rint(1 - 2 * score)  # first's score 1 -> -1, 0.5 -> 0, 0 -> 1
+    if played.all():
+        y = y.astype(np.int64)
     games_column = GAME_FEATURES.index("games")
     info = pd.DataFrame({"period": day, "first_games": X[:, 0, games_column],
-                         "second_games": X[:, 1, games_column]})
+                         "second_games": X[:, 1, games_column], "played": played})
     return X, y, _advantage(games, advantage), info
