@@ -207,3 +207,19 @@ def test_a_fixture_reads_the_state_of_its_period_and_changes_nothing(system):
         getattr(ratings, system)().update(a, b, score, period)  # NaN scores of played games
     with pytest.raises(ValueError, match="played must be 5 booleans"):
         getattr(ratings, system)().update(a, b, score, period, played=[1, 1, 0, 1, 0])
+
+
+def test_a_period_of_fixtures_alone_does_not_move_glickos_clock():
+    # Fixtures of later weeks go in before their results: the deviations are
+    # read at the fixtures' period, and the results of an earlier period can
+    # still come in afterwards (online updates).
+    g = Glicko()
+    state = g.update(["a", "b", "a", "c"], ["b", "c", "c", "b"], [1, 0.5, np.nan, np.nan],
+                     [0, 1, 2, 3], played=np.array([True, True, False, False]))
+    fresh = Glicko()
+    fresh.update(["a", "b"], ["b", "c"], [1, 0.5], [0, 1])
+    np.testing.assert_allclose(g.deviations(["a"]), fresh.deviations(["a"]))
+    np.testing.assert_allclose(state.loc[3, "rd1"], fresh.deviations(["c"], period=3))
+    g.update(["a"], ["c"], [1.0], [2])  # week 2's result, after the fixture of week 3
+    fresh.update(["a"], ["c"], [1.0], [2])
+    np.testing.assert_allclose(g.ratings(["a", "c"]), fresh.ratings(["a", "c"]))

@@ -261,8 +261,9 @@ def warn_without_direction(model, beta):
         "says so): the SVM finds no ranking at these class weights, and the direction the "
         "model keeps (degenerate_ = True, the tie threshold chosen on the training pairs) "
         "is where the solver stopped on its way to 0, which can change with tol or the "
-        "solver's start. Such directions often rank well (the suite's engines they order "
-        "much as their share of net wins; BENCHMARKS.md), but nothing defines them. For a "
+        "solver's start. Such directions often rank well (on the suite's engine games they "
+        "order the engines much as their shares of net wins do; BENCHMARKS.md), but nothing "
+        "defines them. For a "
         "ranking the problem defines: more weight on ties (class_weight='balanced', what "
         "the default 'auto' does when ties are under a third of the pairs) or "
         "loss='squared_hinge'; on_degenerate='raise' makes it an error.",

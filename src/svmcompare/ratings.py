@@ -236,14 +236,20 @@ class _RatingSystem:
         order, slices = _period_slices(period)
         for start, stop, value in slices:
             games = order[start:stop]
-            self._start_period(value)
+            if played is not None:
+                played_games = games[played[games]]
+            # A period of fixtures alone is read at its time without moving the
+            # clock (later results of earlier periods can still come in).
+            self._start_period(value, commit=played is None or played_games.size > 0)
             # Only the players of this period's games, before the period's step.
-            for name, first, second in zip(self._state, self._state_of(i[games]),
-                                           self._state_of(j[games]), strict=True):
+            for name, first, second in zip(self._state, self._state_of(i[games], value),
+                                           self._state_of(j[games], value), strict=True):
                 before[f"{name}1"][games] = first
                 before[f"{name}2"][games] = second
             if played is not None:
-                games = games[played[games]]
+                if not played_games.size:
+                    continue
+                games = played_games
             self._step(i[games], j[games], score[games], value)
         return pd.DataFrame(before)
 
@@ -324,10 +330,10 @@ class Elo(_RatingSystem):
         self._reached_2400 = np.append(getattr(self, "_reached_2400", np.zeros(0, bool)),
                                        np.zeros(extra, bool))
 
-    def _start_period(self, value):
+    def _start_period(self, value, commit=True):
         pass
 
-    def _state_of(self, index):
+    def _state_of(self, index, now):
         return self.rating_[index], self.games_[index]
 
     def _step(self, i, j, score, value):
@@ -398,13 +404,14 @@ class Glicko(_RatingSystem):
         return np.minimum(np.sqrt(self.rd_[index] ** 2 + self.c ** 2 * elapsed),
                           self.initial_rd)
 
-    def _start_period(self, value):
+    def _start_period(self, value, commit=True):
         if not np.isnan(self._now) and value < self._now:
             raise ValueError(f"period {value} is before the last processed period {self._now}.")
-        self._now = value
+        if commit:
+            self._now = value
 
-    def _state_of(self, index):
-        return self.rating_[index], self._grown_rd(self._now, index)
+    def _state_of(self, index, now):
+        return self.rating_[index], self._grown_rd(now, index)
 
     def _step(self, i, j, score, value):
         rd = self._grown_rd(value)

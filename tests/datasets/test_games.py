@@ -415,30 +415,34 @@ FIXTURE_ARGS = dict(first="home", second="away", result="result", time="week",
                     points=("hg", "ag"), prior_games=2)
 
 
-def test_fixtures_of_several_periods_get_features_from_played_games_only():
+@pytest.mark.parametrize("time", ["week", "fractional", None])
+def test_fixtures_of_several_periods_get_features_from_played_games_only(time):
     # The rest of a season: weeks 8-11 not played yet (a postponed game of
     # week 5 too).  Each fixture's features are those of a game of its week
     # featured from the played games before it alone (brute force, one
-    # fixture at a time, last in its table); played games are unchanged.
+    # fixture at a time, last in its table); played games are unchanged,
+    # also where periods are ranks of times (fractional) or rows (None).
     games = _season_with_goals()
+    games["fractional"] = games["week"] + 0.25 * (np.arange(len(games)) % 3)
+    args = {**FIXTURE_ARGS, "time": time}
     fixture = (games["week"] >= 8).to_numpy().copy()
     fixture[15] = True  # week 5
     table = games.copy()
     table.loc[fixture, ["result", "hg", "ag"]] = [None, np.nan, np.nan]
-    X, y, context, info = games_features(table, unplayed="fixtures", **FIXTURE_ARGS)
+    X, y, context, info = games_features(table, unplayed="fixtures", **args)
     assert np.isnan(y[fixture]).all() and set(y[~fixture]) <= {-1.0, 0.0, 1.0}
     np.testing.assert_array_equal(info["played"], ~fixture)
     played = games[~fixture]
-    Xp, yp, _, _ = games_features(played, **FIXTURE_ARGS)
+    Xp, yp, _, _ = games_features(played, **args)
     np.testing.assert_array_equal(X[~fixture], Xp)
     np.testing.assert_array_equal(y[~fixture], yp)
     for k in np.flatnonzero(fixture):
-        week = games.loc[k, "week"]
-        alone = pd.concat([played[played["week"] < week], games.loc[[k]]], ignore_index=True)
-        Xk, *_ = games_features(alone, **FIXTURE_ARGS)
+        before = played.index < k if time is None else played[time] < games.loc[k, time]
+        alone = pd.concat([played[before], games.loc[[k]]], ignore_index=True)
+        Xk, *_ = games_features(alone, **args)
         np.testing.assert_allclose(X[k], Xk[-1], rtol=0, atol=1e-12, err_msg=str(k))
     # Placeholder results in the fixtures' cells would have reached later weeks.
-    filled = games_features(games, **FIXTURE_ARGS)[0]
+    filled = games_features(games, **args)[0]
     assert not np.array_equal(filled[fixture], X[fixture])
 
 
@@ -452,3 +456,14 @@ def test_a_missing_result_is_named_unless_fixtures_are_asked_for():
     games.loc[7, "result"] = "X"  # present but unmapped: named by its game
     with pytest.raises(ValueError, match="result of game 7 is 'X'"):
         games_features(games, unplayed="fixtures", **FIXTURE_ARGS)
+
+
+def test_a_fixtures_score_if_given_is_not_read():
+    from svmcompare.datasets.chess import history_features
+
+    table = pd.DataFrame({"white": list("abab"), "black": list("bcca"),
+                          "score": [1.0, 0.5, 1.0, 0.0], "period": [0, 1, 2, 3]})
+    played = np.array([True, True, False, True])
+    blank = table.assign(score=np.where(played, table["score"], np.nan))
+    np.testing.assert_array_equal(history_features(table, played=played),
+                                  history_features(blank, played=played))

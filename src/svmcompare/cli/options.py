@@ -5,6 +5,7 @@ folds, the model file to read, and checks worded for the command line."""
 from __future__ import annotations
 
 import contextlib
+import sys
 from pathlib import Path
 
 MODEL_TYPES = ("compare", "rank", "rank2", "lp")
@@ -242,20 +243,24 @@ def rows_of(args, frame, path):
     return mask
 
 
-def labeled(y, rows, path, column):
-    """The labels of the rows kept (``rows``: --until / --after's mask or None)
-    as integers; a pair kept without a label (an empty cell, read as NaN: a
-    fixture of ``features --fixtures``) is named by its line."""
+def labeled_pairs(y, rows, path, column):
+    """Which of the pairs kept (``rows``: --until / --after's mask, or None) have
+    a label: None when all do; else a mask, and a note on standard error names
+    how many pairs without one (an empty cell, read as NaN: fixtures of
+    ``features --fixtures``, a postponed game) are left out and the first's line."""
     import numpy as np
 
     missing = np.flatnonzero(np.isnan(y))
-    if missing.size:
-        line = (missing[0] if rows is None else np.flatnonzero(rows)[missing[0]]) + 2
-        raise ValueError(f"{Path(path).name}, line {line}, column {column}: no label "
-                         f"({missing.size} pair(s) without one, e.g. fixtures of svmcompare "
-                         "features --fixtures): keep the pairs with a result, e.g. --until "
-                         "COLUMN=VALUE (predict --after reads the others).")
-    return y.astype(np.int64)
+    if not missing.size:
+        return None
+    if missing.size == y.size:
+        raise ValueError(f"{Path(path).name}: no pair kept has a label (column {column}); "
+                         "fixtures of features --fixtures are predicted, not fitted or "
+                         "scored.")
+    line = (missing[0] if rows is None else np.flatnonzero(rows)[missing[0]]) + 2
+    print(f"note: {missing.size} pair(s) without a label (column {column}, e.g. line {line}: "
+          "fixtures not played yet) left out", file=sys.stderr)
+    return ~np.isnan(y)
 
 
 def groups_of(args, extras):

@@ -28,7 +28,7 @@ from .options import (
     groups_of,
     is_id_list,
     items_of,
-    labeled,
+    labeled_pairs,
     load_bootstrap,
     load_pair_model,
     make_model,
@@ -66,7 +66,12 @@ def _fit(args):
         X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
         context = None if context is None else context[rows]
         weight = None if weight is None else weight[rows]
-    y = labeled(y, rows, args.pairs, columns.outcome)
+    keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
+    if keep is not None:
+        X, y, extras = X[keep], y[keep], extras[keep].reset_index(drop=True)
+        context = None if context is None else context[keep]
+        weight = None if weight is None else weight[keep]
+    y = y.astype(np.int64)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
@@ -485,7 +490,11 @@ def _evaluate(args):
         if rows is not None:
             X, y = X[rows], y[rows]
             context = None if context is None else context[rows]
-        y = labeled(y, rows, args.pairs, columns.outcome)
+        keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
+        if keep is not None:
+            X, y = X[keep], y[keep]
+            context = None if context is None else context[keep]
+        y = y.astype(np.int64)
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None
     labels, rule = _labels_and_rule(model, score, proba)
@@ -611,8 +620,8 @@ def add_product_commands(sub):
     features.add_argument("--fixtures", action="store_true",
                           help="rows without a result are games not played yet (the rest of "
                                "a season): featured from the games played before them, "
-                               "changing nothing, with an empty y (predict them with a model "
-                               "fitted on the rows with a result)")
+                               "changing nothing, with an empty y (fit, evaluate and rolling "
+                               "leave them out; predict them with predict --after)")
     features.add_argument("-o", "--output", required=True, help="pairs CSV to write")
     rankings = add_command(sub, "rankings", _rankings,
                            "results of more than two items (races, multi-way votes) to a "

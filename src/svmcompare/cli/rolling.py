@@ -18,6 +18,7 @@ from .options import (
     add_model_arguments,
     add_pairs_arguments,
     column_keys,
+    labeled_pairs,
     make_model,
     ordered_column,
     pair_columns,
@@ -110,13 +111,15 @@ def run_rolling(args):
     loss probabilities, and each item's score before every period (rating paths).
     """
 
+    import numpy as np
+
     from ..io import read_pair_extras, read_pairs
     from ..metrics import outcome_log_loss
     from ..temporal import plot_rating_paths, rolling_fit
 
     columns = pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns)
+                                         columns=columns, unlabeled="nan")
     weight, extras = read_pair_extras(args.pairs, columns)
     name = Path(args.pairs).name
     for option, column in (("--period", args.period), ("--time", args.time)):
@@ -130,6 +133,12 @@ def run_rolling(args):
         X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
         context = None if context is None else context[rows]
         weight = None if weight is None else weight[rows]
+    keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
+    if keep is not None:
+        X, y, extras = X[keep], y[keep], extras[keep].reset_index(drop=True)
+        context = None if context is None else context[keep]
+        weight = None if weight is None else weight[keep]
+    y = y.astype(np.int64)
     periods = ordered_column(extras, args.period, "--period", name)
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
     first = _first(args.first, periods, extras[args.period], args.period, name)
@@ -149,9 +158,10 @@ def run_rolling(args):
     print(f"{len(result.fit_seconds)} periods replayed ({int(done.sum())} games predicted, "
           f"log-loss {outcome_log_loss(y[done], result.proba[done]):.4f}, "
           f"{result.fit_seconds.mean():.3f} s a fit): {args.output}", file=log)
-    if (args.ratings or args.plot) and result.ratings is None:
-        print("note: no rating paths: the model scores item features; give --items "
-              "(an id column plus its features) to follow items", file=sys.stderr)
+    if result.ratings is None:  # a model of item features without --items
+        if args.ratings or args.plot:
+            print("note: no rating paths: the model scores item features; give --items "
+                  "(an id column plus its features) to follow items", file=sys.stderr)
         return 0
     result.ratings.index.name = args.period
     if args.ratings:

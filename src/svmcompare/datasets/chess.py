@@ -192,6 +192,9 @@ def history_features(games, initial_elo=1200.0, glicko_c=15.0, prior_games=None,
     """
     white, black = games["white"].to_numpy(), games["black"].to_numpy()
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
+    if played is not None:  # a fixture's score, if any, is no result
+        games = games.assign(score=np.where(played, score, np.nan))
+        score = games["score"].to_numpy()
     elo_before = Elo(initial_rating=initial_elo).update(white, black, score, day, played)
     glicko_before = Glicko(c=glicko_c).update(white, black, score, day, played)
     long = _long_format(games, elo_before, played)

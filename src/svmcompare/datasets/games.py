@@ -300,7 +300,7 @@ def time_keys(values, name="the time column", at=None):
                      "(2024-25) (in Python also an ordered pandas Categorical).")
 
 
-def _periods(values, period):
+def _periods(values, period, played=None):
     """Integer rating periods (0, 1, ...) from a time column, in the order of
     :func:`time_keys`.
 
@@ -308,7 +308,9 @@ def _periods(values, period):
     grouped by the pandas offset alias ``period``; integers are used as they
     are, gaps kept (weeks 1, 2, 10: periods 0, 1, 9), and so are seasons'
     years, ISO months and the positions of an ordered Categorical's
-    categories; other numbers are ordered, each distinct value a period.
+    categories; other numbers are ordered, each distinct value of a played
+    game a period (``played``: False for fixtures, which take the period of
+    the first played value at or after theirs and so add none).
     """
     values = pd.Series(values).reset_index(drop=True)
     if values.isna().any():
@@ -321,7 +323,8 @@ def _periods(values, period):
     keys = keys.to_numpy()
     if kind == "numbers" and not (np.all(keys == np.round(keys))
                                   and np.all(np.abs(keys) < 2.0**53)):
-        return np.unique(keys, return_inverse=True)[1].astype(np.int64)
+        levels = np.unique(keys if played is None else keys[played])
+        return np.searchsorted(levels, keys, side="left").astype(np.int64)
     keys = keys.astype(np.int64)
     # As given: a period without games still passes (Glicko's deviations
     # grow over it, periods_since_last_game counts it), as days do for dates.
@@ -538,9 +541,11 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
             raise ValueError(f"half_life must be a positive number of games; got {half_life!r}.")
     check_prior_games(prior_games)
     if time is None:
-        day = np.arange(len(games), dtype=np.int64)
+        # Each played game its own period; a fixture shares the next one's
+        # (it adds no period that later games would count).
+        day = np.cumsum(played) - played
     else:
-        day = _periods(games[time], period)
+        day = _periods(games[time], period, played)
     # Ids keyed as pairs_from_frame keys them: 1 and 1.0 (an int column and a
     # float one, e.g. after a merge left a gap) are one player, not two.
     table = pd.DataFrame({"white": id_text(games[first].to_numpy()),
