@@ -158,6 +158,16 @@ def test_cli_leaderboard(games_file, capsys):
     assert board["games"].sum() == 1000 and len(board) == 10
     assert {"score_lower", "position_worst", "wins"} <= set(board.columns)
     assert "Head to head" in (folder / "board.html").read_text()
+    # Fixtures in the games file (no result yet) count for no side's record.
+    games = pd.read_csv(path)
+    with_fixtures = folder / "with_fixtures.csv"
+    pd.concat([games, games.head(7).assign(result="")]).to_csv(with_fixtures, index=False)
+    outputs[1] = str(folder / "board_fixtures.csv")
+    assert main(["leaderboard", str(model), "--games", str(with_fixtures), "--a", "home",
+                 "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1",
+                 "--interval", "0.9", "--top", "4", "-o", outputs[1]]) == 0
+    assert "7 pair(s) without a label" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(pd.read_csv(outputs[1]), board)
 
 
 @pytest.mark.parametrize("argv, message", [

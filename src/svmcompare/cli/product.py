@@ -448,9 +448,12 @@ def _games_of(args, model):
     features = args.items_file is not None and not is_id_list(args.items_file)
     args.items = args.items_file if features else None
     columns = pair_columns(args, model)
-    _, y, _ = read_pairs(args.games, args.items, columns=columns)
+    _, y, _ = read_pairs(args.games, args.items, columns=columns, unlabeled="nan")
     _, extras = read_pair_extras(args.games, columns)
-    return extras[columns.a].to_numpy(), extras[columns.b].to_numpy(), y
+    played = labeled_pairs(y, None, args.games, columns.outcome)
+    if played is not None:  # fixtures: no result to count
+        y, extras = y[played], extras[played]
+    return extras[columns.a].to_numpy(), extras[columns.b].to_numpy(), y.astype(int)
 
 
 def _evaluate(args):
