@@ -128,8 +128,11 @@ def test_pairs_to_predict_take_the_training_ids_columns():
                                model.decision_function(by_name))
     with pytest.raises(ValueError, match=r"item 'zz' is not in ids .*unknown='mean'"):
         pairs_from_frame(pd.DataFrame({"h": ["zz"], "a": ["t1"]}), a="h", b="a", ids=fit.ids)
-    mean = pairs_from_frame(pd.DataFrame({"h": ["zz"], "a": ["t1"]}), a="h", b="a",
-                            ids=fit.ids, unknown="mean", sparse=True)
+    with pytest.warns(UserWarning, match=r"2 id\(s\) not in ids scored as the mean item "
+                                         r"\(unknown='mean'\): 'zz', 'yy'\.") as caught:
+        mean = pairs_from_frame(pd.DataFrame({"h": ["zz", "t2"], "a": ["t1", "yy"]}), a="h",
+                                b="a", ids=fit.ids, unknown="mean", sparse=True)
+    assert all(w.filename == __file__ for w in caught)
     np.testing.assert_allclose(mean.X.toarray()[0, :8], 1 / 8)
     with pytest.raises(ValueError, match="repeats 't1'"):
         pairs_from_frame(new, a="h", b="a", ids=["t1", "t1", "t5", "t6", "t7"])

@@ -15,6 +15,7 @@ learns from.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +32,7 @@ from ._validation import (
     first_missing,
     plain_value,
 )
+from .exceptions import outside_stacklevel
 
 
 def make_pairs(Xi, Xip):
@@ -366,6 +368,17 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                              f"{column}); unknown='mean' scores them as the mean item.")
         positions[column] = known
     if any(np.any(known < 0) for known in positions.values()):  # unknown="mean"
+        values = dict(((a, a_key), (b, b_key)))
+        new = list(dict.fromkeys(plain_value(values[column][k] if period is None
+                                             else values[column][k][0])
+                                 for column, known in positions.items()
+                                 for k in np.flatnonzero(known < 0)))
+        shown = ", ".join(repr(i) for i in new[:10]) + (
+            f" and {len(new) - 10} more" if len(new) > 10 else "")
+        warnings.warn(f"{len(new)} id(s) not in "
+                      f"{'the items table' if items is not None else 'ids'} scored as the "
+                      f"mean item (unknown='mean'): {shown}.", UserWarning,
+                      stacklevel=outside_stacklevel())
         table = with_mean_item(table)
         for known in positions.values():
             known[known < 0] = table.shape[0] - 1
