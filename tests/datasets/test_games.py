@@ -467,3 +467,17 @@ def test_a_fixtures_score_if_given_is_not_read():
     blank = table.assign(score=np.where(played, table["score"], np.nan))
     np.testing.assert_array_equal(history_features(table, played=played),
                                   history_features(blank, played=played))
+
+
+def test_iso_dates_among_day_first_dates_and_two_digit_dashed_dates():
+    from svmcompare.datasets.games import read_times
+
+    days = pd.date_range("2020-01-04", periods=12, freq="7D")
+    # An ISO date in a day-first column (an --until bound read with it) stays ISO.
+    column = pd.Series(list(days.strftime("%d/%m/%y")) + ["2020-03-01"])
+    times = read_times(column)
+    np.testing.assert_array_equal(times.iloc[:-1], days)
+    assert times.iloc[-1] == pd.Timestamp("2020-03-01")
+    # 20-01-04: 4 January 2020 or 20 January 2004; refused, not guessed.
+    with pytest.raises(ValueError, match="'20-01-04' .*year-month-day or day-month-year"):
+        read_times(pd.Series(days.strftime("%y-%m-%d")))

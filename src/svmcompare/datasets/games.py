@@ -98,6 +98,9 @@ _MONTH_NAME = r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\
 # Day and month as the first two digit groups (25/12/2018, 12.25.18).
 _DAY_MONTH = r"^\s*(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}"
 _ISO_DAY = r"^\s*\d{4}-\d{1,2}-\d{1,2}"
+# Three groups of one or two digits between dashes (20-01-04): year-month-day
+# or day-month-year with a two-digit year, which nothing tells apart.
+_SHORT_DASHED = r"^\s*\d{1,2}-\d{1,2}-\d{1,2}(?:\s|$)"
 # A season "2008-09", "2008-9", "2008/09" or "2008-2009": two years in a row.
 _SEASON = r"^\s*(\d{4})\s*[-/]\s*(\d{1,4})\s*$"
 _YEAR_MONTH = r"^\s*(\d{4})-(\d{2})\s*$"  # ISO 8601's month, 2020-01
@@ -187,6 +190,12 @@ def _parse_dates(text, name, at):
     """
     import warnings
 
+    short = text.str.contains(_SHORT_DASHED).to_numpy()
+    if short.any():
+        k = int(np.flatnonzero(short)[0])
+        raise ValueError(f"{name} holds {text.iloc[k]!r} ({at(k)}): with a two-digit year "
+                         "between dashes it could be year-month-day or day-month-year; write "
+                         "the dates as YYYY-MM-DD (or DD/MM/YYYY).")
     fields = text.str.extract(_DAY_MONTH)
     numeric = fields.notna().all(axis=1).to_numpy()
     dayfirst = False
@@ -202,13 +211,19 @@ def _parse_dates(text, name, at):
             raise ValueError(f"the dates of {name} (e.g. {text.iloc[first.index[0]]!r}) could "
                              "be day/month or month/day; write them as YYYY-MM-DD.")
         dayfirst = bool((first > 12).any())
+    iso = text.str.contains(_ISO_DAY).to_numpy()
     with warnings.catch_warnings():
         # pandas warns while it infers a format; the day order is decided above.
         warnings.simplefilter("ignore", UserWarning)
         times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
+        if dayfirst and iso.any():
+            # An ISO date is year-month-day whatever the column's day order
+            # (dayfirst read 2020-03-01 as the 3rd of January).
+            times[iso] = pd.to_datetime(text[iso], errors="coerce",
+                                        format="ISO8601").to_numpy()
         failed = times.isna().to_numpy()
         if failed.any():
-            retries = ((text.str.contains(_ISO_DAY).to_numpy(), {"format": "ISO8601"}),
+            retries = ((iso, {"format": "ISO8601"}),
                        (text.str.contains(_MONTH_NAME).to_numpy(), {"format": "mixed"}),
                        (numeric, {"format": "mixed", "dayfirst": dayfirst}))
             for kind, how in retries:
