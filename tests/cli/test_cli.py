@@ -174,6 +174,32 @@ def test_fit_predict_evaluate_from_a_table_of_matches_with_identities(tmp_path, 
     assert f"pairs {len(frame)}" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("model_args", [["--kernel", "rbf"],
+                                        ["--model-type", "lp", "--kernel", "linear"]])
+def test_a_kernel_model_of_identities_ranks_predicts_and_leads_a_board(tmp_path, capsys,
+                                                                        model_args):
+    # Ids alone with a kernel expansion: its fit read dense one-hot ids, so
+    # rank, predict, evaluate and leaderboard give it dense ones too (they
+    # refused it: "pass a dense array").
+    _matches(tmp_path / "matches.csv", np.random.default_rng(0), n=120)
+    common = ["--a", "home", "--b", "away"]  # (the LP takes no context)
+    mapping = ["--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    games, model = str(tmp_path / "matches.csv"), str(tmp_path / "k.skops")
+    assert main(["fit", games, "--model", model, *model_args, *common, *mapping]) == 0
+    from svmcompare.persistence import load_model
+
+    fitted = load_model(model)
+    assert main(["rank", model, "-o", str(tmp_path / "r.csv")]) == 0
+    ranks = pd.read_csv(tmp_path / "r.csv")
+    np.testing.assert_allclose(ranks["rank"], fitted.rank(np.eye(4)))
+    assert main(["predict", model, games, *common, "-o", str(tmp_path / "p.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "p.csv")) == 120
+    assert main(["evaluate", model, games, *common, *mapping]) == 0
+    assert main(["leaderboard", model, "--games", games, "--a", "home", "--b", "away", *mapping,
+                 "-o", str(tmp_path / "board.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "board.csv")) == 4
+
+
 def test_outcome_and_identity_errors_name_the_fix(tmp_path, capsys):
     rng = np.random.default_rng(1)
     _matches(tmp_path / "matches.csv", rng, n=60)

@@ -339,6 +339,8 @@ def items_of(model, path):
         raise ValueError(f"{Path(path).name}: {int((rows < 0).sum())} id(s) the model has no "
                          f"rating for (it never saw their games): {missing}.")
     Z = sp.identity(len(known), format="csr")[rows]
+    if not is_linear(None, model):
+        Z = Z.toarray()  # a kernel model reads dense ids, as its fit did
     return wanted.to_numpy(dtype=object), Z, list(names)
 
 
@@ -401,8 +403,12 @@ def is_linear(args, model=None):
     """Whether the model (fitted, or to fit from ``args``) is linear in the
     features, so that identities can stay sparse."""
     if model is not None:
-        ranking = getattr(model, "ranking_", None)
-        return ranking is not None and ranking.kernel.name == "linear" \
+        from ..bootstrap import point_model
+
+        # Weights on the features themselves: what scores sparse items (an
+        # LP's kernel expansion or a feature map reads dense ones).
+        ranking = getattr(point_model(model), "ranking_", None)
+        return ranking is not None and ranking.weights is not None \
             and ranking.feature_map is None
     return kernel_of(args) == "linear" and getattr(args, "model_type", "compare") != "lp"
 
