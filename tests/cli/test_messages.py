@@ -160,3 +160,34 @@ def test_wide_features_all_named_like_identities_are_refused(tmp_path, capsys):
                                                                    index=False)
     assert main(["fit", str(tmp_path / "w.csv"), "--model", str(tmp_path / "m.skops")]) == 2
     assert "every feature is named is_<name>" in capsys.readouterr().err
+
+
+def test_output_files_are_checked_before_any_work(tmp_path, capsys, monkeypatch):
+    # "-" only for -o; two outputs naming one file; a figure format matplotlib
+    # cannot write; features on its own output; a header without rows.
+    monkeypatch.chdir(tmp_path)
+    ids, outcome = _league(tmp_path)
+    games = str(tmp_path / "m.csv")
+    assert main(["fit", games, *ids, *outcome, "--kernel", "linear", "--model", "m.skops"]) == 0
+    capsys.readouterr()
+    cases = [
+        (["fit", games, *ids, *outcome, "--model", "-"], "--model -: standard output is for -o"),
+        (["evaluate", "m.skops", games, *ids, *outcome, "--plot", "-"], "--plot -: standard"),
+        (["evaluate", "m.skops", games, *ids, *outcome, "--plot", "roc.csv"],
+         "--plot roc.csv: matplotlib writes no 'csv' figures"),
+        (["rolling", games, *ids, *outcome, "--period", "adv", "-o", "r.csv", "--ratings",
+          "r.csv"], "-o and --ratings both name r.csv"),
+        (["leaderboard", "m.skops", "-o", "b.csv", "./b.csv"], "both name ./b.csv"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        assert message in capsys.readouterr().err, argv
+    assert not (tmp_path / "-").exists() and not (tmp_path / "r.csv").exists()
+    common = [games, *ids, *outcome]
+    assert main(["features", *common, "-o", "f.csv"]) == 0
+    assert main(["features", "f.csv", *ids, *outcome, "-o", "f2.csv"]) == 2
+    assert "f.csv already has the columns the features would add (a_elo" \
+        in capsys.readouterr().err
+    (tmp_path / "empty.csv").write_text("home,away,result\n")
+    assert main(["features", "empty.csv", *ids, *outcome, "-o", "f3.csv"]) == 2
+    assert "empty.csv has a header and no rows" in capsys.readouterr().err

@@ -243,6 +243,34 @@ def rows_of(args, frame, path):
     return mask
 
 
+def check_output_files(files, figures=()):
+    """Before any work: ``files`` (option -> path or None) name distinct
+    files, "-" (standard output) only for -o, and each of ``figures`` (the
+    options that save a matplotlib figure) a format matplotlib writes."""
+    written = {}
+    for option, path in files.items():
+        if path is None:
+            continue
+        if str(path) == "-":
+            if option != "-o":
+                raise ValueError(f"{option} -: standard output is for -o only; give {option} "
+                                 "a file name.")
+            continue
+        target = Path(path).resolve()
+        if target in written:
+            raise ValueError(f"{written[target]} and {option} both name {path}: one would "
+                             "overwrite the other.")
+        written[target] = option
+        if option in figures:
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            suffix = Path(path).suffix.lstrip(".").lower()
+            formats = FigureCanvasBase.get_supported_filetypes()
+            if suffix and suffix not in formats:
+                raise ValueError(f"{option} {path}: matplotlib writes no {suffix!r} figures; "
+                                 f"use one of {', '.join(sorted(formats))}.")
+
+
 def labeled_pairs(y, rows, path, column):
     """Which of the pairs kept (``rows``: --until / --after's mask, or None) have
     a label: None when all do; else a mask, and a note on standard error names

@@ -24,6 +24,7 @@ from .options import (
     auto_folds,
     check_context_given,
     check_file_features,
+    check_output_files,
     column_keys,
     groups_of,
     is_id_list,
@@ -47,6 +48,7 @@ def _fit(args):
     """Fit SVMCompare (or a baseline) on labeled pairs and write a model file. Labels y: -1 x
     better, 0 tie, 1 x' better.
     """
+    check_output_files({"--model": args.model})
     if fits_every_pair(args):
         return fit_graded(args)
     import numpy as np
@@ -193,6 +195,14 @@ def _features(args):
 
     name = Path(args.games).name
     games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
+    if len(games) == 0:
+        raise ValueError(f"{name} has a header and no rows: there are no games in it.")
+    names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
+    taken = [c for c in games.columns if c in {f"{side}_{n}" for side in "ab" for n in names}]
+    if taken:
+        shown = ", ".join(taken[:4]) + (", ..." if len(taken) > 4 else "")
+        raise ValueError(f"{name} already has the columns the features would add ({shown}): "
+                         "features reads a table of results, not its own output.")
     for column in (args.a, args.b, args.outcome, *(args.points or ()),
                    *(() if args.time is None else (args.time,))):
         if column not in games.columns:
@@ -216,7 +226,6 @@ def _features(args):
         advantage=advantage, points=None if args.points is None else tuple(args.points),
         half_life=args.half_life, prior_games=args.prior_games,
         unplayed="fixtures" if args.fixtures else "error")
-    names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
     out = games.reset_index(drop=True).copy()
     out = pd.concat([out, pd.DataFrame(X[:, 0], columns=[f"a_{n}" for n in names]),
                      pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
@@ -412,6 +421,7 @@ def _leaderboard(args):
 
     for path in args.output:  # all of them before any is written
         check_leaderboard_path(path)
+    check_output_files({f"-o (file {k + 1})": path for k, path in enumerate(args.output)})
     if args.top < 1:
         raise ValueError(f"--top must be a positive integer (items in the head-to-head table); "
                          f"got {args.top}.")
@@ -464,6 +474,7 @@ def _evaluate(args):
     probabilities next to the training frequencies (the baseline to beat); and the
     comparison AUC (Table 3).
     """
+    check_output_files({"--plot": args.plot}, figures=("--plot",))
     import numpy as np
 
     from ..io import is_letor, read_pair_extras, read_pairs

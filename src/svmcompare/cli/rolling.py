@@ -17,6 +17,7 @@ from .options import (
     add_command,
     add_model_arguments,
     add_pairs_arguments,
+    check_output_files,
     column_keys,
     labeled_pairs,
     make_model,
@@ -117,6 +118,8 @@ def run_rolling(args):
     from ..metrics import outcome_log_loss
     from ..temporal import plot_rating_paths, rolling_fit
 
+    check_output_files({"-o": args.output, "--ratings": args.ratings, "--plot": args.plot},
+                       figures=("--plot",))
     columns = pair_columns(args)
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns, unlabeled="nan")

@@ -528,6 +528,8 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     """
     if not isinstance(games, pd.DataFrame):
         raise TypeError(f"games must be a pandas DataFrame; got {type(games).__name__}.")
+    if len(games) == 0:
+        raise ValueError("games has no rows: there are no games to make features of.")
     missing = [c for c in (first, second, result) + ((time,) if time else ())
                if c not in games.columns]
     if missing:
