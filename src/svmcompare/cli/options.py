@@ -431,11 +431,11 @@ def is_linear(args, model=None):
     """Whether the model (fitted, or to fit from ``args``) is linear in the
     features, so that identities can stay sparse."""
     if model is not None:
-        from ..bootstrap import point_model
-
         # Weights on the features themselves: what scores sparse items (an
-        # LP's kernel expansion or a feature map reads dense ones).
-        ranking = getattr(point_model(model), "ranking_", None)
+        # LP's kernel expansion or a feature map reads dense ones).  No import
+        # of the estimators: predict reads a model file's light predictor.
+        point = model.estimator_ if type(model).__name__ == "BootstrapCompare" else model
+        ranking = getattr(point, "ranking_", None)
         return ranking is not None and ranking.weights is not None \
             and ranking.feature_map is None
     return kernel_of(args) == "linear" and getattr(args, "model_type", "compare") != "lp"
