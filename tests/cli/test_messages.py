@@ -191,3 +191,19 @@ def test_output_files_are_checked_before_any_work(tmp_path, capsys, monkeypatch)
     (tmp_path / "empty.csv").write_text("home,away,result\n")
     assert main(["features", "empty.csv", *ids, *outcome, "-o", "f3.csv"]) == 2
     assert "empty.csv has a header and no rows" in capsys.readouterr().err
+
+
+def test_warnings_read_as_the_commands_own_lines(tmp_path, capsys, monkeypatch):
+    # Not Python's "path/svmcompare:8: DegenerateWarning: ..." and a source line.
+    monkeypatch.chdir(tmp_path)
+    assert main(["league", "--out", "league"]) == 0
+    common = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+              "H=-1,D=0,A=1"]
+    assert main(["features", "league/matches.csv", *common, "--time", "season", "-o",
+                 "f.csv"]) == 0
+    capsys.readouterr()
+    assert main(["rolling", "f.csv", "--period", "season", "--first", "3", "--kernel",
+                 "linear", "--class-weight", "none", "-o", "r.csv"]) == 0
+    err = capsys.readouterr().err
+    assert "svmcompare rolling: warning: SVMCompare found beta" in err
+    assert "DegenerateWarning" not in err and ".py:" not in err

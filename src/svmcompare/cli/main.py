@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .product import add_product_commands
 from .research import add_research_commands
@@ -28,7 +29,11 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        code = args.func(args)
+        with warnings.catch_warnings():
+            # A warning reads as the command's, one line, not as Python's
+            # "file:line: Category" and the source line of the svmcompare script.
+            warnings.showwarning = _warning_printer(args.command)
+            code = args.func(args)
         if sys.stdout is not None:
             # Output still buffered meets a closed pipe here, not in the flush at
             # exit (which would print "Exception ignored ... BrokenPipeError").
@@ -59,6 +64,12 @@ def main(argv=None):
               + ("" if written is None else f" after {written} was written (that file is "
                  "complete)"), file=sys.stderr)
         return 130
+
+
+def _warning_printer(command):
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"svmcompare {command}: warning: {message}", file=sys.stderr)
+    return show
 
 
 def _stdout_closed():
