@@ -33,7 +33,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import LABELS, check_allocation, check_outcome_map, first_missing
+from ._validation import (
+    LABELS,
+    check_allocation,
+    check_outcome_map,
+    first_missing,
+    plain_value,
+)
 
 # The exact doubles written: pandas before 3.0 parsed some 1 ulp off by
 # default (3.0 parses exactly and deprecates the option).
@@ -266,7 +272,7 @@ def mapped_labels(values, mapping, name, column):
     if mapped.isna().any():
         row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
         value = values.iloc[row]
-        what = "an empty cell" if pd.isna(value) else f"outcome {value!r}"
+        what = "an empty cell" if pd.isna(value) else f"outcome {plain_value(value)!r}"
         raise ValueError(f"{name}, line {_line(values.index, row)}, column {column}: {what} "
                          "is not in the "
                          f"outcome map {mapping}.")

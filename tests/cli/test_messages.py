@@ -207,3 +207,17 @@ def test_warnings_read_as_the_commands_own_lines(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "svmcompare rolling: warning: SVMCompare found beta" in err
     assert "DegenerateWarning" not in err and ".py:" not in err
+
+
+def test_messages_show_values_not_numpy_reprs(tmp_path, capsys):
+    frame = pd.DataFrame({"home": ["a", "b", "c"], "away": ["b", "c", "a"],
+                          "score": [1.0, 0.5, 0.0], "adv": [-1.0, np.nan, -1.0]})
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    base = ["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away", "--outcome",
+            "score", "-o", str(tmp_path / "f.csv")]
+    assert main([*base, "--outcome-map", "1=-1,0=1"]) == 2
+    err = capsys.readouterr().err
+    assert "outcome 0.5 is not in the outcome map" in err and "np." not in err
+    assert main([*base, "--outcome-map", "1=-1,0.5=0,0=1", "--advantage", "adv"]) == 2
+    err = capsys.readouterr().err
+    assert "advantage of game 1 is missing" in err and "np." not in err

@@ -427,8 +427,10 @@ def _advantage(games, advantage):
     values = pd.to_numeric(column, errors="coerce")
     if values.isna().any():
         bad = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise ValueError(f"advantage of game {bad} is {column.iloc[bad]!r}; expected numbers "
-                         "or True / False.")
+        value = column.iloc[bad]
+        what = "missing" if pd.isna(value) else repr(plain_value(value))
+        raise ValueError(f"advantage of game {bad} is {what}; expected numbers or True / "
+                         "False.")
     return values.to_numpy(dtype=float)[:, None]
 
 
