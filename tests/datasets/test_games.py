@@ -481,3 +481,16 @@ def test_iso_dates_among_day_first_dates_and_two_digit_dashed_dates():
     # 20-01-04: 4 January 2020 or 20 January 2004; refused, not guessed.
     with pytest.raises(ValueError, match="'20-01-04' .*year-month-day or day-month-year"):
         read_times(pd.Series(days.strftime("%y-%m-%d")))
+
+
+def test_dates_with_utc_offsets_are_local_times_or_utc_when_mixed():
+    from svmcompare.datasets.games import read_times
+
+    # One offset: its local times (an --until bound without an offset reads alike).
+    one = read_times(pd.Series(["2020-01-04T00:00:00+01:00", "2020-01-11T00:00:00+01:00",
+                                "2020-03-01"]))
+    assert list(one) == [pd.Timestamp("2020-01-04"), pd.Timestamp("2020-01-11"),
+                         pd.Timestamp("2020-03-01")]
+    # Several offsets: one timeline, UTC's (pandas refused the column).
+    mixed = read_times(pd.Series(["2020-01-04T10:00:00Z", "2020-01-04T12:00:00+01:00"]))
+    assert list(mixed) == [pd.Timestamp("2020-01-04 10:00"), pd.Timestamp("2020-01-04 11:00")]

@@ -215,12 +215,22 @@ def _parse_dates(text, name, at):
     with warnings.catch_warnings():
         # pandas warns while it infers a format; the day order is decided above.
         warnings.simplefilter("ignore", UserWarning)
-        times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
+        # Several UTC offsets in one column are one timeline: UTC's.
+        try:
+            utc = False
+            times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
+        except ValueError:  # "Mixed timezones detected"
+            utc = True
+            times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst, utc=True)
+        if isinstance(times.dtype, pd.DatetimeTZDtype):
+            # Compared as naive times (a bound such as --until 2020-03-01 has
+            # no offset): one offset's local times, several offsets' UTC times.
+            times = times.dt.tz_localize(None)
         if dayfirst and iso.any():
             # An ISO date is year-month-day whatever the column's day order
             # (dayfirst read 2020-03-01 as the 3rd of January).
-            times[iso] = pd.to_datetime(text[iso], errors="coerce",
-                                        format="ISO8601").to_numpy()
+            times[iso] = pd.to_datetime(text[iso], errors="coerce", format="ISO8601",
+                                        utc=utc).dt.tz_localize(None).to_numpy()
         failed = times.isna().to_numpy()
         if failed.any():
             retries = ((iso, {"format": "ISO8601"}),
@@ -229,7 +239,8 @@ def _parse_dates(text, name, at):
             for kind, how in retries:
                 redo = failed & kind
                 if redo.any():
-                    times[redo] = pd.to_datetime(text[redo], errors="coerce", **how).to_numpy()
+                    times[redo] = pd.to_datetime(text[redo], errors="coerce", utc=utc,
+                                                 **how).dt.tz_localize(None).to_numpy()
                     failed = times.isna().to_numpy()
     return times
 
