@@ -271,6 +271,14 @@ def check_output_files(files, figures=()):
                                  f"use one of {', '.join(sorted(formats))}.")
 
 
+def take_pairs(mask, X, y, extras, context, weight):
+    """The pairs where ``mask`` is True (None: all) of a pairs file's arrays."""
+    if mask is None:
+        return X, y, extras, context, weight
+    return (X[mask], y[mask], extras[mask].reset_index(drop=True),
+            None if context is None else context[mask], None if weight is None else weight[mask])
+
+
 def labeled_pairs(y, rows, path, column):
     """Which of the pairs kept (``rows``: --until / --after's mask, or None) have
     a label: None when all do; else a mask, and a note on standard error names

@@ -37,6 +37,7 @@ from .options import (
     pair_columns,
     parallel_backend,
     rows_of,
+    take_pairs,
     with_predictions,
     write_table,
 )
@@ -64,15 +65,9 @@ def _fit(args):
         note_formed_pairs(X)
     weight, extras = read_pair_extras(args.pairs, columns)
     rows = rows_of(args, extras, args.pairs)
-    if rows is not None:
-        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
-        context = None if context is None else context[rows]
-        weight = None if weight is None else weight[rows]
-    keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
-    if keep is not None:
-        X, y, extras = X[keep], y[keep], extras[keep].reset_index(drop=True)
-        context = None if context is None else context[keep]
-        weight = None if weight is None else weight[keep]
+    X, y, extras, context, weight = take_pairs(rows, X, y, extras, context, weight)
+    X, y, extras, context, weight = take_pairs(
+        labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
     y = y.astype(np.int64)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)

@@ -24,6 +24,7 @@ from .options import (
     ordered_column,
     pair_columns,
     rows_of,
+    take_pairs,
     write_table,
 )
 from .plots import figure_path
@@ -132,15 +133,9 @@ def run_rolling(args):
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
     rows = rows_of(args, extras, args.pairs)
     _check_filled(extras, [args.period, args.time], name, rows)
-    if rows is not None:
-        X, y, extras = X[rows], y[rows], extras[rows].reset_index(drop=True)
-        context = None if context is None else context[rows]
-        weight = None if weight is None else weight[rows]
-    keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
-    if keep is not None:
-        X, y, extras = X[keep], y[keep], extras[keep].reset_index(drop=True)
-        context = None if context is None else context[keep]
-        weight = None if weight is None else weight[keep]
+    X, y, extras, context, weight = take_pairs(rows, X, y, extras, context, weight)
+    X, y, extras, context, weight = take_pairs(
+        labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
     y = y.astype(np.int64)
     periods = ordered_column(extras, args.period, "--period", name)
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
