@@ -64,7 +64,7 @@ def test_row_filters_and_the_features_command_say_what_is_wrong(tmp_path, capsys
     assert main(["evaluate", model, features, "--after", "season=9"]) == 2
     assert "keep no row" in capsys.readouterr().err
     assert main(["evaluate", model, features, "--until", "round=3"]) == 2
-    assert "--until 'round=3': write COLUMN=VALUE with a column of f.csv" in \
+    assert "--until 'round=3': write COLUMN=VALUE with a time or period column of f.csv" in \
         capsys.readouterr().err
 
 

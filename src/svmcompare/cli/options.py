@@ -232,8 +232,9 @@ def rows_of(args, frame, path):
             continue
         column, sep, value = spec.partition("=")
         if not sep or column not in frame.columns:
-            raise ValueError(f"--{option} {spec!r}: write COLUMN=VALUE with a column of "
-                             f"{file} (it has {list(frame.columns)}).")
+            raise ValueError(f"--{option} {spec!r}: write COLUMN=VALUE with a time or period "
+                             f"column of {file} (not a feature, label or context column; it "
+                             f"has {list(frame.columns)} besides those).")
         keys, _ = column_keys(frame[column], f"--{option}", column, file, bound=value)
         left, right = keys[:-1], keys[-1]
         chosen = left > right if keep_after else left <= right

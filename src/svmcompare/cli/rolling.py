@@ -128,7 +128,9 @@ def run_rolling(args):
     name = Path(args.pairs).name
     for option, column in (("--period", args.period), ("--time", args.time)):
         if column is not None and column not in extras.columns:
-            raise ValueError(f"{name} has no column {column!r} for {option}.")
+            raise ValueError(f"{name} has no column {column!r} for {option} (not a feature, "
+                             f"label or context column; it has {list(extras.columns)} besides "
+                             "those).")
     if args.time is not None and args.half_life is None:
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
     rows = rows_of(args, extras, args.pairs)
