@@ -221,3 +221,18 @@ def test_messages_show_values_not_numpy_reprs(tmp_path, capsys):
     assert main([*base, "--outcome-map", "1=-1,0.5=0,0=1", "--advantage", "adv"]) == 2
     err = capsys.readouterr().err
     assert "advantage of game 1 is missing" in err and "np." not in err
+
+
+def test_a_repeated_id_to_rank_and_results_without_rows_are_refused(tmp_path, capsys):
+    ids, outcome = _league(tmp_path)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *ids, *outcome, "--kernel", "linear",
+                 "--model", model]) == 0
+    (tmp_path / "ids.csv").write_text("id\nt1\nt2\nt1\n")
+    assert main(["rank", model, str(tmp_path / "ids.csv"), "-o", str(tmp_path / "r.csv")]) == 2
+    assert "ids.csv: id 't1' is listed more than once" in capsys.readouterr().err
+    (tmp_path / "results.csv").write_text("event,item,position\n")
+    assert main(["rankings", str(tmp_path / "results.csv"), "--event", "event", "--item", "item",
+                 "--position", "position", "-o", str(tmp_path / "p.csv")]) == 2
+    assert "results.csv has a header and no rows" in capsys.readouterr().err
+    assert not (tmp_path / "p.csv").exists()

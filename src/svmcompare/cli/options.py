@@ -370,6 +370,9 @@ def items_of(model, path):
                          "(an id column plus its features).")
     known = pd.Index(known)
     wanted = known if path is None else pd.Index(read_table(path)["id"].astype(str))
+    if wanted.has_duplicates:
+        raise ValueError(f"{Path(path).name}: id {wanted[wanted.duplicated()][0]!r} is listed "
+                         "more than once.")
     rows = known.get_indexer(wanted)
     if (rows < 0).any():
         missing = list(wanted[rows < 0][:10])

@@ -277,6 +277,9 @@ def _rankings(args):
     from ..pairs import matches_from_rankings
 
     results = read_table(args.results, numeric=lambda column: column == args.position)
+    if len(results) == 0:
+        raise ValueError(f"{Path(args.results).name} has a header and no rows: there are no "
+                         "results in it.")
     name = Path(args.results).name
     if args.position not in results.columns:
         raise ValueError(f"{name} has no column {args.position!r}; it has "
