@@ -215,11 +215,15 @@ def _parse_dates(text, name, at):
     with warnings.catch_warnings():
         # pandas warns while it infers a format; the day order is decided above.
         warnings.simplefilter("ignore", UserWarning)
-        # Several UTC offsets in one column are one timeline: UTC's.
+        # Several UTC offsets in one column are one timeline: UTC's (pandas 2.1
+        # parses them as objects with a FutureWarning, newer ones raise).
+        warnings.simplefilter("ignore", FutureWarning)
         try:
             utc = False
             times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst)
         except ValueError:  # "Mixed timezones detected"
+            times = None
+        if times is None or times.dtype == object:
             utc = True
             times = pd.to_datetime(text, errors="coerce", dayfirst=dayfirst, utc=True)
         if isinstance(times.dtype, pd.DatetimeTZDtype):
