@@ -285,7 +285,7 @@ def test_cli_leaderboard_refuses_before_writing(games_file, tmp_path, capsys):
     assert _exit_code(["leaderboard", str(model), str(ids), "--games", str(path), "--a", "home",
                        "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1",
                        "-o", str(html)]) == 2
-    assert "ids repeats 'p1'" in capsys.readouterr().err
+    assert "ids.csv: id 'p1' is listed more than once" in capsys.readouterr().err
     assert not html.exists()
 
 
