@@ -478,9 +478,16 @@ def test_iso_dates_among_day_first_dates_and_two_digit_dashed_dates():
     times = read_times(column)
     np.testing.assert_array_equal(times.iloc[:-1], days)
     assert times.iloc[-1] == pd.Timestamp("2020-03-01")
-    # 20-01-04: 4 January 2020 or 20 January 2004; refused, not guessed.
-    with pytest.raises(ValueError, match="'20-01-04' .*year-month-day or day-month-year"):
-        read_times(pd.Series(days.strftime("%y-%m-%d")))
+    # 20-01-04: 4 January 2020 or 20 January 2004: the reading that puts the
+    # rows in time order (pandas read day-first and scrambled the season).
+    for spelling in ("%y-%m-%d", "%d-%m-%y"):
+        np.testing.assert_array_equal(read_times(pd.Series(days.strftime(spelling))), days)
+    shuffled = pd.Series(days.strftime("%y-%m-%d")[[3, 0, 5, 1, 2, 4, 6, 7, 8, 9, 10, 11]])
+    with pytest.raises(ValueError, match="read as day-month-year or year-month-day and "
+                                         "nothing tells which"):
+        read_times(shuffled)
+    with pytest.raises(ValueError, match="among dates written otherwise"):
+        read_times(pd.Series(["20-01-04", "2020-01-11"]))
 
 
 def test_dates_with_utc_offsets_are_local_times_or_utc_when_mixed():

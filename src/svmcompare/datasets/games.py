@@ -192,10 +192,7 @@ def _parse_dates(text, name, at):
 
     short = text.str.contains(_SHORT_DASHED).to_numpy()
     if short.any():
-        k = int(np.flatnonzero(short)[0])
-        raise ValueError(f"{name} holds {text.iloc[k]!r} ({at(k)}): with a two-digit year "
-                         "between dashes it could be year-month-day or day-month-year; write "
-                         "the dates as YYYY-MM-DD (or DD/MM/YYYY).")
+        return _short_dashed_dates(text, short, name, at)
     fields = text.str.extract(_DAY_MONTH)
     numeric = fields.notna().all(axis=1).to_numpy()
     dayfirst = False
@@ -247,6 +244,35 @@ def _parse_dates(text, name, at):
                                                  **how).dt.tz_localize(None).to_numpy()
                     failed = times.isna().to_numpy()
     return times
+
+
+def _short_dashed_dates(text, short, name, at):
+    """Dates of three one- or two-digit groups between dashes (20-01-04):
+    day-month-year, year-month-day or month-day-year, whichever reads every
+    value as a day, and of several, the one that puts the rows in time order
+    (a results table is written in time order; pandas guessed day-first and
+    scrambled a year-month-day season).  Refused when nothing tells them apart."""
+    if not short.all():
+        k = int(np.flatnonzero(short)[0])
+        raise ValueError(f"{name} holds {text.iloc[k]!r} ({at(k)}) among dates written "
+                         "otherwise: with a two-digit year between dashes it could be "
+                         "year-month-day or day-month-year; write the dates as YYYY-MM-DD.")
+    readings = {}
+    for spelling, fmt in (("day-month-year", "%d-%m-%y"), ("year-month-day", "%y-%m-%d"),
+                          ("month-day-year", "%m-%d-%y")):
+        times = pd.to_datetime(text.str.strip(), format=fmt, errors="coerce")
+        if not times.isna().any():
+            steps = np.diff(times.to_numpy().astype("datetime64[s]").astype(np.int64))
+            readings[spelling] = (times, float(np.mean(steps >= 0)) if steps.size else 1.0)
+    in_order = [s for s, (_, ordered) in readings.items() if ordered == 1.0]
+    if len(readings) == 1 or len(in_order) == 1:
+        return readings[next(iter(readings)) if len(readings) == 1 else in_order[0]][0]
+    example = text.iloc[0]
+    raise ValueError(f"{name} holds dates such as {example!r} ({at(0)}) with a two-digit year "
+                     f"between dashes, which read as "
+                     f"{' or '.join(readings) or 'no date'} and nothing tells which"
+                     f"{' (the rows are in time order under none of them)' if readings else ''}"
+                     "; write the dates as YYYY-MM-DD.")
 
 
 def time_keys(values, name="the time column", at=None):
