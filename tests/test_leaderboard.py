@@ -328,8 +328,13 @@ def test_min_games_ranks_only_the_items_with_enough_games(board_model, games_fil
     pd.testing.assert_frame_equal(board, alone)
     with pytest.raises(ValueError, match="give games"):
         leaderboard(model, items, ids, min_games=10)
-    with pytest.raises(ValueError, match="no item has 1000 games"):
+    most = int(full["games"].max())
+    with pytest.raises(ValueError, match=f"no item has 1000 games or more \\(the most: {most}\\); "
+                                         "lower min_games"):
         leaderboard(model, items, ids, games=games, min_games=1000)
+    with pytest.raises(ValueError, match="the games name none of the items' ids"):
+        leaderboard(model, items, ids, games=(np.array(["x"]), np.array(["z"]), np.array([1])),
+                    min_games=1)
     folder, path, fitted = games_file
     common = ["--games", str(path), "--a", "home", "--b", "away", "--outcome", "result",
               "--outcome-map", "H=-1,D=0,A=1"]

@@ -153,7 +153,10 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
         check_positive(min_games, "min_games", integer=True)
         keep = counts["games"].to_numpy() >= min_games
         if not keep.any():
-            raise ValueError(f"no item has {min_games} games or more; lower min_games.")
+            most = int(counts["games"].max()) if len(counts) else 0
+            raise ValueError(f"no item has {min_games} games or more (the most: {most}"
+                             + ("; the games name none of the items' ids)" if most == 0 else
+                                "); lower min_games."))
         rows = np.flatnonzero(keep)
         items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
         ids, counts = ids[rows], counts.iloc[rows].reset_index(drop=True)
