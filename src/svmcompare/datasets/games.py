@@ -98,8 +98,8 @@ _MONTH_NAME = r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\
 # Day and month as the first two digit groups (25/12/2018, 12.25.18).
 _DAY_MONTH = r"^\s*(\d{1,2})[/.](\d{1,2})[/.]\d{2,4}"
 _ISO_DAY = r"^\s*\d{4}-\d{1,2}-\d{1,2}"
-# Three groups of one or two digits between dashes (20-01-04): year-month-day
-# or day-month-year with a two-digit year, which nothing tells apart.
+# Three groups of one or two digits between dashes (20-01-04): year-month-day,
+# day-month-year or month-day-year with a two-digit year (_short_dashed_dates).
 _SHORT_DASHED = r"^\s*\d{1,2}-\d{1,2}-\d{1,2}(?:\s|$)"
 # A season "2008-09", "2008-9", "2008/09" or "2008-2009": two years in a row.
 _SEASON = r"^\s*(\d{4})\s*[-/]\s*(\d{1,4})\s*$"
