@@ -185,17 +185,23 @@ def test_a_context_frame_in_another_column_order_is_refused_not_misread():
     plain.predict(X, ctx[["rest_days", "home"]])
 
 
-def test_model_files_keep_the_context_names(tmp_path):
+def _home_rest_pairs(n, seed):
+    """Pairs whose outcome follows the first feature and a home column of a
+    context frame (columns home, rest)."""
     import pandas as pd
 
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2, 2))
+    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], n), "rest": rng.normal(size=n)})
+    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=n) * 0.3
+    return X, ctx, np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+
+
+def test_model_files_keep_the_context_names(tmp_path):
     from svmcompare import load_model, save_model
     from svmcompare.persistence import load_predictor
 
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(200, 2, 2))
-    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 200), "rest": rng.normal(size=200)})
-    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=200) * 0.3
-    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    X, ctx, y = _home_rest_pairs(200, seed=1)
     model = SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y, context=ctx)
     save_model(model, tmp_path / "m.skops")
     for loaded in (load_model(tmp_path / "m.skops"), load_predictor(tmp_path / "m.skops")):
@@ -207,15 +213,9 @@ def test_model_files_keep_the_context_names(tmp_path):
 
 
 def test_bootstrap_intervals_refuse_a_reordered_context_frame():
-    import pandas as pd
-
     from svmcompare import BootstrapCompare
 
-    rng = np.random.default_rng(2)
-    X = rng.normal(size=(150, 2, 2))
-    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 150), "rest": rng.normal(size=150)})
-    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=150) * 0.3
-    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    X, ctx, y = _home_rest_pairs(150, seed=2)
     boot = BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=5,
                             random_state=0).fit(X, y, context=ctx)
     assert list(boot.context_names_in_) == ["home", "rest"]
@@ -226,15 +226,9 @@ def test_bootstrap_intervals_refuse_a_reordered_context_frame():
 
 
 def test_a_refit_on_an_array_context_forgets_the_names_of_the_frame():
-    import pandas as pd
-
     from svmcompare import BootstrapCompare, SVMCompareCV
 
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(150, 2, 2))
-    ctx = pd.DataFrame({"home": rng.choice([-1.0, 1.0], 150), "rest": rng.normal(size=150)})
-    d = X[:, 1, 0] - X[:, 0, 0] + ctx["home"].to_numpy() + rng.logistic(size=150) * 0.3
-    y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
+    X, ctx, y = _home_rest_pairs(150, seed=3)
     renamed = ctx.rename(columns={"home": "venue", "rest": "days"})
     for model in (SVMCompare(kernel="linear", probability=True),
                   SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3,
