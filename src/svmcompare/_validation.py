@@ -18,6 +18,12 @@ LINKS = ("ordered", "davidson")
 TIE_BANDS = ("constant", "pair")  # a constant tie band, or one that moves with the pair
 
 
+def empty_cells(values):
+    """Whether each cell of a pandas Series is empty (missing, or blank text):
+    a result not played yet, a label left out, a time not filled in."""
+    return (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+
+
 def plain_value(value):
     """A NumPy scalar as the Python value it holds, for messages: 1 and 'a',
     not np.int64(1) and np.str_('a')."""

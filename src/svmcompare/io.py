@@ -37,6 +37,7 @@ from ._validation import (
     LABELS,
     check_allocation,
     check_outcome_map,
+    empty_cells,
     first_missing,
     plain_value,
 )
@@ -215,11 +216,6 @@ def parse_outcome_map(text):
             raise ValueError(f"--outcome-map {text!r}: {key!r} is given twice.")
         mapping[key] = int(value)
     return check_outcome_map(mapping)
-
-
-def empty_cells(values):
-    """Whether each cell is empty (missing, or blank text)."""
-    return (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
 
 
 def _labels(frame, name, columns=PairColumns(), unlabeled="error"):

@@ -272,11 +272,12 @@ def check_output_files(files, figures=()):
                                  f"use one of {', '.join(sorted(formats))}.")
 
 
-def take_pairs(mask, X, y, extras, context, weight):
-    """The pairs where ``mask`` is True (None: all) of a pairs file's arrays."""
+def take_pairs(mask, X, y, extras=None, context=None, weight=None):
+    """The pairs where ``mask`` is True (None: all) of a pairs file's arrays
+    (``extras``, ``context`` and ``weight`` may be None)."""
     if mask is None:
         return X, y, extras, context, weight
-    return (X[mask], y[mask], extras[mask].reset_index(drop=True),
+    return (X[mask], y[mask], None if extras is None else extras[mask].reset_index(drop=True),
             None if context is None else context[mask], None if weight is None else weight[mask])
 
 
@@ -476,11 +477,11 @@ def column_keys(values, option, column, file, bound=None):
     import numpy as np
     import pandas as pd
 
-    from .._validation import plain_value
+    from .._validation import empty_cells, plain_value
     from ..datasets.games import time_keys
 
     values = pd.Series(values).reset_index(drop=True)
-    blank = (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
+    blank = empty_cells(values)
     if blank.any():
         k = int(np.flatnonzero(blank)[0])
         raise ValueError(f"{file}, line {k + 2}: no {column!r} ({int(blank.sum())} row(s) "

@@ -226,9 +226,7 @@ def _features(args):
                      pd.DataFrame(X[:, 1], columns=[f"b_{n}" for n in names])], axis=1)
     if context is not None:
         out["ctx_advantage"] = context[:, 0]
-    # Integer labels; a fixture's cell is empty.
-    out["y"] = pd.array(np.where(np.isnan(y), 0, y).astype(np.int64), dtype="Int64")
-    out.loc[~info["played"].to_numpy(), "y"] = pd.NA
+    out["y"] = pd.array(y, dtype="Int64")  # integer labels; a fixture's cell is empty
     if not write_table(out, args.output):
         return 0
     new = int(np.sum((info["first_games"] == 0) | (info["second_games"] == 0)))
@@ -246,10 +244,11 @@ def _game_labels(games, args, name):
     outcomes; a game without a result is named by its line."""
     import numpy as np
 
+    from .._validation import empty_cells
     from ..io import mapped_labels, parse_outcome_map
 
     result = games[args.outcome]
-    empty = (result.isna() | (result.astype(str).str.strip() == "")).to_numpy()
+    empty = empty_cells(result)
     if empty.any() and not args.fixtures:
         raise ValueError(f"{name}, line {int(np.flatnonzero(empty)[0]) + 2}, column "
                          f"{args.outcome}: no result ({int(empty.sum())} row(s) without one, "
@@ -499,13 +498,9 @@ def _evaluate(args):
         # The other columns (a second read of the file) only for a row filter.
         rows = None if args.until is None and args.after is None else \
             rows_of(args, read_pair_extras(args.pairs, columns)[1], args.pairs)
-        if rows is not None:
-            X, y = X[rows], y[rows]
-            context = None if context is None else context[rows]
-        keep = labeled_pairs(y, rows, args.pairs, columns.outcome)
-        if keep is not None:
-            X, y = X[keep], y[keep]
-            context = None if context is None else context[keep]
+        X, y, _, context, _ = take_pairs(rows, X, y, context=context)
+        X, y, _, context, _ = take_pairs(labeled_pairs(y, rows, args.pairs, columns.outcome),
+                                         X, y, context=context)
         y = y.astype(np.int64)
         score = model.decision_function(X, context)
         proba = model.predict_proba(X, context) if hasattr(model, "predict_proba") else None

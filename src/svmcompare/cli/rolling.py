@@ -62,11 +62,12 @@ def _check_filled(extras, names, file, rows):
     replayed.  Lines are those of the file."""
     import numpy as np
 
+    from .._validation import empty_cells
+
     for column in names:
         if column is None or column not in extras.columns:
             continue
-        values = extras[column]
-        empty = values.isna().to_numpy() | (values.astype(str).str.strip() == "").to_numpy()
+        empty = empty_cells(extras[column])
         if rows is not None:
             empty &= np.asarray(rows, dtype=bool)
         if empty.any():

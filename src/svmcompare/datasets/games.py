@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._validation import check_outcome_map, first_missing, plain_value
+from .._validation import check_outcome_map, empty_cells, first_missing, plain_value
 from ..pairs import id_text
 from .chess import PLAYER_FEATURES, check_prior_games, history_features
 
@@ -584,7 +584,7 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     if unplayed not in ("error", "fixtures"):
         raise ValueError(f"unplayed must be 'error' or 'fixtures'; got {unplayed!r}.")
     results = games[result].reset_index(drop=True)
-    played = ~(results.isna() | (results.astype(str).str.strip() == "")).to_numpy()
+    played = ~empty_cells(results)
     if unplayed == "error" and not played.all():
         at = int(np.flatnonzero(~played)[0])
         raise ValueError(f"game {at} has no result (column {result!r}; {int((~played).sum())} "
