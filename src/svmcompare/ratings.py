@@ -236,21 +236,17 @@ class _RatingSystem:
         order, slices = _period_slices(period)
         for start, stop, value in slices:
             games = order[start:stop]
-            if played is not None:
-                played_games = games[played[games]]
+            results = games if played is None else games[played[games]]
             # A period of fixtures alone is read at its time without moving the
             # clock (later results of earlier periods can still come in).
-            self._start_period(value, commit=played is None or played_games.size > 0)
+            self._start_period(value, commit=results.size > 0)
             # Only the players of this period's games, before the period's step.
             for name, first, second in zip(self._state, self._state_of(i[games], value),
                                            self._state_of(j[games], value), strict=True):
                 before[f"{name}1"][games] = first
                 before[f"{name}2"][games] = second
-            if played is not None:
-                if not played_games.size:
-                    continue
-                games = played_games
-            self._step(i[games], j[games], score[games], value)
+            if results.size:
+                self._step(i[results], j[results], score[results], value)
         return pd.DataFrame(before)
 
     def _size(self):
