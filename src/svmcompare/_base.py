@@ -263,8 +263,8 @@ def warn_without_direction(model, beta):
         "is where the solver stopped on its way to 0, which can change with tol or the "
         "solver's start. Such directions often rank well (on the suite's engine games they "
         "order the engines much as their shares of net wins do; BENCHMARKS.md), but nothing "
-        "defines them. For a "
-        "ranking the problem defines: more weight on ties (class_weight='balanced', what "
+        "defines them. For a ranking the problem defines: more weight on ties "
+        "(class_weight='balanced', what "
         "the default 'auto' does when ties are under a third of the pairs) or "
         "loss='squared_hinge'; on_degenerate='raise' makes it an error.",
         DegenerateWarning, stacklevel=outside_stacklevel())
