@@ -59,6 +59,33 @@ def simulate(n, seed=0):
                                                                  p_win])
 
 
+def simulate_chain(n, seed=0):
+    """As :func:`simulate`, but the ids arrive over time, newer ones stronger on
+    average, and each judgment is between ids already released, mostly recent
+    ones (an arena's models judged against their contemporaries): the graph of
+    who met whom is a chain, and the test fifth holds the newest ids, with few
+    judgments before it."""
+    rng = np.random.default_rng(seed)
+    release = np.sort(rng.uniform(0, 0.9, N_IDS))
+    release[:2] = 0.0
+    strength = 2.0 * release + rng.normal(0, 0.5, N_IDS)
+    drawish = rng.normal(0, 0.6, N_IDS)
+    popularity = rng.dirichlet(np.full(N_IDS, 0.7))
+    times = np.sort(rng.uniform(0, 1, n))
+    a, b = np.empty(n, dtype=int), np.empty(n, dtype=int)
+    for i, t in enumerate(times):
+        weight = np.where(release <= t, popularity * np.exp(-(t - release) / 0.15), 0.0)
+        a[i], b[i] = rng.choice(N_IDS, 2, replace=False, p=weight / weight.sum())
+    d, band = strength[b] - strength[a], np.exp(drawish[a] + drawish[b] - 0.3)
+    p_loss, p_win = 1 / (1 + np.exp(band + d)), 1 / (1 + np.exp(band - d))
+    u = rng.uniform(size=n)
+    y = np.where(u < p_loss, -1, np.where(u < p_loss + p_win, 1, 0))
+    X = np.zeros((n, 2, N_IDS))
+    X[np.arange(n), 0, a] = 1.0
+    X[np.arange(n), 1, b] = 1.0
+    return X, y, rng.integers(0, 50, n), np.column_stack([p_loss, 1 - p_loss - p_win, p_win])
+
+
 def wide(X):
     """The sparse (n, 2 p) layout of dense pairs (n, 2, p)."""
     return sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
@@ -127,14 +154,19 @@ def main(argv=None):
     parser.add_argument("--layouts", nargs="+", default=["sparse", "dense"],
                         choices=["sparse", "dense"], help="ours on these pair layouts")
     parser.add_argument("--no-peers", action="store_true", help="ours only")
+    parser.add_argument("--chain", action="store_true",
+                        help="ids released over time, judged against contemporaries")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     args = parser.parse_args(argv)
     print("| data | training pairs | model | test log-loss | fit s | chosen |")
     print("|---|---|---|---|---|---|")
     for n in args.sizes:
-        X, y, groups, oracle = simulate(n)
-        test = np.arange(y.size) >= int(0.8 * y.size)
-        run_set(f"arena {N_IDS} ids", X, y, None, groups, ~test, test, oracle, args.layouts,
-                not args.no_peers)
+        for seed in args.seeds:
+            X, y, groups, oracle = (simulate_chain if args.chain else simulate)(n, seed)
+            test = np.arange(y.size) >= int(0.8 * y.size)
+            name = f"{'chain ' if args.chain else ''}arena {N_IDS} ids, seed {seed}"
+            run_set(name, X, y, None, groups, ~test, test, oracle, args.layouts,
+                    not args.no_peers)
     if args.suite:
         import bench_suite
 

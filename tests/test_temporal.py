@@ -27,6 +27,15 @@ def test_decay_halves_every_half_life():
                                [0.25, 0.5, 1.0])
 
 
+def test_seasons_and_months_decay_by_their_count():
+    # A season label counts by its first year, an ISO month by its number,
+    # as games_features and rolling_fit order them.
+    np.testing.assert_allclose(time_decay(["2008-9", "2009-10", "2010-11"], 1), [0.25, 0.5, 1])
+    np.testing.assert_allclose(time_decay(["1999-2000", "2001-02"], 2), [0.5, 1.0])
+    np.testing.assert_allclose(time_decay(["2019-11", "2020-01"], 2), [0.5, 1.0])
+    np.testing.assert_allclose(time_decay(["2008-09", "2009-10"], 1, now="2010-11"), [0.25, 0.5])
+
+
 @pytest.mark.parametrize("times, half_life, now, error, message", [
     ([0, 1, 2], 0, None, ValueError, "positive"),
     ([0, 1, 2], -3, None, ValueError, "positive"),
@@ -35,8 +44,10 @@ def test_decay_halves_every_half_life():
     ([0, 1, 5], 1.0, 3, ValueError, "later than now"),
     ([0, np.nan], 1.0, None, ValueError, "NaN"),
     ([], 1.0, None, ValueError, "empty"),
-    (["soon", "later"], 1.0, None, TypeError, "numbers or dates"),
-    (["2008-9", "2009-10"], 1.0, None, TypeError, "season label"),
+    (["soon", "later"], 1.0, None, TypeError, "labels such as 'soon' whose order is not known"),
+    (["2008-09", "2009-10", "2010-13"], 1.0, None, TypeError,
+     r"times\[2\] = '2010-13' is not one of the seasons"),
+    ([True, False], 1.0, None, TypeError, "numbers, dates .* or seasons"),
 ])
 def test_bad_decay_inputs_are_named(times, half_life, now, error, message):
     with pytest.raises(error, match=message):
@@ -294,6 +305,19 @@ def test_cli_fit_reads_time_as_rolling_does(tmp_path, capsys):
             "--half-life", "1", "--no-progress"]
     assert main([*base, "--time", "day"]) == 0
     assert "weights halve every 1 days" in capsys.readouterr().out
+    frame["campaign"] = (2017 + frame["season"]).astype(str) + "-" + \
+        (18 + frame["season"]).astype(str)  # 2018-19, ...
+    frame.to_csv(matches, index=False)
+    assert main([*base, "--time", "campaign", "--kernel", "linear"]) == 0
+    assert "weights halve every 1 seasons" in capsys.readouterr().out
+    by_number = tmp_path / "n.skops"
+    assert main([*base[:-5], "--model", str(by_number), "--half-life", "1", "--no-progress",
+                 "--time", "season", "--kernel", "linear"]) == 0
+    capsys.readouterr()
+    from svmcompare import load_model
+
+    np.testing.assert_allclose(load_model(tmp_path / "m.skops").coef_,
+                               load_model(by_number).coef_)
     assert main([*base, "--time", "label"]) == 2
     assert "the --time column 'label' holds labels such as 'S1'" in capsys.readouterr().err
 

@@ -41,7 +41,9 @@ from .solvers.interrupt import PROGRESS_AFTER
 
 def _as_number(times, name, at=None):
     """Times as float days (dates, as ``games_features`` reads them: YYYYMMDD
-    integers too) or as the numbers given."""
+    integers too), as the numbers given, or for labels whose order is known
+    (:func:`time_keys`) as seasons (2018-19: 2018) or months (2020-01) counted
+    as numbers."""
     times = np.asarray(times)
     if times.dtype.kind in "biuf" and times.dtype.kind != "b" \
             and not np.all(np.isfinite(times.astype(float))):
@@ -52,9 +54,15 @@ def _as_number(times, name, at=None):
         return seconds / 86_400.0, "days"
     if times.dtype.kind in "biuf" and times.dtype.kind != "b":
         return times.astype(float), None
-    raise TypeError(f"{name} must be numbers or dates (YYYY-MM-DD); got values like "
-                    f"{times.ravel()[:1].tolist()} (a season label is not a date: give each "
-                    "season a number).")
+    if times.dtype.kind in "OUS":
+        try:
+            keys, kind = time_keys(times.ravel(), name, at)
+        except ValueError as error:
+            raise TypeError(str(error)) from None
+        if kind in ("seasons", "months"):
+            return keys.to_numpy(dtype=float), None
+    raise TypeError(f"{name} must be numbers, dates (YYYY-MM-DD) or seasons (2018-19); got "
+                    f"values like {times.ravel()[:1].tolist()}.")
 
 
 def _read_times(moments, name):
@@ -84,12 +92,14 @@ def time_decay(times, half_life, now=None):
     Parameters
     ----------
     times : array-like of shape (n_pairs,)
-        When each comparison took place: numbers (rounds, seasons) or
-        dates (numpy datetime64, pandas timestamps or date strings); none
-        missing.
+        When each comparison took place: numbers (rounds, seasons), dates
+        (numpy datetime64, pandas timestamps or date strings), season labels
+        (2018-19, counted by their first year) or ISO months (2020-01,
+        counted in months); none missing.
     half_life : float or timedelta-like
-        In the units of ``times`` for numbers; for dates a number of days or
-        a timedelta (``pd.Timedelta("180D")``, ``np.timedelta64(26, "W")``).
+        In the units of ``times`` for numbers, seasons and months; for dates
+        a number of days or a timedelta (``pd.Timedelta("180D")``,
+        ``np.timedelta64(26, "W")``).
     now : number or date, optional
         The time the weights are for (the next prediction), of the kind of
         ``times`` (a number for numbers, a date for dates); the latest of

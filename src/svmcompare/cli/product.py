@@ -147,7 +147,9 @@ def _decayed(args, extras, weight):
         raise ValueError(f"{name} has no column {args.time!r} for --time.")
     times = ordered_column(extras, args.time, "--time", name)
     decay = time_decay(times, args.half_life)
-    unit = "days" if np.issubdtype(times.dtype, np.datetime64) else "time units"
+    unit = "days" if np.issubdtype(times.dtype, np.datetime64) else \
+        {"seasons": "seasons", "months": "months"}.get(
+            column_keys(extras[args.time], "--time", args.time, name)[1], "time units")
     print(f"weights halve every {args.half_life:g} {unit} back from the latest result; "
           f"the oldest weighs {decay.min():.3g}", flush=True)
     return decay if weight is None else weight * decay
@@ -587,10 +589,12 @@ def add_product_commands(sub):
                      help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     fit.add_argument("--time", default=None, metavar="COLUMN",
-                     help="column of each result's time (dates or numbers), for --half-life")
+                     help="column of each result's time (dates, numbers or seasons such as "
+                          "2018-19), for --half-life")
     fit.add_argument("--half-life", type=float, default=None, metavar="H",
                      help="weigh each result by 2^(-age / H), its age back from the latest "
-                          "result in days (dates) or in the --time column's units")
+                          "result in days (dates), seasons, months or the --time column's "
+                          "units")
     fit.add_argument("--bootstrap", type=int, default=0, metavar="N",
                      help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
                           "of scores, rank positions and probabilities (rank / predict "

@@ -331,22 +331,22 @@ def time_keys(values, name="the time column", at=None):
     if numbers.notna().all():  # numbers written as text: 10 after 9, not before
         return time_keys(numbers, name, at)
     season = text.str.extract(_SEASON)
-    if season.notna().all().all():
-        start, end = season[0].astype(np.int64), season[1]
-        following = (start + 1) % 10 ** end.str.len()
-        if (end.astype(np.int64) == following).all():
-            return start, "seasons"
+    start = pd.to_numeric(season[0], errors="coerce")
+    end = pd.to_numeric(season[1], errors="coerce")
+    # 2018-19 and 1999-2000: the second year follows the first, in its digits.
+    seasons = (end == (start + 1) % 10.0 ** season[1].str.len()).to_numpy()
+    if seasons.all():
+        return start.astype(np.int64), "seasons"
     month = text.str.extract(_YEAR_MONTH)
-    if month.notna().all().all() and month[1].astype(int).between(1, 12).all():
+    months = pd.to_numeric(month[1], errors="coerce").between(1, 12).to_numpy()
+    if months.all():
         return month[0].astype(np.int64) * 12 + month[1].astype(np.int64) - 1, "months"
     # Name the first value that breaks the kind most values have ("4a" among
-    # numbers), not the first row.
-    kinds = {"numbers": numbers.notna().to_numpy(),
-             "seasons": season.notna().all(axis=1).to_numpy(),
-             "months": month.notna().all(axis=1).to_numpy()}
+    # numbers, 2018-20 among seasons), not the first row.
+    kinds = {"numbers": numbers.notna().to_numpy(), "seasons": seasons, "months": months}
     kind = max(kinds, key=lambda k: np.count_nonzero(kinds[k]))
     if kinds[kind].any():
-        k = int(np.flatnonzero(~kinds[kind])[0]) if not kinds[kind].all() else 0
+        k = int(np.flatnonzero(~kinds[kind])[0])
         example = text.iloc[int(np.flatnonzero(kinds[kind])[0])]
         raise ValueError(f"{at(k)} = {text.iloc[k]!r} is not one of the {kind} that {name} "
                          f"holds (e.g. {example!r}), so the order of its values is not known; "
