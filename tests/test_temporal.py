@@ -96,6 +96,35 @@ def test_rating_paths_are_on_one_scale(season):
     assert ratings.iloc[-1, 7] > ratings.iloc[-1, 0]
 
 
+def test_an_id_has_no_rating_before_it_plays_and_does_not_move_the_others(season):
+    X, y, items, week = season
+    X = X.tocsr().astype(float)
+    # Team 7 joins in week 3: its games before are dropped.
+    late = (week < 3) & ((X[:, 7].toarray().ravel() != 0) | (X[:, 15].toarray().ravel() != 0))
+    X, y, week = X[~late], y[~late], week[~late]
+    ratings = rolling_fit(linear(), X, y, week, items=items, progress=False).ratings
+    # The scores entering week 3 come from weeks 0-2: team 7 is rated from week 4.
+    assert ratings.loc[[1, 2, 3], 7].isna().all() and ratings.loc[[4, 5], 7].notna().all()
+    assert ratings.drop(columns=7).notna().all().all()
+    # Week 4's map onto week 3's scale is fitted on the seven teams rated in both.
+    raw = linear().fit(X[week < 4], y[week < 4]).rank(items)
+    old = ratings.loc[3].to_numpy()[:7]
+    new = ratings.loc[4].to_numpy()
+    np.testing.assert_allclose(new[:7].mean(), old.mean())
+    np.testing.assert_allclose(new[:7].std(), old.std())
+    scale = new[:7].std() / raw[:7].std()
+    np.testing.assert_allclose(new[7], raw[7] * scale + old.mean() - scale * raw[:7].mean())
+    # Dense features rate every item: nothing is missing.
+    dense = np.stack([X[:, :8].toarray(), X[:, 8:].toarray()], axis=1)
+    dense_paths = rolling_fit(linear(), dense, y, week, items=items.toarray(),
+                              progress=False).ratings
+    assert dense_paths.loc[[1, 2, 3], 7].isna().all()
+    features = np.concatenate([dense, np.ones(dense.shape[:2] + (1,))], axis=2)
+    with_constant = rolling_fit(linear(), features, y, week, progress=False,
+                                items=np.hstack([items.toarray(), np.ones((8, 1))])).ratings
+    assert with_constant.notna().all().all()
+
+
 def test_rating_paths_keep_their_spread_over_many_periods():
     # Forty weeks of few games: each week's fit is noisy, so its scores
     # correlate with last week's by well under 1.  A least-squares map onto

@@ -165,7 +165,9 @@ class RollingResult:
     predicted : ndarray of bool, shape (n_pairs,)
     ratings : pandas.DataFrame or None
         With ``items``: one row per predicted period (the scores entering
-        it, on one scale), one column per item.
+        it, on one scale), one column per item; NaN for an item not rated
+        yet (an id that has not played before the period: none of its
+        features occurs in the earlier pairs).
     fit_seconds : pandas.Series
         Seconds of each period's fit.
     """
@@ -289,8 +291,13 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         predicted[rows] = True
         if items is not None:
             scores = np.asarray(model.rank(items), dtype=float)
-            if previous is not None:
-                scale, offset = alignment(previous, scores)
+            scores[~_rated(items, X[train])] = np.nan
+            # Items rated before and now anchor the map: an id's first score
+            # (its rating so far, 0 on identities) must not move the others'.
+            both = ~np.isnan(scores) if previous is None else \
+                ~np.isnan(scores) & ~np.isnan(previous)
+            if previous is not None and np.count_nonzero(both) >= 2:
+                scale, offset = alignment(previous[both], scores[both])
                 scores = scale * scores + offset
             path.append(scores)
             previous = scores
@@ -301,6 +308,18 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                                columns=columns)
     return RollingResult(proba=proba, decision=decision, predicted=predicted, ratings=ratings,
                          fit_seconds=pd.Series(seconds, name="fit_seconds"))
+
+
+def _rated(items, earlier):
+    """Which items have a rating from the ``earlier`` pairs: a feature that
+    some earlier item has (an id that has played; every item when the
+    features are dense, such as history features)."""
+    used = earlier.items().getnnz(axis=0) > 0 if hasattr(earlier, "items") \
+        else np.any(earlier != 0, axis=(0, 1))
+    if hasattr(items, "tocsr"):
+        items = items.tocsr()
+        return np.asarray((abs(items) @ used.astype(float)) > 0).ravel()
+    return np.any((np.asarray(items) != 0) & used, axis=1)
 
 
 def _first_position(first, order, labels, kind, periods):
@@ -346,7 +365,9 @@ def plot_rating_paths(ratings, path=None, top=10, title="Rating paths"):
                          '"svmcompare[experiments]" (or write ratings.to_csv)') from exc
     if not isinstance(ratings, pd.DataFrame) or ratings.empty:
         raise ValueError("ratings must be rolling_fit's non-empty DataFrame (fit with items=).")
-    shown = ratings[ratings.iloc[-1].sort_values(ascending=False).index[:top]]
+    # Best by their latest rating (an item not rated in the last period by its last one).
+    latest = ratings.ffill().iloc[-1]
+    shown = ratings[latest.sort_values(ascending=False, na_position="last").index[:top]]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for name in shown.columns:
         ax.plot(shown.index, shown[name], label=str(name))
