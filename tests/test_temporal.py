@@ -243,6 +243,11 @@ def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
     written = pd.read_csv(out)
     done = expected.predicted
     assert list(written["season"].unique()) == [2, 3, 4]
+    # The file's own columns come first, its result and advantage included.
+    source = pd.read_csv(matches)
+    assert list(written.columns[:source.shape[1]]) == list(source.columns)
+    pd.testing.assert_frame_equal(written[source.columns],
+                                  source[source["season"] > 1].reset_index(drop=True))
     np.testing.assert_allclose(written[["p_x_better", "p_tie", "p_xprime_better"]],
                                expected.proba[done])
     np.testing.assert_array_equal(written["y"], y[done])

@@ -371,8 +371,9 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
 
 def read_pair_extras(path, columns=PairColumns()):
     """The other columns of a pairs CSV: the ``weight`` column (or None) and the
-    columns that are neither features, labels, context nor weight (ids, dates,
-    notes), which ``svmcompare predict`` copies next to its predictions.
+    columns that are not features (``a_``, ``b_``, ``ctx_``) nor the weight:
+    ids, dates, notes, the outcome and the context columns as written, which
+    ``svmcompare predict`` and ``rolling`` copy next to their predictions.
 
     For an SVMlight / LETOR file: the query id and the two items' numbers
     (their order among the file's items, from 0) of each pair.
@@ -389,8 +390,7 @@ def read_pair_extras(path, columns=PairColumns()):
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
     features = ("a_", "b_", "ctx_")
-    used = {columns.outcome, "weight", *columns.context}
-    keep = [c for c in frame.columns if not c.startswith(features) and c not in used]
+    keep = [c for c in frame.columns if not c.startswith(features) and c != "weight"]
     return weight, frame[keep]
 
 

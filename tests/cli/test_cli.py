@@ -168,8 +168,9 @@ def test_fit_predict_evaluate_from_a_table_of_matches_with_identities(tmp_path, 
     assert main(["predict", model, str(tmp_path / "new.csv"), "-o", str(out), *common]) == 0
     pred = pd.read_csv(out)
     assert list(pred["home"]) == ["dee", "ann"] and list(pred["y_pred"]) == [1, -1]
-    assert "adv" not in pred.columns
-    capsys.readouterr()
+    assert list(pred["adv"]) == [-1, -1]  # the context as given, next to the predictions
+    # The fit's note names only the column it did not use (not the outcome or context).
+    assert capsys.readouterr().err.strip().endswith("nor weight): match")
     assert main(["evaluate", model, str(tmp_path / "matches.csv"), *common, *mapping]) == 0
     assert f"pairs {len(frame)}" in capsys.readouterr().out
 

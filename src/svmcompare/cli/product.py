@@ -71,8 +71,8 @@ def _fit(args):
     y = y.astype(np.int64)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
-    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
-                                                     args.time)]
+    unused = [c for c in extras.columns if c not in (columns.a, columns.b, columns.outcome,
+                                                     *columns.context, args.groups, args.time)]
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
