@@ -235,6 +235,14 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return copied
 
 
+def lemma1_applies(beta, bias_noise):
+    """Whether beta < 0 clearly, beyond the solver's rounding (or smoothing)
+    noise ``bias_noise``: a beta within it is treated as 0, since its sign,
+    and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the order of
+    the pairs."""
+    return float(beta) < -max(float(bias_noise), 1e-300)
+
+
 def hinge_without_direction(model, prepared, result):
     """Whether a degenerate SVMCompare fit that will warn has u = 0 as the
     exact solution of its hinge problem (:func:`solvers.lp.hinge_has_no_direction`
@@ -245,8 +253,8 @@ def hinge_without_direction(model, prepared, result):
     if getattr(model, "on_degenerate", None) != "fallback" or model.loss != "hinge" \
             or not model.problem_kind.bias or not degenerate_warnings_wanted():
         return False
-    if result.bias < -max(float(result.bias_noise), 1e-300):
-        return False  # Lemma 1 applies: not degenerate
+    if lemma1_applies(result.bias, result.bias_noise):
+        return False  # not degenerate
     problem = prepared.problem
     if problem.y.size > NO_DIRECTION_MAX_ROWS or (
             prepared.solver == "exact" and prepared.kernel.code != LINEAR):

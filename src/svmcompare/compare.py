@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._base import PairwiseKernelModel
+from ._base import PairwiseKernelModel, lemma1_applies
 from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
@@ -299,16 +299,11 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
     is degenerate (beta not clearly negative: scale 1 with ``on_degenerate=
     "fallback"``, a warning; :class:`NoRankingError` with "raise")."""
     beta = float(beta)
-    # Lemma 1 needs beta < 0, and clearly so: a beta within the solver's
-    # rounding (or smoothing) noise of 0 is treated as beta = 0, since its
-    # sign, and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the
-    # order of the pairs (``bias_noise`` of the solver results).
-    near_zero = max(float(bias_noise), 1e-300)
-    if beta < -near_zero:
+    if lemma1_applies(beta, bias_noise):
         # Lemma 1 / eq. (13): r(x) = u^T Phi(x) / (-beta), so by eq. (19) the
         # coefficient of row t on its x~' item b_t is y~_t v_t / (-beta).
         return 1.0 / (-beta), False
-    what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {near_zero:.2g})"
+    what = ">= 0" if beta >= 0 else f"numerically 0 (|beta| < {max(float(bias_noise), 1e-300):.2g})"
     found = f"{model} found beta = {beta + 0.0:.4g}, {what} (C={C})"
     if on_degenerate == "raise":
         raise NoRankingError(
