@@ -14,7 +14,11 @@ n_jobs=2)``, on sparse pairs (``pairs_from_frame(..., sparse=True)``) and on
 dense one-hot pairs; the peers (bench_real.py's) see the dense one-hot:
 multinomial logistic regression on [x' - x] and, as the issue's stronger logit,
 on [x' - x, |x' - x|, x + x'] (which two ids meet), gradient boosting; "oracle"
-is the generator's own probabilities.  ``--suite`` adds the suite's two
+is the generator's own probabilities.  ``--chain``: ids released over time,
+judged mostly against their contemporaries (:func:`simulate_chain`);
+``--folds time`` groups the folds by blocks of consecutive judgments instead
+of by prompt; ``--history`` gives every model each side's history features
+(``games_features``) instead of its identity.  ``--suite`` adds the suite's two
 identity sets (llm_judgments, computer_chess) with ours on both layouts.
 """
 
@@ -84,6 +88,19 @@ def simulate_chain(n, seed=0):
     X[np.arange(n), 0, a] = 1.0
     X[np.arange(n), 1, b] = 1.0
     return X, y, rng.integers(0, 50, n), np.column_stack([p_loss, 1 - p_loss - p_win, p_win])
+
+
+def history(X, y):
+    """Each side's features from the judgments before it (``games_features``,
+    the judgments in time order): Elo, Glicko, counts and shares of results."""
+    import pandas as pd
+
+    from svmcompare.datasets import games_features
+
+    games = pd.DataFrame({"a": X[:, 0].argmax(1), "b": X[:, 1].argmax(1), "y": y,
+                          "t": np.arange(y.size)})
+    return games_features(games, first="a", second="b", result="y",
+                          outcome_map={-1: -1, 0: 0, 1: 1}, time="t")[0]
 
 
 def wide(X):
@@ -157,16 +174,27 @@ def main(argv=None):
     parser.add_argument("--chain", action="store_true",
                         help="ids released over time, judged against contemporaries")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
+    parser.add_argument("--history", action="store_true",
+                        help="each side's history features (games_features, judgments in "
+                             "time order) instead of its identity")
+    parser.add_argument("--folds", choices=["prompts", "time"], default="prompts",
+                        help="group folds by simulated prompt (spread over time) or by ten "
+                             "blocks of consecutive judgments")
     args = parser.parse_args(argv)
     print("| data | training pairs | model | test log-loss | fit s | chosen |")
     print("|---|---|---|---|---|---|")
     for n in args.sizes:
         for seed in args.seeds:
             X, y, groups, oracle = (simulate_chain if args.chain else simulate)(n, seed)
+            if args.folds == "time":
+                groups = np.arange(y.size) * 10 // y.size
             test = np.arange(y.size) >= int(0.8 * y.size)
-            name = f"{'chain ' if args.chain else ''}arena {N_IDS} ids, seed {seed}"
-            run_set(name, X, y, None, groups, ~test, test, oracle, args.layouts,
-                    not args.no_peers)
+            name = (f"{'chain ' if args.chain else ''}arena {N_IDS} ids, seed {seed}, "
+                    f"{args.folds} folds{', history' if args.history else ''}")
+            layouts = args.layouts
+            if args.history:
+                X, layouts = history(X, y), ["dense"]
+            run_set(name, X, y, None, groups, ~test, test, oracle, layouts, not args.no_peers)
     if args.suite:
         import bench_suite
 

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from sklearn.model_selection import GroupKFold
 
 import svmcompare.grid_search as grid_search
 from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank
@@ -294,3 +295,20 @@ def test_a_balanced_path_starts_at_the_corner_with_the_gradient_there(norm_data)
     assert path[0].n_iter_ < SVMCompare(C=0.01, gamma=0.5, class_weight="balanced",
                                         tol=1e-5).fit(X, y, context).n_iter_
 
+
+
+def test_a_split_that_trains_on_no_ties_is_named_before_any_fit():
+    # Three ties, all in group 0: the split that validates group 0 trains on none.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2, 3))
+    y = np.sign((X[:, 1] - X[:, 0]).sum(1)).astype(int)
+    y[:3] = 0
+    groups = np.repeat(np.arange(5), 40)
+    search = SVMCompareCV(probability=True, cv=GroupKFold(5), progress=False)
+    with pytest.raises(ValueError, match=r"split \d trains on no ties \(y = 0\): all 3 of them "
+                                         r"are among the pairs it validates \(group\(s\) 0\)"):
+        search.fit(X, y, groups=groups)
+    # Spread over the groups, the same three ties train every split.
+    y[:3], y[[0, 40, 80, 120, 160]] = np.sign((X[:3, 1] - X[:3, 0]).sum(1)), 0
+    search.set_params(param_grid={"kernel": ["linear"], "C": [1.0]}).fit(X, y, groups=groups)
+    assert search.best_params_["C"] == 1.0

@@ -494,6 +494,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             groups = check_groups(groups, y.size)
         splitter = _splitter(self.cv, y, groups)
         splits = _checked_splits(splitter, y, groups)
+        _check_split_labels(base, y, sample_weight, splits, groups)
         if self.probability and len(splits) < 2:
             raise ValueError(f"cv gives {len(splits)} split; probability=True needs at least "
                              "two (each split's probability link is fitted on the other "
@@ -672,6 +673,39 @@ def _checked_splits(splitter, y, groups):
                              "validation pairs; every split needs both.")
         splits.append((train, val))
     return splits
+
+
+_LABEL_WORDS = {-1: "pairs where x is better (y = -1)", 0: "ties (y = 0)",
+                1: "pairs where x' is better (y = 1)"}
+
+
+def _check_split_labels(base, y, sample_weight, splits, groups):
+    """Refuse, before any fit, a split whose training pairs ``base`` cannot
+    learn from although all of ``y`` could: the few ties of the data all in
+    the pairs (the groups) that one split validates.  The estimator's own
+    message would say that y has no ties."""
+    check = getattr(getattr(base, "problem_kind", None), "check_labels", None)
+    if check is None:
+        return
+    name = type(base).__name__
+    weighs = np.ones(y.size, dtype=bool) if sample_weight is None else sample_weight > 0
+    for k, (train, val) in enumerate(splits):
+        kept = y[train][weighs[train]]
+        try:
+            check(kept, name)
+        except ValueError:
+            missing = [label for label in np.unique(y[weighs]) if not np.any(kept == label)]
+            if not missing:
+                raise
+            label = int(missing[0])
+            where = "" if groups is None else \
+                f" (group(s) {', '.join(map(str, np.unique(groups[val][y[val] == label])[:5]))})"
+            raise ValueError(
+                f"cv's split {k} trains on no {_LABEL_WORDS[label]}: all "
+                f"{int(np.count_nonzero(y == label))} of them are among the pairs it "
+                f"validates{where}, and {name} cannot learn without them. Give the folds "
+                "groups that spread them (more, smaller groups), fewer folds, or more "
+                "such pairs.") from None
 
 
 def _split_positions(part, n, k, what):
