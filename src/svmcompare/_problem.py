@@ -76,16 +76,12 @@ class Standardizer:
         """Fit on pairs (n, 2, p); ``sample_weight`` (n,) weighs both items of a
         pair (weights as repetitions: an integer weight k equals k copies).
 
-        Indicator features (values 0 and 1 only, e.g. one-hot identities)
-        are centered and all divided by one common scale, the root mean
-        square of their standard deviations (``scale_indicators=True``: the
-        block of indicators on the scale of standardized features), or by 1
-        (``False``).  Never each by its own standard deviation: an indicator
-        that is rarely 1 (a team with one game) would grow, and its weight
-        cost the least penalty of all exactly where the data say the least
-        (a score of -28 against -3 to 3 for the others, in a new user's
-        cricket table).  Either way every identity's effect is shrunk alike
-        toward the mean (a ridge Bradley-Terry prior).
+        ``scale_indicators=False`` centers the indicator features (values 0
+        and 1 only, e.g. one-hot identities) without scaling them: divided by
+        its standard deviation, an indicator that is rarely 1 (a team with
+        few games) grows, and so its weight costs the least penalty of all
+        exactly where the data say the least; unscaled, every identity's
+        effect is shrunk alike toward the mean (a ridge Bradley-Terry prior).
         """
         if isinstance(X, SparsePairs):
             fitted = cls._fit_sparse(X, sample_weight)
@@ -94,11 +90,9 @@ class Standardizer:
         else:
             fitted = cls.fit_items(np.concatenate([X[:, 0], X[:, 1]], axis=0),
                                    np.concatenate([sample_weight, sample_weight]))
-        indicators = indicator_columns(X)[fitted.keep]
-        if indicators.any():
+        if not scale_indicators:
             scale = fitted.scale.copy()
-            scale[indicators] = np.sqrt(np.mean(scale[indicators] ** 2)) \
-                if scale_indicators else 1.0
+            scale[indicator_columns(X)[fitted.keep]] = 1.0
             fitted = cls(mean=fitted.mean, scale=scale, keep=fitted.keep)
         return fitted
 

@@ -80,14 +80,11 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         paper's problem, and on the real sets with 5-27% ties ``None``
         degenerated at every C.
     scale_indicators : bool, default=True
-        Features that take the values 0 and 1 only (one-hot identities,
-        flags) are centered, then divided by one scale common to all of them
-        (True: the root mean square of their standard deviations, so that
-        the block of indicators weighs like standardized features) or left
-        at their 0 / 1 spacing (False).  Either way every identity's effect
-        is shrunk alike toward the mean, however few its games (each divided
-        by its own standard deviation, a rare identity's weight would be the
-        least penalized of all, and its score extreme).
+        Whether features that take the values 0 and 1 only (one-hot
+        identities, flags) are standardized like the others (True: the
+        paper's preprocessing) or only centered (False: every identity's
+        effect is shrunk alike toward the mean, however few its games;
+        standardized, a rare identity's weight is the least penalized).
         :class:`SVMCompareCV` tries both on its linear points when the pairs
         have such features.
     on_degenerate : {"fallback", "raise"}, default="fallback"
