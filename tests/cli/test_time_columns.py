@@ -190,3 +190,28 @@ def test_fixtures_of_the_rest_of_a_season_are_featured_fitted_around_and_predict
     assert len(predicted) == 10
     np.testing.assert_allclose(predicted[["p_x_better", "p_tie", "p_xprime_better"]].sum(axis=1),
                                1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_until_leaves_ids_of_later_rows_out_of_an_identities_model(tmp_path, capsys, kernel):
+    # A team met only after --until gets no column: as a file of the kept rows alone.
+    rng = np.random.default_rng(1)
+    rows = [(s, *rng.choice(list("ABCDEF"), 2, replace=False), rng.choice(["H", "D", "A"]))
+            for s in (1, 2, 3) for _ in range(60)]
+    frame = pd.DataFrame(rows + [(4, "NEWCOMER", "A", "A")],
+                         columns=["season", "home", "away", "result"])
+    frame.to_csv(tmp_path / "all.csv", index=False)
+    frame[frame["season"] <= 3].to_csv(tmp_path / "kept.csv", index=False)
+    fitted = {}
+    for name, extra in (("all", ["--until", "season=3"]), ("kept", [])):
+        model = tmp_path / f"{name}.skops"
+        assert main(["fit", str(tmp_path / f"{name}.csv"), *GAME, *extra, "--kernel", kernel,
+                     "--class-weight", "balanced", "--model", str(model)]) == 0
+        fitted[name] = load_model(model)
+    assert list(fitted["all"].feature_names_in_) == [f"is_{t}" for t in "ABCDEF"]
+    Z = np.eye(6)
+    np.testing.assert_allclose(fitted["all"].rank(Z), fitted["kept"].rank(Z))
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "all.skops"), str(tmp_path / "all.csv"), *GAME[:4],
+                 "--after", "season=3", "-o", "-"]) == 2
+    assert "'NEWCOMER'" in capsys.readouterr().err

@@ -281,6 +281,34 @@ def take_pairs(mask, X, y, extras=None, context=None, weight=None):
             None if context is None else context[mask], None if weight is None else weight[mask])
 
 
+def played_ids_only(X, features):
+    """For identities read from a whole file, the columns of the ids that the
+    kept pairs (``--until``, ``--after``, labeled ones) use: an id met only in
+    rows left out gets no column (and so no rating of 0 to rank or predict
+    with), as if the file had held the kept rows alone.  Other features as
+    they are."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..io import identities_of
+
+    if identities_of(features) is None:
+        return X, features
+    p = len(features)
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        used = (X[:, :p].getnnz(axis=0) + X[:, p:].getnnz(axis=0)) > 0
+        if used.all():
+            return X.tocsr(), features
+        keep = np.flatnonzero(used)
+        return sp.hstack([X[:, keep], X[:, p + keep]], format="csr"), \
+            [features[k] for k in keep]
+    used = np.any(X != 0, axis=(0, 1))
+    if used.all():
+        return X, features
+    return X[:, :, used], [name for name, kept in zip(features, used, strict=True) if kept]
+
+
 def labeled_pairs(y, rows, path, column):
     """Which of the pairs kept (``rows``: --until / --after's mask, or None) have
     a label: None when all do; else a mask, and a note on standard error names

@@ -36,6 +36,7 @@ from .options import (
     ordered_column,
     pair_columns,
     parallel_backend,
+    played_ids_only,
     rows_of,
     take_pairs,
     with_predictions,
@@ -69,6 +70,7 @@ def _fit(args):
     X, y, extras, context, weight = take_pairs(
         labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
     y = y.astype(np.int64)
+    X, features = played_ids_only(X, features)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
     unused = [c for c in extras.columns if c not in (columns.a, columns.b, columns.outcome,
