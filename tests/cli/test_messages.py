@@ -236,3 +236,14 @@ def test_a_repeated_id_to_rank_and_results_without_rows_are_refused(tmp_path, ca
                  "--position", "position", "-o", str(tmp_path / "p.csv")]) == 2
     assert "results.csv has a header and no rows" in capsys.readouterr().err
     assert not (tmp_path / "p.csv").exists()
+
+
+@pytest.mark.parametrize("cell, shown", [("", "empty cell"), ("home", "'home'")])
+def test_a_bad_advantage_cell_is_named_by_file_line_and_column(tmp_path, capsys, cell, shown):
+    (tmp_path / "g.csv").write_text("date,home,away,result,adv\n2020-01-01,A,B,H,-1\n"
+                                    f"2020-01-02,B,A,D,-1\n2020-01-03,A,B,A,{cell}\n")
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "date",
+                 "--advantage", "adv", "-o", str(tmp_path / "f.csv")]) == 2
+    assert f"g.csv, line 4, column adv: {shown} (1 row(s)); --advantage needs a number" \
+        in capsys.readouterr().err

@@ -215,8 +215,8 @@ def _features(args):
     if advantage is not None:
         try:
             advantage = float(advantage)
-        except ValueError:
-            pass  # a column name
+        except ValueError:  # a column name: a bad cell named by its line, as elsewhere
+            _check_advantage_column(games, advantage, name)
     # The labels as fit reads them (map keys are text: "1" maps a result 1).
     labelled = games.assign(**{args.outcome: _game_labels(games, args, name)})
     X, y, context, info = games_features(
@@ -241,6 +241,28 @@ def _features(args):
           + (f"; {fixtures} fixtures without a result (y empty)" if fixtures else "")
           + f"; written to {args.output}")
     return 0
+
+
+def _check_advantage_column(games, column, name):
+    """The --advantage column: numbers (or True / False) in every row."""
+    import numpy as np
+    import pandas as pd
+
+    from .._validation import plain_value
+
+    if column not in games.columns:
+        raise ValueError(f"{name} has no column {column!r} for --advantage (a column, or one "
+                         f"number for every game); it has {list(games.columns)}.")
+    values = games[column]
+    if pd.api.types.is_bool_dtype(values):
+        return
+    bad = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        what = "empty cell" if pd.isna(values.iloc[k]) else f"{plain_value(values.iloc[k])!r}"
+        raise ValueError(f"{name}, line {k + 2}, column {column}: {what} ({int(bad.sum())} "
+                         "row(s)); --advantage needs a number in every row: +1 when the "
+                         "second side has the advantage, -1 the first, 0 neither.")
 
 
 def _game_labels(games, args, name):
