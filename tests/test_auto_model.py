@@ -166,6 +166,12 @@ def test_degenerate_points_are_counted_not_shouted():
     degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
     assert search.cv_results_["n_degenerate"].sum() > 0
     assert len(degenerate) <= 1  # only the refit of the chosen point may warn
+    # The search weighed C and class weights: its warning says what it chose,
+    # not "try a smaller C", and names the user's line.
+    assert search.best_estimator_.degenerate_ and len(degenerate) == 1
+    message = str(degenerate[0].message)
+    assert message.startswith("SVMCompareCV chose class_weight=None, kernel='linear', C=")
+    assert "smaller C" not in message and degenerate[0].filename == __file__
 
 
 def test_a_position_feature_cannot_collapse_the_probabilities():

@@ -125,6 +125,20 @@ def test_an_id_has_no_rating_before_it_plays_and_does_not_move_the_others(season
     assert with_constant.notna().all().all()
 
 
+def test_a_periods_warnings_name_the_period(season):
+    from svmcompare.exceptions import DegenerateWarning
+
+    X, y, items, week = season
+    # class_weight None on identities with few ties: degenerate fits.
+    model = SVMCompare(kernel="linear", scale_indicators=False, class_weight=None, C=10.0)
+    with pytest.warns(DegenerateWarning) as caught:
+        rolling_fit(model, X, y, week, first=4, progress=False)
+    periods = [str(w.message).rsplit("(the fit before period ", 1)[-1] for w in caught
+               if issubclass(w.category, DegenerateWarning)]
+    assert periods and set(periods) <= {"4)", "5)"}
+    assert all(w.filename == __file__ for w in caught)
+
+
 def test_rating_paths_keep_their_spread_over_many_periods():
     # Forty weeks of few games: each week's fit is noisy, so its scores
     # correlate with last week's by well under 1.  A least-squares map onto

@@ -20,6 +20,7 @@ shows how items move against each other, not changes of the spread.
 from __future__ import annotations
 
 import time as _clock
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,7 @@ from ._validation import (
 )
 from .bootstrap import alignment
 from .datasets.games import read_times, time_keys
+from .exceptions import outside_stacklevel
 from .solvers.interrupt import PROGRESS_AFTER
 
 
@@ -275,9 +277,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
         try:
-            model = clone(estimator).fit(X[train], y[train],
-                                         context=take_rows(context, train),
-                                         sample_weight=weight)
+            model = _fit_naming_period(estimator, period, X[train], y[train],
+                                       take_rows(context, train), weight)
         except ValueError as exc:
             raise ValueError(f"the fit on the results before period {period} failed: {exc} "
                              "(a later first period gives it more results).") from exc
@@ -308,6 +309,19 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                                columns=columns)
     return RollingResult(proba=proba, decision=decision, predicted=predicted, ratings=ratings,
                          fit_seconds=pd.Series(seconds, name="fit_seconds"))
+
+
+def _fit_naming_period(estimator, period, X, y, context, weight):
+    """A clone of ``estimator`` fitted on the results before ``period``; its
+    warnings said again with the period they are about (a degenerate fit of
+    one season among many)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = clone(estimator).fit(X, y, context=context, sample_weight=weight)
+    for warning in caught:
+        warnings.warn(f"{warning.message} (the fit before period {plain_value(period)})",
+                      warning.category, stacklevel=outside_stacklevel())
+    return model
 
 
 def _rated(items, earlier):
