@@ -312,3 +312,18 @@ def test_a_split_that_trains_on_no_ties_is_named_before_any_fit():
     y[:3], y[[0, 40, 80, 120, 160]] = np.sign((X[:3, 1] - X[:3, 0]).sum(1)), 0
     search.set_params(param_grid={"kernel": ["linear"], "C": [1.0]}).fit(X, y, groups=groups)
     assert search.best_params_["C"] == 1.0
+
+
+def test_cv_results_carry_scikit_learns_score_columns():
+    X, y = make_norm_pairs(150, "l1", random_state=2)
+    search = SVMCompareCV(probability=True, progress=False, cv=3,
+                          param_grid={"kernel": ["linear"], "C": [0.01, 1.0, 100.0]}).fit(X, y)
+    results = search.cv_results_
+    np.testing.assert_allclose(results["mean_test_score"], -results["mean_log_loss"])
+    np.testing.assert_allclose(results["std_test_score"], results["std_log_loss"])
+    best = results["mean_log_loss"].idxmin()
+    assert results.loc[best, "rank_test_score"] == 1
+    assert sorted(results["rank_test_score"])[-1] <= len(results)
+    auc = SVMCompareCV(scoring="auc", progress=False, cv=3,
+                       param_grid={"kernel": ["linear"], "C": [0.01, 1.0]}).fit(X, y)
+    np.testing.assert_allclose(auc.cv_results_["mean_test_score"], auc.cv_results_["mean_auc"])

@@ -28,7 +28,10 @@ _EXPORTS = {
     "matches_from_rankings": ".pairs",
     "pairs_from_frame": ".pairs",
     "pairwise_transform": ".pairs",
+    "plot_rating_paths": ".temporal",
+    "rolling_fit": ".temporal",
     "save_model": ".persistence",
+    "time_decay": ".temporal",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -389,7 +389,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         ``mean_brier`` (with ``probability=True``), ``n_failed`` (folds where the
         fit had no ranking function; such a point gets no scores, NaN) and
         ``n_degenerate`` (folds fitted by the ``on_degenerate="fallback"`` path)
-        and ``n_pruned`` (folds where ``race`` did not fit it).
+        and ``n_pruned`` (folds where ``race`` did not fit it); and as
+        scikit-learn's searches name them, ``mean_test_score`` (the criterion,
+        larger is better: the negative log-loss or error, the AUC),
+        ``std_test_score`` and ``rank_test_score`` (1: the best mean; the
+        chosen row is ``selected``, which the standard-error rule can make a
+        simpler one).
     classes_, n_features_in_ : as the estimator's.
     """
 
@@ -573,6 +578,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if rule in _SE_MULTIPLES:
             best = _simplest_within_se(summary, row_params, scoring, best, _SE_MULTIPLES[rule])
         summary["selected"] = np.arange(len(summary)) == best
+        # scikit-learn's names too: the criterion, larger is better, and its rank.
+        sign = 1.0 if scoring == "auc" else -1.0
+        summary["mean_test_score"] = sign * summary[column]
+        summary["std_test_score"] = summary[f"std_{column[len('mean_'):]}"]
+        summary["rank_test_score"] = summary["mean_test_score"].rank(
+            ascending=False, method="min", na_option="bottom").astype(np.int64)
         self.best_params_ = row_params[best]
         self.selection_ = rule
         self.scoring_ = scoring
