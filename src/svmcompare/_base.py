@@ -40,9 +40,11 @@ from ._validation import (
 )
 from .exceptions import (
     DegenerateWarning,
+    degenerate_advice,
     degenerate_warnings_silenced,
     degenerate_warnings_wanted,
     outside_stacklevel,
+    search_found,
 )
 from .kernels import LINEAR, NystroemMap, exact_feature_map
 from .ranking_function import (
@@ -263,18 +265,19 @@ def hinge_without_direction(model, prepared, result):
 
 
 def warn_without_direction(model, beta):
+    found = f"SVMCompare found beta = {float(beta) + 0.0:.4g}, >= 0 (C={model.C})"
+    advice = degenerate_advice(
+        "For a ranking the problem defines: more weight on ties (class_weight='balanced', "
+        "what the default 'auto' does when ties are under a third of the pairs) or "
+        "loss='squared_hinge'; on_degenerate='raise' makes it an error.")
     warnings.warn(
-        f"SVMCompare found beta = {float(beta) + 0.0:.4g}, >= 0 (C={model.C}), and the exact "
-        "solution of its hinge problem here is u = 0 (an LP of the optimality conditions "
-        "says so): the SVM finds no ranking at these class weights, and the direction the "
-        "model keeps (degenerate_ = True, the tie threshold chosen on the training pairs) "
-        "is where the solver stopped on its way to 0, which can change with tol or the "
-        "solver's start. Such directions often rank well (on the suite's engine games they "
-        "order the engines much as their shares of net wins do; BENCHMARKS.md), but nothing "
-        "defines them. For a ranking the problem defines: more weight on ties "
-        "(class_weight='balanced', what "
-        "the default 'auto' does when ties are under a third of the pairs) or "
-        "loss='squared_hinge'; on_degenerate='raise' makes it an error.",
+        f"{search_found(found)}, and the exact solution of its hinge problem here is u = 0 "
+        "(an LP of the optimality conditions says so): the SVM finds no ranking at these "
+        "class weights, and the direction the model keeps (degenerate_ = True, the tie "
+        "threshold chosen on the training pairs) is where the solver stopped on its way to "
+        "0, which can change with tol or the solver's start. Such directions often rank "
+        "well (on the suite's engine games they order the engines much as their shares of "
+        f"net wins do; BENCHMARKS.md), but nothing defines them. {advice}",
         DegenerateWarning, stacklevel=outside_stacklevel())
 
 

@@ -14,8 +14,10 @@ from .calibration.held_out import HeldOutCalibration
 from .exceptions import (
     DegenerateWarning,
     NoRankingError,
+    degenerate_advice,
     degenerate_warnings_wanted,
     outside_stacklevel,
+    search_found,
 )
 
 
@@ -318,16 +320,18 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         )
     if not degenerate_warnings_wanted():
         return 1.0, True
+    advice = degenerate_advice(
+        "To avoid it, try a smaller C or more weight on ties (class_weight={1: 1, -1: w} "
+        "with w > 1), or class_weight='balanced' (what the default 'auto' does when ties are "
+        "under a third of the pairs); on_degenerate='raise' makes it an error (the paper's "
+        "NoRankingError).")
     warnings.warn(
-        f"{found}. The model is usable: it keeps the SVM's ranking direction and, like "
-        "SVMRank, chooses the tie threshold of its comparison rule on the training pairs "
-        "(degenerate_ = True); its probabilities (probability=True) are fitted as usual. "
-        "What happened: ties weigh little at this C, so the paper's tie band (Lemma 1) "
-        "has no scale. If its scores r(x) are all at rounding level (around 1e-15), the SVM "
-        "found no direction at all and labels from it mean nothing. To avoid it, try a "
-        "smaller C or more weight on ties (class_weight={1: 1, -1: w} with w > 1), or "
-        "class_weight='balanced' (what the default 'auto' does when ties are under a third "
-        "of the pairs); on_degenerate='raise' makes it an error (the paper's NoRankingError).",
+        f"{search_found(found)}. The model is usable: it keeps the SVM's ranking direction "
+        "and, like SVMRank, chooses the tie threshold of its comparison rule on the training "
+        "pairs (degenerate_ = True); its probabilities (probability=True) are fitted as "
+        "usual. What happened: ties weigh little at this C, so the paper's tie band (Lemma "
+        "1) has no scale. If its scores r(x) are all at rounding level (around 1e-15), the "
+        f"SVM found no direction at all and labels from it mean nothing. {advice}",
         DegenerateWarning, stacklevel=outside_stacklevel(),
     )
     return 1.0, True

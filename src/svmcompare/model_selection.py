@@ -32,12 +32,7 @@ from ._validation import (
 from .calibration import StandardizedTieFeatures, fit_link, tie_features_for
 from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
-from .exceptions import (
-    DegenerateWarning,
-    NoRankingError,
-    degenerate_warnings_silenced,
-    outside_stacklevel,
-)
+from .exceptions import NoRankingError, chosen_by_search
 from .grid_search import (  # the engine's public functions, importable from here as before
     C_paths,
     best_index,
@@ -591,12 +586,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.best_score_ = float(summary.loc[best, column])
         model = clone(base).set_params(**self.best_params_, probability=False) \
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
-        # The estimator's own warning would advise another C or class weight;
-        # the search has weighed those already.
-        with degenerate_warnings_silenced():
+        # A degenerate refit's warning says what the search chose, not "try
+        # another C or class weight": the search has weighed those already.
+        with chosen_by_search(_choice(self.best_params_, scoring)):
             model.fit(X, y, context=context, sample_weight=sample_weight)
-        if getattr(model, "degenerate_", False):
-            _warn_degenerate_choice(model, self.best_params_, scoring)
         if self.probability:
             model.set_params(probability=True)
             if self.cost is not None and "cost" in model.get_params():
@@ -700,20 +693,11 @@ _LABEL_WORDS = {-1: "pairs where x is better (y = -1)", 0: "ties (y = 0)",
                 1: "pairs where x' is better (y = 1)"}
 
 
-def _warn_degenerate_choice(model, params, scoring):
+def _choice(params, scoring):
     chosen = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v!r}"
                        for k, v in params.items())
     criterion = {"log_loss": "log-loss", "error": "error"}.get(scoring, scoring)
-    warnings.warn(
-        f"SVMCompareCV chose {chosen} by cross-validated {criterion}, and its fit on all "
-        f"pairs is degenerate (beta = {float(model.intercept_) + 0.0:.4g}, not clearly "
-        "below 0): Lemma 1 gives its ranking no scale, so the comparison rule's tie "
-        "threshold comes from the training pairs (degenerate_ = True), and where no "
-        "ranking direction solves its problem exactly the one kept is where the solver "
-        "stopped. Its predictions were validated like every other point's. If the "
-        "ranking itself matters, search points that weigh ties more "
-        "(param_grid with class_weight='balanced').",
-        DegenerateWarning, stacklevel=outside_stacklevel())
+    return f"SVMCompareCV chose {chosen} by cross-validated {criterion}"
 
 
 def _check_split_labels(base, y, sample_weight, splits, groups):

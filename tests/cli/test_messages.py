@@ -220,7 +220,7 @@ def test_messages_show_values_not_numpy_reprs(tmp_path, capsys):
     assert "outcome 0.5 is not in the outcome map" in err and "np." not in err
     assert main([*base, "--outcome-map", "1=-1,0.5=0,0=1", "--advantage", "adv"]) == 2
     err = capsys.readouterr().err
-    assert "advantage of game 1 is missing" in err and "np." not in err
+    assert "g.csv, line 3, column adv: empty cell" in err and "np." not in err
 
 
 def test_a_repeated_id_to_rank_and_results_without_rows_are_refused(tmp_path, capsys):

@@ -98,6 +98,10 @@ def test_svmcompare_says_when_its_degenerate_direction_is_no_ranking():
                      cv=3).fit(X, y)
     messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
     assert len(messages) == 1 and "is u = 0" in messages[0]  # the refit's alone
+    # It says what the search chose, and not to try another class weight it weighed.
+    assert messages[0].startswith("SVMCompareCV chose kernel='linear', C=")
+    assert "by cross-validated error; fitted on all pairs, SVMCompare found beta" in messages[0]
+    assert messages[0].endswith("(param_grid with class_weight='balanced').")
 
 
 def test_the_papers_behaviour_still_raises():
