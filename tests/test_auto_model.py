@@ -172,6 +172,15 @@ def test_degenerate_points_are_counted_not_shouted():
     message = str(degenerate[0].message)
     assert message.startswith("SVMCompareCV chose class_weight=None, kernel='linear', C=")
     assert "smaller C" not in message and degenerate[0].filename == __file__
+    assert message.endswith("(param_grid with class_weight='balanced').")
+    # A degenerate choice that already weighs ties by balance is told to weigh them more.
+    grid["class_weight"], grid["C"] = ["balanced"], [1.0, 10.0]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search = SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    degenerate = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert search.best_estimator_.degenerate_ and len(degenerate) == 1
+    assert "weigh ties still more (param_grid with class_weight={1: 1, -1: w}" in degenerate[0]
 
 
 def test_a_position_feature_cannot_collapse_the_probabilities():

@@ -327,3 +327,35 @@ def test_cv_results_carry_scikit_learns_score_columns():
     auc = SVMCompareCV(scoring="auc", progress=False, cv=3,
                        param_grid={"kernel": ["linear"], "C": [0.01, 1.0]}).fit(X, y)
     np.testing.assert_allclose(auc.cv_results_["mean_test_score"], auc.cv_results_["mean_auc"])
+
+
+def test_a_split_without_labels_names_the_ones_it_needs_counting_weighed_pairs():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2, 3))
+    y = np.sign((X[:, 1] - X[:, 0]).sum(1)).astype(int)
+    groups = np.repeat(np.arange(5), 40)
+    grid = {"kernel": ["linear"], "C": [1.0]}
+    search = SVMCompareCV(param_grid=grid, cv=GroupKFold(5), progress=False)
+    # Group 0 holds every -1 and every tie: the split is short of ties, not of -1.
+    y[40:] = 1
+    y[:20], y[20:40] = -1, 0
+    with pytest.raises(ValueError, match=r"trains on no ties \(y = 0\): all 20 of them"):
+        search.fit(X, y, groups=groups)
+    # Group 0 holds every pair with a winner.
+    y[:] = 0
+    y[:10], y[10:40] = -1, 1
+    with pytest.raises(ValueError, match=r"trains on no pairs with a winner \(y = -1 or 1\): "
+                                         r"all 40 of them"):
+        search.fit(X, y, groups=groups)
+    # Five ties, two in training with weight 0: three are counted, in group 0.
+    y = np.sign((X[:, 1] - X[:, 0]).sum(1)).astype(int)
+    y[[0, 1, 2, 50, 90]] = 0
+    weight = np.ones(200)
+    weight[[50, 90]] = 0.0
+    with pytest.raises(ValueError, match=r"trains on no ties \(y = 0\): all 3 of them are "
+                                         r"among the pairs it validates \(group\(s\) 0\)"):
+        search.fit(X, y, groups=groups, sample_weight=weight)
+    # No tie weighs anything: the estimator's own message, which says so.
+    weight[[0, 1, 2]] = 0.0
+    with pytest.raises(ValueError, match="sample_weight is positive"):
+        search.fit(X, y, groups=groups, sample_weight=weight)

@@ -34,6 +34,13 @@ def test_seasons_and_months_decay_by_their_count():
     np.testing.assert_allclose(time_decay(["1999-2000", "2001-02"], 2), [0.5, 1.0])
     np.testing.assert_allclose(time_decay(["2019-11", "2020-01"], 2), [0.5, 1.0])
     np.testing.assert_allclose(time_decay(["2008-09", "2009-10"], 1, now="2010-11"), [0.25, 0.5])
+    # A month is not a season: refused, not weights of 0.
+    with pytest.raises(TypeError, match="times are seasons but now='2020-01' is a month"):
+        time_decay(["2018-19", "2019-20"], 1, now="2020-01")
+    with pytest.raises(TypeError, match="times are months but now='2019-20' is a season"):
+        time_decay(["2019-11", "2020-01"], 1, now="2019-20")
+    with pytest.raises(TypeError, match="needs dates as times; times are seasons"):
+        time_decay(["2018-19", "2019-20"], pd.Timedelta("365D"))
 
 
 @pytest.mark.parametrize("times, half_life, now, error, message", [
@@ -414,6 +421,16 @@ def test_rolling_times_are_read_as_time_decay_reads_them(season):
 
 
 _MONTHS = ["June", "July", "August", "September", "October", "November"]  # not in text order
+
+
+def test_an_ordered_categorical_ages_by_its_declared_order(season):
+    X, y, _, week = season
+    names = np.array(["pre", "opening", "early", "mid", "late", "final"])
+    periods = pd.Categorical(names[week], categories=list(names), ordered=True)
+    result = rolling_fit(linear(), X, y, periods, half_life=2.0, first="final", progress=False)
+    weight = time_decay(week[week < 5], 2.0, now=5)  # positions 0..5 of the categories
+    by_hand = linear().fit(X[week < 5], y[week < 5], sample_weight=weight)
+    np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
 
 
 def test_an_ordered_categorical_is_replayed_in_its_declared_order(season):

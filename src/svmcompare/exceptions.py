@@ -40,31 +40,24 @@ def degenerate_warnings_silenced():
     return thread_setting(_SILENCED, "on", True)
 
 
-def chosen_by_search(description):
+def chosen_by_search(description, advice):
     """Fits in this thread inside the block are a search's choice (``description``:
-    what it chose and by what): their degenerate-fit warnings say so and leave
-    out the advice to try another C or class weight, which the search has
-    weighed already (a context manager)."""
-    return thread_setting(_SILENCED, "choice", description)
-
-
-def search_choice():
-    """The description of :func:`chosen_by_search` in this thread, or None."""
-    return getattr(_SILENCED, "choice", None)
+    what it chose and by what): their degenerate-fit warnings say so and give
+    ``advice`` (what to search instead) for the usual one, to try another C or
+    class weight, which the search has weighed already (a context manager)."""
+    return thread_setting(_SILENCED, "choice", (description, advice))
 
 
 def search_found(found):
     """``found`` (what a fit found), after what the search chose when it is a search's choice."""
-    choice = search_choice()
-    return found if choice is None else f"{choice}; fitted on all pairs, {found}"
+    choice = getattr(_SILENCED, "choice", None)
+    return found if choice is None else f"{choice[0]}; fitted on all pairs, {found}"
 
 
 def degenerate_advice(usual):
     """``usual`` (what to change), or for a search's choice what to search instead."""
-    if search_choice() is None:
-        return usual
-    return ("If the ranking itself matters, search points that weigh ties more (param_grid "
-            "with class_weight='balanced').")
+    choice = getattr(_SILENCED, "choice", None)
+    return usual if choice is None else choice[1]
 
 
 def degenerate_warnings_wanted():

@@ -324,7 +324,7 @@ def _letor_pairs(path):
 
 
 def read_pairs(path, items=None, require_labels=True, return_context=False,
-               columns=PairColumns(), unlabeled="error"):
+               columns=PairColumns(), unlabeled="error", rows=None):
     """Pairs (n, 2, p), labels (or None) and feature names from a pairs file.
 
     Parameters
@@ -347,9 +347,16 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
         --fixtures``): an error naming its line, or "nan": a NaN label (the
         labels are then floats; without ``require_labels`` labels are read
         so anyway).
+    rows : ndarray of bool, optional
+        Only these pairs (the command line's --until / --after), read as if
+        the file held them alone: the ids of identities are theirs, and an
+        id or a cell of the other rows is not checked (messages still name
+        the file's lines).
     """
     if is_letor(path):
         pairs = _letor_pairs(path)
+        if rows is not None:
+            pairs = (pairs[0][rows], pairs[1][rows], pairs[2])
         return (*pairs, None) if return_context else pairs
     name = Path(path).name
 
@@ -358,6 +365,8 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
             _wide_columns(names, name)
 
     frame = read_table(path, numeric=_numeric_pair_column(columns), check_header=wide_header)
+    if rows is not None:
+        frame = frame[np.asarray(rows, dtype=bool)]  # the index keeps each row's line
     pairs = _csv_pairs(frame, name, items, require_labels, columns,
                        unlabeled if require_labels else "nan")
     if not return_context:
@@ -369,11 +378,13 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     return (*pairs, _numeric(frame, names, name) if names else None)
 
 
-def read_pair_extras(path, columns=PairColumns()):
+def read_pair_extras(path, columns=PairColumns(), results=False):
     """The other columns of a pairs CSV: the ``weight`` column (or None) and the
-    columns that are not features (``a_``, ``b_``, ``ctx_``) nor the weight:
-    ids, dates, notes, the outcome and the context columns as written, which
-    ``svmcompare predict`` and ``rolling`` copy next to their predictions.
+    columns that are neither features, labels, context nor weight (ids, dates,
+    notes: where --until, --groups and --period look); with ``results`` also
+    every column but the features and the weight, in the file's order (the
+    outcome and context as written too), which ``svmcompare predict`` and
+    ``rolling`` copy next to their predictions.
 
     For an SVMlight / LETOR file: the query id and the two items' numbers
     (their order among the file's items, from 0) of each pair.
@@ -384,14 +395,17 @@ def read_pair_extras(path, columns=PairColumns()):
         _, grades, qid = load_letor(path)
         first, second, _ = pair_indices(grades, qid, "keep")
         # Items are numbered by their line among the file's items, from 0.
-        return None, pd.DataFrame({"qid": qid[first], "item_a": first, "item_b": second})
+        extras = pd.DataFrame({"qid": qid[first], "item_a": first, "item_b": second})
+        return (None, extras, extras) if results else (None, extras)
     frame = read_table(path, numeric=_numeric_pair_column(columns))
     weight = None
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
     features = ("a_", "b_", "ctx_")
-    keep = [c for c in frame.columns if not c.startswith(features) and c != "weight"]
-    return weight, frame[keep]
+    shown = [c for c in frame.columns if not c.startswith(features) and c != "weight"]
+    used = {columns.outcome, *columns.context}
+    extras = frame[[c for c in shown if c not in used]]
+    return (weight, extras, frame[shown]) if results else (weight, extras)
 
 
 def _numeric_pair_column(columns):
@@ -411,14 +425,15 @@ def _check_ids(frame, id_columns, name):
     missing = first_missing(frame, id_columns)
     if missing is not None:
         row, column = missing
-        raise ValueError(f"{name}, line {row + 2}, column {column}: empty id.")
+        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: empty id.")
 
 
 def _check_not_self(frame, columns, name):
     same = (frame[columns.a] == frame[columns.b]).to_numpy()
     if same.any() and not columns.allow_self:
         row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"{name}, line {row + 2}: item {frame[columns.a].iloc[row]!r} is "
+        raise ValueError(f"{name}, line {_line(frame.index, row)}: item "
+                         f"{frame[columns.a].iloc[row]!r} is "
                          f"compared with itself ({columns.a} = {columns.b}); remove such rows "
                          "or allow them (--allow-self-pairs, PairColumns(allow_self=True)).")
 
@@ -519,7 +534,8 @@ def _positions(frame, columns, position, name, items):
                       "their games, or fit on an --items table of features that new items "
                       "have too")
             raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} "
-                             f"(first on line {first + 2}); {advice}; or --unknown mean scores "
+                             f"(first on line {_line(frame.index, first)}); {advice}; or "
+                             "--unknown mean scores "
                              "them as the mean item.")
     return {column: rows.astype(np.int64) for column, rows in found.items()}
 

@@ -588,7 +588,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
         # A degenerate refit's warning says what the search chose, not "try
         # another C or class weight": the search has weighed those already.
-        with chosen_by_search(_choice(self.best_params_, scoring)):
+        with chosen_by_search(*_choice(self.best_params_, scoring)):
             model.fit(X, y, context=context, sample_weight=sample_weight)
         if self.probability:
             model.set_params(probability=True)
@@ -694,10 +694,17 @@ _LABEL_WORDS = {-1: "pairs where x is better (y = -1)", 0: "ties (y = 0)",
 
 
 def _choice(params, scoring):
+    """What a search chose and by what, and what to search for a ranking with
+    Lemma 1's scale should the choice be degenerate."""
     chosen = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v!r}"
                        for k, v in params.items())
     criterion = {"log_loss": "log-loss", "error": "error"}.get(scoring, scoring)
-    return f"SVMCompareCV chose {chosen} by cross-validated {criterion}"
+    weigh = "more (param_grid with class_weight='balanced')" \
+        if params.get("class_weight") != "balanced" else \
+        "still more (param_grid with class_weight={1: 1, -1: w}, w above the balanced weight " \
+        "of ties, -1 being the flipped label of a tie)"
+    return (f"SVMCompareCV chose {chosen} by cross-validated {criterion}",
+            f"If the ranking itself matters, search points that weigh ties {weigh}.")
 
 
 def _check_split_labels(base, y, sample_weight, splits, groups):
@@ -710,23 +717,49 @@ def _check_split_labels(base, y, sample_weight, splits, groups):
         return
     name = type(base).__name__
     weighs = np.ones(y.size, dtype=bool) if sample_weight is None else sample_weight > 0
+    try:
+        check(y[weighs], name)
+    except ValueError:
+        return  # all the pairs cannot train it either: the fit says why, as without a search
     for k, (train, val) in enumerate(splits):
         kept = y[train][weighs[train]]
         try:
             check(kept, name)
         except ValueError:
-            missing = [label for label in np.unique(y[weighs]) if not np.any(kept == label)]
-            if not missing:
+            needed = _labels_needed(check, name, kept, np.unique(y[weighs]))
+            if not needed:
                 raise
-            label = int(missing[0])
-            where = "" if groups is None else \
-                f" (group(s) {', '.join(map(str, np.unique(groups[val][y[val] == label])[:5]))})"
+            counted = weighs & np.isin(y, needed)
+            held = np.unique(groups[val][counted[val]])[:5] if groups is not None else []
+            where = f" (group(s) {', '.join(map(str, held))})" if len(held) else ""
             raise ValueError(
-                f"cv's split {k} trains on no {_LABEL_WORDS[label]}: all "
-                f"{int(np.count_nonzero(y == label))} of them are among the pairs it "
+                f"cv's split {k} trains on no {_label_words(needed)}: all "
+                f"{int(np.count_nonzero(counted))} of them are among the pairs it "
                 f"validates{where}, and {name} cannot learn without them. Give the folds "
                 "groups that spread them (more, smaller groups), fewer folds, or more "
                 "such pairs.") from None
+
+
+def _labels_needed(check, name, kept, labels):
+    """The labels whose pairs ``kept`` lacks and the check needs: each that,
+    added back alone, satisfies it (either of -1 and 1 when it needs pairs
+    with a winner)."""
+    needed = []
+    for label in labels:
+        if np.any(kept == label):
+            continue
+        try:
+            check(np.append(kept, label), name)
+        except ValueError:
+            continue
+        needed.append(int(label))
+    return needed
+
+
+def _label_words(labels):
+    if sorted(labels) == [-1, 1]:
+        return "pairs with a winner (y = -1 or 1)"
+    return " or ".join(_LABEL_WORDS[label] for label in labels)
 
 
 def _split_positions(part, n, k, what):

@@ -62,7 +62,7 @@ def _as_number(times, name, at=None):
         except ValueError as error:
             raise TypeError(str(error)) from None
         if kind in ("seasons", "months"):
-            return keys.to_numpy(dtype=float), None
+            return keys.to_numpy(dtype=float), kind
     raise TypeError(f"{name} must be numbers, dates (YYYY-MM-DD) or seasons (2018-19); got "
                     f"values like {times.ravel()[:1].tolist()}.")
 
@@ -85,6 +85,10 @@ def _read_times(moments, name):
         k = np.flatnonzero(~np.isfinite(moments))[0]
         raise ValueError(f"{at(k)} is {moments[k].item()!r}: times must be finite.")
     return _as_number(moments, name, at)
+
+
+_KINDS = {None: ("numbers", "a number"), "days": ("dates", "a date"),
+          "seasons": ("seasons", "a season"), "months": ("months", "a month")}
 
 
 def time_decay(times, half_life, now=None):
@@ -121,8 +125,9 @@ def time_decay(times, half_life, now=None):
     values, unit = _read_times(times, "times")
     if isinstance(half_life, (pd.Timedelta, np.timedelta64)) or hasattr(half_life, "days"):
         half_life = pd.Timedelta(half_life).total_seconds() / 86_400.0
-        if unit is None:
-            raise TypeError("a timedelta half_life needs dates as times; times are numbers.")
+        if unit != "days":
+            raise TypeError(f"a timedelta half_life needs dates as times; times are "
+                            f"{_KINDS[unit][0]}.")
     if isinstance(half_life, bool) or not isinstance(half_life, (int, float, np.number)) \
             or not np.isfinite(half_life) or half_life <= 0:
         raise ValueError(f"half_life must be a positive number (or a timedelta for dates); "
@@ -140,10 +145,10 @@ def time_decay(times, half_life, now=None):
     else:
         moment, now_unit = _read_times(np.asarray([now]), "now")
         if now_unit != unit:
-            # Days since 1970 against round numbers (or the reverse): weights of 0 or 1.
-            kinds = {None: ("numbers", "a number"), "days": ("dates", "a date")}
-            raise TypeError(f"times are {kinds[unit][0]} but now={now!r} is "
-                            f"{kinds[now_unit][1]}: both must be dates or both numbers.")
+            # Days since 1970 against round numbers, a season's year against
+            # a month's count (or the reverse): weights of 0 or 1.
+            raise TypeError(f"times are {_KINDS[unit][0]} but now={now!r} is "
+                            f"{_KINDS[now_unit][1]}: both must be of one kind.")
         reference = moment[0]
     age = reference - values
     if np.any(age < -1e-9 * max(1.0, abs(reference))):
@@ -255,7 +260,9 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         raise ValueError(f"first={first!r} leaves no earlier period to fit on or no period "
                          "to predict.")
     moments = None
-    if half_life is not None:
+    if half_life is not None and times is None and kind == "order":
+        moments = keys.astype(float)  # an ordered Categorical's periods: their positions
+    elif half_life is not None:
         given = np.asarray(periods if times is None else times)
         if given.shape != (n,):
             raise ValueError(f"times has shape {given.shape}; expected ({n},).")
@@ -315,13 +322,14 @@ def _fit_naming_period(estimator, period, X, y, context, weight):
     """A clone of ``estimator`` fitted on the results before ``period``; its
     warnings said again with the period they are about (a degenerate fit of
     one season among many)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model = clone(estimator).fit(X, y, context=context, sample_weight=weight)
-    for warning in caught:
-        warnings.warn(f"{warning.message} (the fit before period {plain_value(period)})",
-                      warning.category, stacklevel=outside_stacklevel())
-    return model
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return clone(estimator).fit(X, y, context=context, sample_weight=weight)
+    finally:
+        for warning in caught:
+            warnings.warn(f"{warning.message} (the fit before period {plain_value(period)})",
+                          warning.category, stacklevel=outside_stacklevel())
 
 
 def _rated(items, earlier):

@@ -238,7 +238,8 @@ def test_a_repeated_id_to_rank_and_results_without_rows_are_refused(tmp_path, ca
     assert not (tmp_path / "p.csv").exists()
 
 
-@pytest.mark.parametrize("cell, shown", [("", "empty cell"), ("home", "'home'")])
+@pytest.mark.parametrize("cell, shown", [("", "empty cell"), ("home", "'home'"),
+                                         ("inf", "inf")])
 def test_a_bad_advantage_cell_is_named_by_file_line_and_column(tmp_path, capsys, cell, shown):
     (tmp_path / "g.csv").write_text("date,home,away,result,adv\n2020-01-01,A,B,H,-1\n"
                                     f"2020-01-02,B,A,D,-1\n2020-01-03,A,B,A,{cell}\n")

@@ -60,21 +60,25 @@ def _fit(args):
     from ..persistence import save_model
 
     columns = pair_columns(args)
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns, unlabeled="nan")
-    if is_letor(args.pairs):
-        note_formed_pairs(X)
     weight, extras = read_pair_extras(args.pairs, columns)
     rows = rows_of(args, extras, args.pairs)
-    X, y, extras, context, weight = take_pairs(rows, X, y, extras, context, weight)
+    # The rows kept, read as if the file held them alone (the ids are theirs).
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns, unlabeled="nan", rows=rows)
+    if is_letor(args.pairs):
+        note_formed_pairs(X)
+    if rows is not None:
+        extras = extras[rows].reset_index(drop=True)
+        weight = None if weight is None else weight[rows]
     X, y, extras, context, weight = take_pairs(
         labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
     y = y.astype(np.int64)
-    X, features = played_ids_only(X, features)
+    if args.items is None:  # the ids of the labeled pairs only (not a fixture's new team)
+        X, features = played_ids_only(X, features)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
-    unused = [c for c in extras.columns if c not in (columns.a, columns.b, columns.outcome,
-                                                     *columns.context, args.groups, args.time)]
+    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
+                                                     args.time)]
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
@@ -256,7 +260,8 @@ def _check_advantage_column(games, column, name):
     values = games[column]
     if pd.api.types.is_bool_dtype(values):
         return
-    bad = pd.to_numeric(values, errors="coerce").isna().to_numpy()
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numbers)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         what = "empty cell" if pd.isna(values.iloc[k]) else f"{plain_value(values.iloc[k])!r}"
@@ -385,17 +390,17 @@ def _pair_predictions(args, model):
     from ..io import read_pair_extras, read_pairs
 
     columns = pair_columns(args, model)
+    _, extras, shown = read_pair_extras(args.pairs, columns, results=True)
+    rows = rows_of(args, extras, args.pairs)
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
-                                         return_context=True, columns=columns)
+                                         return_context=True, columns=columns, rows=rows)
     check_file_features(model, features, args.pairs, args)
     check_context_given(model, context, args.model)
-    _, extras = read_pair_extras(args.pairs, columns)
-    rows = rows_of(args, extras, args.pairs)
     if rows is not None:
-        X, extras = X[rows], extras[rows]
-        context = None if context is None else context[rows]
-    # Ids and other non-feature columns first, so results join back without row order.
-    return with_predictions(extras.reset_index(drop=True), model, X, context, args.proba,
+        shown = shown[rows]
+    # The file's columns but features first (ids, result, context), so results
+    # join back without row order.
+    return with_predictions(shown.reset_index(drop=True), model, X, context, args.proba,
                             args.interval, getattr(args, "bootstrap_model", None))
 
 
@@ -517,14 +522,13 @@ def _evaluate(args):
     else:
         model = load_pair_model(args.model, "evaluate")
         columns = pair_columns(args, model)
-        X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                             columns=columns, unlabeled="nan")
-        check_file_features(model, features, args.pairs, args)
-        check_context_given(model, context, args.model)
         # The other columns (a second read of the file) only for a row filter.
         rows = None if args.until is None and args.after is None else \
             rows_of(args, read_pair_extras(args.pairs, columns)[1], args.pairs)
-        X, y, _, context, _ = take_pairs(rows, X, y, context=context)
+        X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                             columns=columns, unlabeled="nan", rows=rows)
+        check_file_features(model, features, args.pairs, args)
+        check_context_given(model, context, args.model)
         X, y, _, context, _ = take_pairs(labeled_pairs(y, rows, args.pairs, columns.outcome),
                                          X, y, context=context)
         y = y.astype(np.int64)

@@ -123,9 +123,7 @@ def run_rolling(args):
     check_output_files({"-o": args.output, "--ratings": args.ratings, "--plot": args.plot},
                        figures=("--plot",))
     columns = pair_columns(args)
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns, unlabeled="nan")
-    weight, extras = read_pair_extras(args.pairs, columns)
+    weight, extras, shown = read_pair_extras(args.pairs, columns, results=True)
     name = Path(args.pairs).name
     for option, column in (("--period", args.period), ("--time", args.time)):
         if column is not None and column not in extras.columns:
@@ -136,9 +134,16 @@ def run_rolling(args):
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
     rows = rows_of(args, extras, args.pairs)
     _check_filled(extras, [args.period, args.time], name, rows)
-    X, y, extras, context, weight = take_pairs(rows, X, y, extras, context, weight)
-    X, y, extras, context, weight = take_pairs(
-        labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
+    # The rows kept, read as if the file held them alone (the ids are theirs).
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns, unlabeled="nan", rows=rows)
+    if rows is not None:
+        extras, shown = extras[rows].reset_index(drop=True), shown[rows].reset_index(drop=True)
+        weight = None if weight is None else weight[rows]
+    labeled = labeled_pairs(y, rows, args.pairs, columns.outcome)
+    X, y, extras, context, weight = take_pairs(labeled, X, y, extras, context, weight)
+    if labeled is not None:
+        shown = shown[labeled].reset_index(drop=True)
     y = y.astype(np.int64)
     periods = ordered_column(extras, args.period, "--period", name)
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
@@ -150,7 +155,7 @@ def run_rolling(args):
                          first=first, items=items, item_ids=ids,
                          progress=False if args.no_progress else "auto")
     done = result.predicted
-    out = extras[done].reset_index(drop=True).assign(
+    out = shown[done].reset_index(drop=True).assign(
         y=y[done], rank_difference=result.decision[done])
     for column, values in zip(PROBABILITY_COLUMNS, result.proba[done].T, strict=True):
         out[column] = values
