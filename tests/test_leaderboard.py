@@ -170,6 +170,31 @@ def test_cli_leaderboard(games_file, capsys):
     pd.testing.assert_frame_equal(pd.read_csv(outputs[1]), board)
 
 
+def test_cli_leaderboard_counts_the_games_asked_and_names_ids_it_does_not_rank(games_file,
+                                                                               capsys):
+    folder, path, model = games_file
+    games = pd.read_csv(path)
+    newcomer = folder / "with_newcomer.csv"
+    pd.concat([games, pd.DataFrame({"home": ["p1"], "away": ["zed"], "result": ["H"],
+                                    "round": [20]})]).to_csv(newcomer, index=False)
+    base = ["leaderboard", str(model), "--games", str(newcomer), "--a", "home", "--b", "away",
+            "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    assert main([*base, "-o", str(folder / "all.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "1 id(s) not ranked (not in the model's items), their games counted apart: 'zed'" \
+        in err and "mean item" not in err
+    board = pd.read_csv(folder / "all.csv")
+    assert len(board) == 10 and board["games"].sum() == 1001  # p1's game against zed counts
+    # --until: the records of the rounds the model was fitted on only.
+    assert main([*base, "--until", "round=9", "-o", str(folder / "early.csv")]) == 0
+    early = pd.read_csv(folder / "early.csv").set_index("id")
+    first = games[games["round"] <= 9]
+    counts = pd.concat([first["home"], first["away"]]).value_counts()
+    assert (early["games"] == counts.reindex(early.index)).all()
+    assert main([*base, "--unknown", "error", "-o", str(folder / "x.csv")]) == 2
+    assert "1 id(s) the board does not rank" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["rank", "{model0}", "-o", "{out}", "--interval", "0.9"], "no bootstrap replicates"),
     (["predict", "{model}", "{games}", "--a", "home", "--b", "away", "--interval", "0.9",

@@ -435,7 +435,7 @@ def _check_not_self(frame, columns, name):
         raise ValueError(f"{name}, line {_line(frame.index, row)}: item "
                          f"{frame[columns.a].iloc[row]!r} is "
                          f"compared with itself ({columns.a} = {columns.b}); remove such rows "
-                         "or allow them (--allow-self-pairs, PairColumns(allow_self=True)).")
+                         "or allow them (--allow-self-pairs).")
 
 
 def _wide_columns(names, name):

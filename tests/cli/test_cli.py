@@ -718,3 +718,22 @@ def test_fit_takes_the_tie_band_and_link_of_a_single_fit(tmp_path, capsys):
         assert main(["fit", str(tmp_path / "m.csv"), *game, *extra, "--model",
                      model_path]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_tol_reaches_the_solver_and_is_checked(tmp_path, capsys):
+    from svmcompare.persistence import load_model
+
+    rng = np.random.default_rng(3)
+    _matches(tmp_path / "matches.csv", rng)
+    base = ["fit", str(tmp_path / "matches.csv"), "--a", "home", "--b", "away", "--context",
+            "adv", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1",
+            "--model", str(tmp_path / "m.skops")]
+    assert main([*base, "--tol", "1e-8"]) == 0
+    fitted = load_model(tmp_path / "m.skops")
+    assert fitted.tol == 1e-8 and fitted.converged_
+    capsys.readouterr()
+    for extra, message in ((["--tol", "0"], "--tol must be a positive number"),
+                           (["--tol", "1e-6", "--auto"], "--tol applies to a single fit"),
+                           (["--tol", "1e-6", "--model-type", "lp"], "no --tol")):
+        assert main([*base, *extra]) == 2
+        assert message in capsys.readouterr().err

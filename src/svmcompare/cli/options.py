@@ -112,14 +112,20 @@ def add_model_arguments(parser):
     parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
                         help="the SVM's loss: hinge (default, the paper's) or squared_hinge "
                              "(linear kernel: better probabilities for ratings of many ids)")
+    parser.add_argument("--tol", type=float, default=1e-3,
+                        help="the solver's stopping tolerance (default 1e-3); with the hinge, "
+                             "items that share a score at the solution are apart by up to "
+                             "about tol x their range, ordered by where the solver stopped: "
+                             "1e-8 for a leaderboard of ids (cheap there), or --loss "
+                             "squared_hinge")
     parser.add_argument("--tie-band", choices=["constant", "pair"], default="constant",
-                        help="with --probability: the tie band of the probability link, "
+                        help="the tie band of the probability link (fit: with --probability), "
                              "constant (default) or 'pair': drawish pairs, e.g. each id its "
                              "own draw rate (--auto and --grid choose it by validation)")
     parser.add_argument("--link", choices=["ordered", "davidson"], default="ordered",
-                        help="with --probability: the probability link's family, the ordered "
-                             "logit (default) or Davidson's tie model (--auto and --grid "
-                             "choose it)")
+                        help="the probability link's family (fit: with --probability), the "
+                             "ordered logit (default) or Davidson's tie model (--auto and "
+                             "--grid choose it)")
 
 
 def make_model(args):
@@ -129,13 +135,20 @@ def make_model(args):
     class_weight = None if args.class_weight == "none" else args.class_weight
     calibration = getattr(args, "calibration", "auto")
     loss = args.loss
+    import math
+
+    tol = getattr(args, "tol", 1e-3)
+    if not (math.isfinite(tol) and tol > 0):
+        raise ValueError(f"--tol must be a positive number; got {tol:g}.")
     if args.model_type == "lp":
         if args.probability:
             raise ValueError("--probability is not available for --model-type lp.")
         if loss != "hinge":
             raise ValueError("--model-type lp solves the paper's LP: no --loss.")
+        if tol != 1e-3:
+            raise ValueError("--model-type lp is solved by HiGHS to its own tolerance: no --tol.")
         return SVMCompareLP(class_weight=class_weight, **params)
-    params["loss"] = loss
+    params["loss"], params["tol"] = loss, tol
     if calibration != "auto" and not args.probability:
         raise ValueError(f"--calibration {calibration} sets how --probability calibrates; "
                          "add --probability.")

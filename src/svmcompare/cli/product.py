@@ -27,7 +27,6 @@ from .options import (
     check_output_files,
     column_keys,
     groups_of,
-    is_id_list,
     items_of,
     labeled_pairs,
     load_bootstrap,
@@ -96,6 +95,9 @@ def _fit(args):
     if args.bootstrap_groups and (not args.bootstrap or groups is None):
         raise ValueError("--bootstrap-groups resamples the --groups column: give --bootstrap N "
                          "and --groups COLUMN.")
+    if args.auto and args.tol != 1e-3:
+        raise ValueError("--auto searches at the default tolerance; --tol applies to a single "
+                         "fit (and --grid): refit the chosen point with it.")
     if args.auto:
         estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
                                  scoring=args.scoring, n_jobs=args.n_jobs, random_state=0,
@@ -462,7 +464,7 @@ def _leaderboard(args):
                          "pair model from 'svmcompare fit' on a pairs file.")
     ids, Z, features = items_of(model, args.items_file)
     check_file_features(point, features, args.items_file or args.model)
-    games = None if args.games is None else _games_of(args, point)
+    games = None if args.games is None else _games_of(args, point, ids)
     if args.min_games is not None and games is None:
         raise ValueError("--min-games counts each item's games: give them with --games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
@@ -478,20 +480,42 @@ def _leaderboard(args):
     return 0
 
 
-def _games_of(args, model):
-    """(a ids, b ids, labels) of the --games file."""
-    from ..io import read_pair_extras, read_pairs
+def _games_of(args, model, ids):
+    """(a ids, b ids, labels) of the --games file's rows (--until / --after:
+    the games the model was fitted on, say); an id the board does not rank
+    (``ids``) is refused, or with --unknown mean counted apart, with a note."""
+    from dataclasses import replace
 
-    # An items table of features reads the games; an id list does not.
-    features = args.items_file is not None and not is_id_list(args.items_file)
-    args.items = args.items_file if features else None
-    columns = pair_columns(args, model)
-    _, y, _ = read_pairs(args.games, args.items, columns=columns, unlabeled="nan")
+    import numpy as np
+
+    from ..io import read_pair_extras, read_pairs
+    from ..pairs import id_text
+
+    # Only the ids and results count: the games' own ids, no items or model columns.
+    args.items = None
+    columns = replace(pair_columns(args, model), identities=None, sparse_identities=True)
     _, extras = read_pair_extras(args.games, columns)
-    played = labeled_pairs(y, None, args.games, columns.outcome)
+    rows = rows_of(args, extras, args.games)
+    _, y, _ = read_pairs(args.games, columns=columns, unlabeled="nan", rows=rows)
+    if rows is not None:
+        extras = extras[rows].reset_index(drop=True)
+    played = labeled_pairs(y, rows, args.games, columns.outcome)
     if played is not None:  # fixtures: no result to count
         y, extras = y[played], extras[played]
-    return extras[columns.a].to_numpy(), extras[columns.b].to_numpy(), y.astype(int)
+    a, b = extras[columns.a].to_numpy(), extras[columns.b].to_numpy()
+    ranked = set(id_text(np.asarray(ids, dtype=object)))
+    unseen = sorted({str(i) for i in id_text(np.concatenate([a, b])) if i not in ranked})
+    if unseen:
+        shown = ", ".join(repr(i) for i in unseen[:10]) + \
+            (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
+        name = Path(args.games).name
+        if args.unknown == "error":
+            raise ValueError(f"{name}: {len(unseen)} id(s) the board does not rank (not in "
+                             f"the model's items): {shown}; --unknown mean counts their games "
+                             "apart.")
+        print(f"note: {name}: {len(unseen)} id(s) not ranked (not in the model's items), "
+              f"their games counted apart: {shown}", file=sys.stderr)
+    return a, b, y.astype(int)
 
 
 def _evaluate(args):
@@ -713,6 +737,11 @@ def add_product_commands(sub):
     board.add_argument("--unknown", choices=["error", "mean"], default="mean",
                        help="ids of --games the model never saw (default: %(default)s: counted "
                             "apart, not ranked)")
+    for flag, relation in (("--until", "at most"), ("--after", "above")):
+        board.add_argument(flag, default=None, metavar="COLUMN=VALUE",
+                           help=f"with --games: count only the games whose COLUMN is {relation} "
+                                "VALUE (e.g. the fit's --until: the records the ratings come "
+                                "from)")
     add_interval(board, "scores and rank positions")
     board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
                        "(default: %(default)s)")
