@@ -184,9 +184,10 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     assert main(["fit", str(tmp_path / "m.csv"), "--model", str(model_path),
                  "--probability"]) == 0
     model = load_model(model_path)
-    assert model.kernel == "linear"  # the default for an identities-only table
+    # The defaults for an identities-only table: linear, every id shrunk alike.
+    assert model.kernel == "linear" and not model.scale_indicators
     reference = SVMCompare(kernel="linear", probability=True, random_state=0,
-                           verbose=False).fit(dense, y)
+                           scale_indicators=False, verbose=False).fit(dense, y)
     assert main(["predict", str(model_path), str(tmp_path / "m.csv"), "--proba",
                  "-o", str(tmp_path / "p.csv")]) == 0
     out = pd.read_csv(tmp_path / "p.csv")
@@ -200,7 +201,7 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     framed = pairs_from_frame(table, a="item_a", b="item_b", outcome="y",
                               outcome_map={-1: -1, 0: 0, 1: 1}, as_frame=True)
     named = SVMCompare(kernel="linear", probability=True, random_state=0,
-                       verbose=False).fit(framed.X, framed.y)
+                       scale_indicators=False, verbose=False).fit(framed.X, framed.y)
     np.testing.assert_allclose(named.decision_function(framed.X),
                                reference.decision_function(dense))
     save_model(named, tmp_path / "dense.skops")

@@ -199,7 +199,7 @@ def test_cli_fit_weighs_results_by_age(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "games.csv"), "--time", "day", "--half-life", "70",
                  "--kernel", "linear", "--model", str(model)]) == 0
     assert "halve every 70 days" in capsys.readouterr().out
-    by_hand = SVMCompare(kernel="linear", random_state=0).fit(
+    by_hand = SVMCompare(kernel="linear", scale_indicators=False, random_state=0).fit(
         X, y, sample_weight=time_decay(dates, 70.0))
     np.testing.assert_allclose(load_model(model).rank(items.toarray()), by_hand.rank(items),
                                atol=1e-6)
@@ -256,7 +256,8 @@ def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
     X, y, features, context = read_pairs(matches, return_context=True, columns=columns)
     _, extras = read_pair_extras(matches, columns)
     ids = identities_of(features)
-    expected = rolling_fit(SVMCompare(kernel="linear", probability=True, random_state=0),
+    expected = rolling_fit(SVMCompare(kernel="linear", probability=True, random_state=0,
+                                      scale_indicators=False),
                            X, y, extras["season"].to_numpy(dtype=float), context=context,
                            half_life=1.0,
                            items=sp.identity(len(ids), format="csr"), item_ids=ids,
