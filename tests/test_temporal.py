@@ -291,7 +291,7 @@ def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
     (["--period", "round"], "no column 'round' for --period"),
     (["--time", "season"], "add --half-life"),
     (["--first", "late"], "--first 'late' is not a number"),
-    (["--first", "9"], "no period to predict"),
+    (["--first", "9"], "first=9 leaves no earlier period to fit on or no period to predict"),
 ])
 def test_cli_rolling_errors_name_the_option(tmp_path, capsys, extra, message):
     from svmcompare.cli import main

@@ -87,9 +87,12 @@ def _first(value, periods, column, name, file):
         keys, _ = column_keys(column, "--first", name, file, bound=value)
         return keys[-1]
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ValueError(f"--first {value!r} is not a number; the periods are.") from None
+    # Integer periods keep --first an integer (messages say 2030, not 2030.0).
+    return int(number) if np.issubdtype(periods.dtype, np.integer) and number.is_integer() \
+        else number
 
 
 def _rated_items(args, features):
