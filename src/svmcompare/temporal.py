@@ -108,7 +108,8 @@ def time_decay(times, half_life, now=None):
         ``np.timedelta64(26, "W")``).
     now : number or date, optional
         The time the weights are for (the next prediction), of the kind of
-        ``times`` (a number for numbers, a date for dates); the latest of
+        ``times`` (a number for numbers, a date for dates, a season or a
+        month label for those); the latest of
         ``times`` when None.  Comparisons after ``now`` are refused.
 
     Returns
