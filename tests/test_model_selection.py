@@ -355,6 +355,17 @@ def test_a_split_without_labels_names_the_ones_it_needs_counting_weighed_pairs()
     with pytest.raises(ValueError, match=r"trains on no ties \(y = 0\): all 3 of them are "
                                          r"among the pairs it validates \(group\(s\) 0\)"):
         search.fit(X, y, groups=groups, sample_weight=weight)
+    # A splitter that leaves pairs out of both sides (a time series' first split).
+    from sklearn.model_selection import TimeSeriesSplit
+
+    y = np.sign((X[:, 1] - X[:, 0]).sum(1)).astype(int)
+    y[150:160] = 0
+    series = SVMCompareCV(param_grid=grid, cv=TimeSeriesSplit(4), progress=False)
+    with pytest.raises(ValueError, match=r"split 0 trains on no ties \(y = 0\): none of the "
+                                         r"data's 10 is among its training pairs \(0 among"):
+        series.fit(X, y)
+    y = np.sign((X[:, 1] - X[:, 0]).sum(1)).astype(int)
+    y[[0, 1, 2, 50, 90]] = 0
     # No tie weighs anything: the estimator's own message, which says so.
     weight[[0, 1, 2]] = 0.0
     with pytest.raises(ValueError, match="sample_weight is positive"):

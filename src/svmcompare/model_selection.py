@@ -730,14 +730,18 @@ def _check_split_labels(base, y, sample_weight, splits, groups):
             if not needed:
                 raise
             counted = weighs & np.isin(y, needed)
+            total, validated = int(np.count_nonzero(counted)), int(np.count_nonzero(counted[val]))
             held = np.unique(groups[val][counted[val]])[:5] if groups is not None else []
             where = f" (group(s) {', '.join(map(str, held))})" if len(held) else ""
+            # A splitter need not cover every pair (a time series' first block).
+            placed = f"all {total} of them are among the pairs it validates{where}" \
+                if validated == total else \
+                f"none of the data's {total} is among its training pairs ({validated} among " \
+                f"the pairs it validates{where})"
             raise ValueError(
-                f"cv's split {k} trains on no {_label_words(needed)}: all "
-                f"{int(np.count_nonzero(counted))} of them are among the pairs it "
-                f"validates{where}, and {name} cannot learn without them. Give the folds "
-                "groups that spread them (more, smaller groups), fewer folds, or more "
-                "such pairs.") from None
+                f"cv's split {k} trains on no {_label_words(needed)}: {placed}, and {name} "
+                "cannot learn without them. Give the folds groups that spread them (more, "
+                "smaller groups), fewer folds, or more such pairs.") from None
 
 
 def _labels_needed(check, name, kept, labels):
