@@ -575,8 +575,9 @@ def ordered_column(extras, column, option, file):
     time (``column_keys``): dates as datetime64, numbers as numbers
     (integers kept as such), and labels whose order the library knows
     (seasons such as 2019-20) as written, for ``rolling_fit`` to order them
-    the same way; labels of an unknown order are refused."""
+    the same way; labels of an unknown order are refused.  Returns the
+    values and their kind (as ``column_keys``)."""
     keys, kind = column_keys(extras[column], option, column, file)
     if kind in ("dates", "numbers"):
-        return keys
-    return extras[column].to_numpy(dtype=object)
+        return keys, kind
+    return extras[column].to_numpy(dtype=object), kind

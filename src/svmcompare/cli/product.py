@@ -146,18 +146,15 @@ def _decayed(args, extras, weight):
     if args.half_life is None or args.time is None:
         raise ValueError("--half-life and --time go together: results weigh less as they "
                          "age, by the time in the --time column.")
-    import numpy as np
 
     from ..temporal import time_decay
 
     name = Path(args.pairs).name
     if args.time not in extras.columns:
         raise ValueError(f"{name} has no column {args.time!r} for --time.")
-    times = ordered_column(extras, args.time, "--time", name)
+    times, kind = ordered_column(extras, args.time, "--time", name)
     decay = time_decay(times, args.half_life)
-    unit = "days" if np.issubdtype(times.dtype, np.datetime64) else \
-        {"seasons": "seasons", "months": "months"}.get(
-            column_keys(extras[args.time], "--time", args.time, name)[1], "time units")
+    unit = {"dates": "days", "seasons": "seasons", "months": "months"}.get(kind, "time units")
     print(f"weights halve every {args.half_life:g} {unit} back from the latest result; "
           f"the oldest weighs {decay.min():.3g}", flush=True)
     return decay if weight is None else weight * decay

@@ -148,8 +148,8 @@ def run_rolling(args):
     if labeled is not None:
         shown = shown[labeled].reset_index(drop=True)
     y = y.astype(np.int64)
-    periods = ordered_column(extras, args.period, "--period", name)
-    times = None if args.time is None else ordered_column(extras, args.time, "--time", name)
+    periods, _ = ordered_column(extras, args.period, "--period", name)
+    times = None if args.time is None else ordered_column(extras, args.time, "--time", name)[0]
     first = _first(args.first, periods, extras[args.period], args.period, name)
     ids, items = _rated_items(args, features)
     model = make_model(args).set_params(verbose=False)  # the periods have their own bar
