@@ -236,6 +236,35 @@ def test_past_many_pairs_the_kernel_points_are_fitted_by_nystroem(monkeypatch):
     assert best.solver_ == expected
 
 
+def test_items_past_the_path_budget_are_fitted_by_nystroem(monkeypatch):
+    # An exact RBF path keeps its fold's item kernel up to the path budget
+    # (8,192 items at PATH_GRAM_BYTES); past it the default grid's RBF points
+    # (and the estimator's own) take solver="nystroem" however few the pairs.
+    # Repeated items count once.
+    from svmcompare import model_selection
+    from svmcompare.model_selection import rbf_by_nystroem
+
+    assert not rbf_by_nystroem(100, 8192) and rbf_by_nystroem(100, 8193)
+    assert not rbf_by_nystroem(100, 8193, budget=8.0 * 8193 ** 2)
+    assert default_grid(3, n_pairs=100, n_items=8193)[1]["solver"] == ["nystroem"]
+    assert "solver" not in default_grid(3, n_pairs=100, n_items=8192)[1]
+
+    X, y = make_norm_pairs(150, "l2", equality_fraction=0.3, random_state=2)  # 300 items
+    budget = 8.0 * 300 ** 2  # the kernel of 300 items fits, of 302 does not
+    monkeypatch.setattr(model_selection, "path_budget", lambda estimator: budget)
+
+    def rbf_solvers(X, y):
+        results = SVMCompareCV(cv=3, probability=True, race=False).fit(X, y).cv_results_
+        rbf = results[results["kernel"] == "rbf"]
+        assert ((rbf["gamma"] == 1.0) & (rbf["C"] == 1.0)).any()  # the own point
+        return set(rbf["solver"].fillna("auto")) if "solver" in rbf else {"auto"}
+
+    # 600 rows of the same 300 items (each pair again, swapped): exact.
+    assert rbf_solvers(np.concatenate([X, X[:, ::-1]]), np.concatenate([y, -y])) == {"auto"}
+    X_new, y_new = make_norm_pairs(1, "l2", random_state=3)  # two more items
+    assert rbf_solvers(np.concatenate([X, X_new]), np.concatenate([y, y_new])) == {"nystroem"}
+
+
 def test_paths_are_dispatched_longest_first():
     from svmcompare.grid_search import _longest_first
 

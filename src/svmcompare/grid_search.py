@@ -112,7 +112,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # matrix products, is worth keeping up to PATH_GRAM_BYTES even where
         # cache_size is smaller (football_odds, 7,400 items: a path of four C
         # 4.1 -> 0.8 s); the solver's row cache of Q still has cache_size.
-        if 8.0 * items.shape[0] ** 2 <= _path_budget(estimator):
+        if 8.0 * items.shape[0] ** 2 <= path_budget(estimator):
             prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
@@ -188,7 +188,7 @@ def _corner_start(problem, gram):
     return {"alpha0": alpha, "gradient0": gradient}
 
 
-def _path_budget(estimator):
+def path_budget(estimator):
     """Bytes a C path may hold in one kernel block: half of ``cache_size``
     or :data:`PATH_GRAM_BYTES`, whichever is larger (SVMCompareLP has no
     cache_size: it builds the whole item kernel anyway)."""
@@ -209,7 +209,7 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
     items = prepared.problem.items
     n_val = X_val.shape[0]
     if prepared.solver != "exact" or not fitted or \
-            16.0 * n_val * items.shape[0] > _path_budget(estimator):
+            16.0 * n_val * items.shape[0] > path_budget(estimator):
         return [None] * len(models)
     Xs = standardized_pairs(fitted[0], X_val)  # the models share the path's scaler
     block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)

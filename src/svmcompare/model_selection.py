@@ -21,7 +21,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._problem import Standardizer, indicator_columns
+from ._problem import Standardizer, distinct_items, indicator_columns
 from ._validation import (
     check_context,
     check_groups,
@@ -34,12 +34,14 @@ from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
 from .exceptions import NoRankingError, chosen_by_search
 from .grid_search import (  # the engine's public functions, importable from here as before
+    PATH_GRAM_BYTES,
     C_paths,
     best_index,
     check_progress,
     fit_C_path,
     grid_points,
     paper_grid,
+    path_budget,
     search_grid,
     validation_search,
 )
@@ -74,7 +76,22 @@ RACE_Z = 4.0
 SEARCH_NYSTROEM_PAIRS = 10_000
 
 
-def default_grid(n_features, indicators=False, n_pairs=None):
+def rbf_by_nystroem(n_pairs=None, n_items=None, budget=PATH_GRAM_BYTES):
+    """Whether the default grid's RBF points are Nystroem fits: past
+    :data:`SEARCH_NYSTROEM_PAIRS` pairs, or when the kernel matrix of the
+    ``n_items`` distinct items is larger than the ``budget`` in bytes a C path
+    may keep (8,192 items at the default :data:`PATH_GRAM_BYTES`).  Past that
+    an exact path computes every fold's item kernel, up to 800 MB a block, for
+    points it seldom keeps: on 5,000 club-football pairs (9,991 items) those
+    blocks were most of a 19 s search (10 s by Nystroem, the same linear point
+    chosen; BENCHMARKS.md, "The recommended model's fit time")."""
+    if n_pairs is not None and n_pairs > SEARCH_NYSTROEM_PAIRS:
+        return True
+    return n_items is not None and 8.0 * float(n_items) ** 2 > budget
+
+
+def default_grid(n_features, indicators=False, n_pairs=None, n_items=None,
+                 budget=PATH_GRAM_BYTES):
     """The grid :class:`SVMCompareCV` searches when given none.
 
     Linear: C = 10^-6..10^2 (at C = 10^-6 every row is at its bound C but
@@ -92,10 +109,12 @@ def default_grid(n_features, indicators=False, n_pairs=None):
     "balanced".  The RBF points left out (class_weight None, C = 100) cost
     the most and were not chosen on the shared real data, and the
     standard-error rule prefers small C (BENCHMARKS.md, "The recommended
-    model's fit time").  With ``n_pairs`` above :data:`SEARCH_NYSTROEM_PAIRS`
-    the RBF points take ``solver="nystroem"`` (and so does the refit of one
-    chosen); :class:`SVMCompareCV` approximates the estimator's own RBF
-    setting, which it adds, the same way.
+    model's fit time").  With ``n_pairs`` above :data:`SEARCH_NYSTROEM_PAIRS`,
+    or ``n_items`` distinct items whose kernel a C path cannot keep in
+    ``budget`` bytes (:func:`rbf_by_nystroem`), the RBF points take
+    ``solver="nystroem"`` (and so does the refit of one chosen);
+    :class:`SVMCompareCV` approximates the estimator's own RBF setting, which
+    it adds, the same way.
     """
     n = max(int(n_features), 1)
     linear = {"kernel": ["linear"], "class_weight": ["balanced", None],
@@ -104,7 +123,7 @@ def default_grid(n_features, indicators=False, n_pairs=None):
         linear = {**linear, "scale_indicators": [True, False]}
     rbf = {"kernel": ["rbf"], "class_weight": ["balanced"],
            "gamma": [0.25 / n, 1.0 / n, 4.0 / n], "C": list(np.logspace(-2, 1, 4))}
-    if n_pairs is not None and n_pairs > SEARCH_NYSTROEM_PAIRS:
+    if rbf_by_nystroem(n_pairs, n_items, budget):
         rbf = _by_nystroem(rbf)
     return [linear, rbf]
 
@@ -303,7 +322,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
     param_grid : dict or list of dicts, default=None
         The grid (any hyper-parameters of the estimator).  None:
         :func:`default_grid` (kernel linear and rbf, C, gamma, class_weight;
-        RBF points by a Nystroem approximation past 10,000 pairs) for
+        RBF points by a Nystroem approximation past 10,000 pairs or 8,192
+        distinct items) for
         ``SVMCompare``; for another estimator, C = 10^-3..10^2 and, for a
         non-linear kernel, gamma as in :func:`default_grid`; either way plus
         the estimator's own setting of those parameters when it is not a grid
@@ -345,8 +365,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         Parallel (fold, path) fits through joblib.
     random_state : int or None
         Passed to the estimator (Nystroem landmarks) when not None.  Past
-        10,000 pairs the default grid's RBF points are Nystroem fits: set it
-        for a search that gives the same result every run.
+        10,000 pairs or 8,192 distinct items the default grid's RBF points
+        are Nystroem fits: set it for a search that gives the same result
+        every run.
     cost : array-like of shape (3, 3), default=None
         With ``probability=True``, the cost matrix of :meth:`predict`'s
         labels (see :class:`SVMCompare`); None: the most probable outcome.
@@ -423,12 +444,15 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             return self.param_grid
         n_features = X.shape[2]
         if isinstance(base, SVMCompare) and self.estimator is None:
+            n_items = None if sparse or X.shape[0] > SEARCH_NYSTROEM_PAIRS \
+                else distinct_items(X.reshape(-1, n_features) + 0.0)[0].shape[0]
+            budget = path_budget(base)
             grid = default_grid(n_features, indicators=bool(indicator_columns(X).any()),
-                                n_pairs=X.shape[0])
+                                n_pairs=X.shape[0], n_items=n_items, budget=budget)
             # Sparse pairs (identities) are fitted by the linear kernel only.
             grid = grid[:1] if sparse else grid
             searched = _with_own_point(grid, base, sparse)
-            if X.shape[0] > SEARCH_NYSTROEM_PAIRS:
+            if rbf_by_nystroem(X.shape[0], n_items, budget):
                 # SVMCompare()'s own RBF point too: exact, on every fold of
                 # 20,000 club-football pairs, it made a 2-minute search 13.
                 searched = [_by_nystroem(part) for part in searched]
