@@ -161,6 +161,36 @@ def test_rating_paths_keep_their_spread_over_many_periods():
     assert raw[1] / raw[0] < 0.9 or raw[1] / raw[0] > 1.1  # the fits' own scales move
 
 
+def test_rating_paths_follow_a_reversal_of_the_order():
+    # Four teams whose order reverses after the first period: with a short
+    # half-life the second fit ranks them the other way round.  The map onto
+    # the previous period's scale was a constant for a reversed order (as a
+    # reversed bootstrap replicate is), and every later period, mapped onto a
+    # reference without spread, stayed constant (review).
+    import itertools
+
+    import scipy.sparse as sp
+
+    a, b, y, period = [], [], [], []
+    for p in range(1, 6):
+        strength = [3, 2, 1, 0] if p == 1 else [0, 1, 2, 3]
+        for rep in range(6):
+            for i, j in itertools.permutations(range(4), 2):
+                diff = strength[j] - strength[i]
+                a.append(i), b.append(j), period.append(p)
+                y.append(0 if abs(diff) == 1 and rep % 3 == 0 else int(np.sign(diff)))
+    rows = np.arange(len(a))
+    X = sp.csr_matrix((np.ones(2 * len(a)), (np.r_[rows, rows], np.r_[a, 4 + np.array(b)])),
+                      shape=(len(a), 8))  # x's id, then x''s
+    model = SVMCompare(kernel="linear", scale_indicators=False, loss="squared_hinge")
+    ratings = rolling_fit(model, X, np.array(y), np.array(period), half_life=0.2,
+                          items=sp.identity(4, format="csr"), progress=False).ratings
+    spread = ratings.std(axis=1).to_numpy()
+    assert np.all(spread > 0.1 * spread[0])
+    assert list(np.argsort(ratings.loc[2].to_numpy())) == [3, 2, 1, 0]  # period 1's order
+    assert list(np.argsort(ratings.loc[5].to_numpy())) == [0, 1, 2, 3]  # reversed
+
+
 def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
     X, y, _, week = season
     result = rolling_fit(linear(), X, y, week, half_life=2.0, first=5, progress=False)
@@ -299,6 +329,21 @@ def test_cli_rolling_errors_name_the_option(tmp_path, capsys, extra, message):
     matches = _league_files(tmp_path)
     assert main(["rolling", str(matches), *ROLLING, *extra, "-o", str(tmp_path / "r.csv")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_rolling_replays_the_rows_until_and_after_keep(tmp_path, capsys):
+    # The kept rows' check of empty periods and-ed a read-only array (pandas'
+    # to_numpy under copy-on-write): every --until / --after failed (review).
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    out = tmp_path / "r.csv"
+    assert main(["rolling", str(matches), *ROLLING, "--until", "season=3", "-o", str(out)]) == 0
+    assert list(pd.read_csv(out)["season"].unique()) == [2, 3]
+    assert main(["rolling", str(matches), *ROLLING, "--after", "season=1", "-o", str(out)]) == 0
+    assert list(pd.read_csv(out)["season"].unique()) == [3, 4]
+    assert main(["rolling", str(matches), *ROLLING, "--until", "season=1", "-o", str(out)]) == 2
+    assert "a single period: nothing earlier to fit on" in capsys.readouterr().err
 
 
 def test_cli_rolling_names_a_result_without_a_period(tmp_path, capsys):

@@ -139,11 +139,18 @@ def point_model(model):
     return model.estimator_ if isinstance(model, BootstrapCompare) else model
 
 
-def alignment(reference, replicate):
+def alignment(reference, replicate, *, reversed_to_constant=True):
     """(scale, offset) of the map ``scale * replicate + offset`` that puts one
     fit's scores on the scale of the ``reference`` scores of the same items:
-    the same mean and the same spread (standard deviation), scale >= 0 (a
-    replicate that ranks them the other way round is mapped to a constant).
+    the same mean and the same spread (standard deviation), scale >= 0.
+
+    A bootstrap replicate that ranks the items the other way round is mapped
+    to a constant (``reversed_to_constant``).  Between the fits of successive
+    periods (:func:`~svmcompare.temporal.rolling_fit`) a reversal is a real
+    change of the ratings (two teams that swap places), so with
+    ``reversed_to_constant=False`` the spread is matched whatever the order,
+    and a fit or reference without spread is only moved to the reference's
+    mean (scale 1): a constant map there made every later period constant.
 
     Not the least-squares map: its slope, corr * sd(reference) / sd(replicate),
     pulls every replicate toward the mean by their correlation, so intervals
@@ -155,9 +162,12 @@ def alignment(reference, replicate):
     reference, replicate = np.asarray(reference, float), np.asarray(replicate, float)
     centred = replicate - replicate.mean()
     target = reference - reference.mean()
-    spread = float(np.sqrt(centred @ centred))
-    agree = float(centred @ target) > 0.0
-    scale = float(np.sqrt(target @ target)) / spread if spread > 0.0 and agree else 0.0
+    spread, target_spread = float(np.sqrt(centred @ centred)), float(np.sqrt(target @ target))
+    if reversed_to_constant:
+        agree = float(centred @ target) > 0.0
+        scale = target_spread / spread if spread > 0.0 and agree else 0.0
+    else:
+        scale = target_spread / spread if spread > 0.0 and target_spread > 0.0 else 1.0
     return scale, float(reference.mean() - scale * replicate.mean())
 
 

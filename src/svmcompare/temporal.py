@@ -306,7 +306,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
             both = ~np.isnan(scores) if previous is None else \
                 ~np.isnan(scores) & ~np.isnan(previous)
             if previous is not None and np.count_nonzero(both) >= 2:
-                scale, offset = alignment(previous[both], scores[both])
+                scale, offset = alignment(previous[both], scores[both],
+                                          reversed_to_constant=False)
                 scores = scale * scores + offset
             path.append(scores)
             previous = scores

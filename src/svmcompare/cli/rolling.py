@@ -69,7 +69,7 @@ def _check_filled(extras, names, file, rows):
             continue
         empty = empty_cells(extras[column])
         if rows is not None:
-            empty &= np.asarray(rows, dtype=bool)
+            empty = empty & np.asarray(rows, dtype=bool)  # to_numpy() may be read-only
         if empty.any():
             raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
                              f"line {int(np.flatnonzero(empty)[0]) + 2}).")
