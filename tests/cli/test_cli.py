@@ -266,6 +266,40 @@ def test_letor_files_get_query_ids_out_and_ranking_metrics(tmp_path, capsys):
     assert np.all(groups[pred["item_b"]] == pred["qid"])
 
 
+def test_letor_files_keep_the_queries_until_and_after_select(tmp_path, capsys):
+    # fit (every pair without forming them), predict and evaluate on a LETOR
+    # file ignored --until / --after and used every query (review).
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor, load_letor
+    from svmcompare.persistence import load_model
+
+    X, y, groups, _ = make_graded_blocks(random_state=0)
+    path = tmp_path / "items.letor"
+    dump_letor(X, y, groups, path)
+    X, y, groups = load_letor(path)
+    cut = np.unique(groups)[(np.unique(groups).size - 1) // 2]
+    model = tmp_path / "p.skops"
+    assert main(["fit", str(path), "--kernel", "linear", "--until", f"qid={cut}",
+                 "--model", str(model)]) == 0
+    early = groups <= cut
+    # The same fit as on a file of those queries alone.
+    dump_letor(X[early], y[early], groups[early], tmp_path / "early.letor")
+    assert main(["fit", str(tmp_path / "early.letor"), "--kernel", "linear",
+                 "--model", str(tmp_path / "e.skops")]) == 0
+    np.testing.assert_allclose(load_model(model).rank(X),
+                               load_model(tmp_path / "e.skops").rank(X), rtol=1e-12)
+    assert main(["predict", str(model), str(path), "--after", f"qid={cut}", "-o",
+                 str(tmp_path / "p.csv")]) == 0
+    pred = pd.read_csv(tmp_path / "p.csv")
+    assert set(pred["qid"]) == set(groups[~early])
+    assert np.all(groups[pred["item_a"]] == pred["qid"])  # the file's item numbers
+    capsys.readouterr()
+    assert main(["evaluate", str(model), str(path), "--after", f"qid={cut}"]) == 0
+    assert f"items {int((~early).sum())} in" in capsys.readouterr().out
+    assert main(["evaluate", str(model), str(path), "--after", "season=1"]) == 2
+    assert "it has ['qid'] besides those" in capsys.readouterr().err
+
+
 def test_letor_predict_and_rank_read_a_sparse_file_without_the_last_feature(tmp_path, capsys):
     """Review r6: a valid sparse test file whose last feature is 0 (omitted) on every
     line was refused by predict and rank ("X has 3 features per item, but the model

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .options import check_file_features, kernel_of, with_predictions
+from .options import check_file_features, kernel_of, rows_of, with_predictions
 
 
 def fits_every_pair(args):
@@ -17,6 +17,19 @@ def fits_every_pair(args):
 
     return (is_letor(args.pairs) and args.model_type == "compare" and kernel_of(args) == "linear"
             and not (args.grid or args.auto or args.probability))
+
+
+def kept_queries(args, path, Z, grades, qid):
+    """The items of the queries ``--until qid=V`` / ``--after qid=V`` keep
+    (the only column of a LETOR file's items), with their numbers in the file;
+    all of them without either option."""
+    import numpy as np
+    import pandas as pd
+
+    mask = rows_of(args, pd.DataFrame({"qid": qid}), path)
+    if mask is None:
+        return Z, grades, qid, np.arange(qid.size)
+    return Z[mask], grades[mask], qid[mask], np.flatnonzero(mask)
 
 
 def fit_graded(args):
@@ -31,7 +44,7 @@ def fit_graded(args):
     from ..pairs import pair_indices, sample_pair_indices
     from ..persistence import save_model
 
-    Z, grades, qid = load_letor(args.pairs)
+    Z, grades, qid, _ = kept_queries(args, args.pairs, *load_letor(args.pairs))
     if np.unique(np.stack([qid, grades], axis=1), axis=0).shape[0] == qid.size:
         raise ValueError(f"{Path(args.pairs).name}: no two items of a query share a grade, so "
                          "there are no ties for SVMCompare to learn from; --model-type rank "
@@ -81,12 +94,13 @@ def graded_predictions(args, model):
 
     # The model's feature count: a sparse file may omit the last features (0) on
     # every line, as evaluate reads it too.
-    Z, grades, qid = load_letor(args.pairs, getattr(model, "n_features_in_", None))
+    Z, grades, qid, number = kept_queries(
+        args, args.pairs, *load_letor(args.pairs, getattr(model, "n_features_in_", None)))
     check_file_features(model, [f"f{k + 1}" for k in range(Z.shape[1])], args.pairs)
     first, second, _ = _graded_pairs(args.pairs, grades, qid)
     for rows, X in _formed_chunks(Z, first, second):
-        out = pd.DataFrame({"qid": qid[first[rows]], "item_a": first[rows],
-                            "item_b": second[rows]})
+        out = pd.DataFrame({"qid": qid[first[rows]], "item_a": number[first[rows]],
+                            "item_b": number[second[rows]]})
         yield with_predictions(out, model, X, None, args.proba)
 
 
@@ -102,7 +116,8 @@ def report_graded(args):
     from ..persistence import load_model
 
     model = load_model(args.model)
-    Z, grades, qid = load_letor(args.pairs, getattr(model, "n_features_in_", None))
+    Z, grades, qid, _ = kept_queries(
+        args, args.pairs, *load_letor(args.pairs, getattr(model, "n_features_in_", None)))
     score = (model if hasattr(model, "rank") else model.pair_model_).rank(Z)
     tau, per_group = kendall_tau_per_group(grades, score, qid)
     print(f"items {Z.shape[0]} in {np.unique(qid).size} queries: Kendall tau per query "
