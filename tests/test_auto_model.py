@@ -328,21 +328,31 @@ def test_a_grid_of_class_weight_dicts_is_searched_like_any_other_value():
 
 
 def test_progress_shows_by_default_once_a_search_runs_long(capsys, monkeypatch):
-    from svmcompare import grid_search
+    import sys
+
+    from svmcompare.solvers import interrupt
 
     X, y = make_norm_pairs(80, "l2", random_state=0)
     grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
     assert SVMCompareCV().get_params()["progress"] == "auto"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # as on a console
     # A search shorter than PROGRESS_AFTER (set far out, so that a loaded machine
     # cannot make this one long): no bar.
-    monkeypatch.setattr(grid_search, "PROGRESS_AFTER", 1e9)
+    monkeypatch.setattr(interrupt, "PROGRESS_AFTER", 1e9)
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     assert "SVMCompareCV" not in capsys.readouterr().err
-    monkeypatch.setattr(grid_search, "PROGRESS_AFTER", 0.0)  # as if it ran long
+    monkeypatch.setattr(interrupt, "PROGRESS_AFTER", 0.0)  # as if it ran long
     SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
     assert "SVMCompareCV" in capsys.readouterr().err
     SVMCompareCV(param_grid=grid, cv=3, progress=False).fit(X, y)
     assert "SVMCompareCV" not in capsys.readouterr().err
+    # Into a log file or a pipe "auto" draws no carriage-return frames (a
+    # new user's logs filled with them); progress=True still does.
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    assert "SVMCompareCV" not in capsys.readouterr().err
+    SVMCompareCV(param_grid=grid, cv=3, progress=True).fit(X, y)
+    assert "SVMCompareCV" in capsys.readouterr().err
     with pytest.raises(ValueError, match='progress must be True, False or "auto"'):
         SVMCompareCV(param_grid=grid, progress="yes").fit(X, y)
 

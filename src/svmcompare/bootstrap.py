@@ -55,7 +55,7 @@ from ._validation import (
 from .compare import SVMCompare
 from .exceptions import DegenerateWarning, degenerate_warnings_silenced, outside_stacklevel
 from .ranking_function import check_context_names, copy_names
-from .solvers.interrupt import PROGRESS_AFTER
+from .solvers.interrupt import bar_options
 
 _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
 _ALIGN_PAIRS = 10_000  # training pairs whose items align a replicate's scores
@@ -417,8 +417,7 @@ class BootstrapCompare(BaseEstimator):
         self.calibration_ = "out-of-bag" if out_of_bag else (
             "in each fit" if model.get_params().get("probability", False) else None)
         _check_resample_labels(model, y, counts, member if self.resample == "groups" else None)
-        jobs = tqdm(counts, desc="bootstrap", disable=self.progress is False, leave=False,
-                    delay=PROGRESS_AFTER if self.progress == "auto" else 0.0)
+        jobs = tqdm(counts, desc="bootstrap", leave=False, **bar_options(self.progress))
         self.replicates_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn, out_of_bag)
             for drawn in jobs)

@@ -38,7 +38,7 @@ from .exceptions import NoRankingError, degenerate_warnings_silenced
 from .kernels import BlockBases
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
-from .solvers.interrupt import PROGRESS_AFTER
+from .solvers.interrupt import bar_options
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
 PATH_GRAM_BYTES = 512 * 2**20
@@ -331,8 +331,7 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         [range(1), range(1, 2), range(2, len(splits))]
     # "auto": the bar appears once the search has run PROGRESS_AFTER seconds.
     with tqdm(total=len(splits) * len(groups), desc=description or type(estimator).__name__,
-              disable=progress is False, leave=False,
-              delay=PROGRESS_AFTER if progress == "auto" else 0.0) as bar:
+              leave=False, **bar_options(progress)) as bar:
         for wave, folds in enumerate(waves):
             if wave > 0:
                 keep = np.asarray(race(points, scores[:wave]), dtype=bool)

@@ -38,7 +38,7 @@ from ._validation import (
 from .bootstrap import alignment
 from .datasets.games import read_times, time_keys
 from .exceptions import outside_stacklevel
-from .solvers.interrupt import PROGRESS_AFTER
+from .solvers.interrupt import bar_options
 
 
 def _as_number(times, name, at=None):
@@ -273,8 +273,7 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     proba = None
     predicted = np.zeros(n, dtype=bool)
     path, seconds, previous = [], {}, None
-    bar = tqdm(range(start, order.size), desc="periods", disable=progress is False,
-               leave=False, delay=PROGRESS_AFTER if progress == "auto" else 0.0)
+    bar = tqdm(range(start, order.size), desc="periods", leave=False, **bar_options(progress))
     for position in bar:
         period = labels[position]
         train, test = keys < order[position], keys == order[position]

@@ -771,3 +771,23 @@ def test_tol_reaches_the_solver_and_is_checked(tmp_path, capsys):
                            (["--tol", "1e-6", "--model-type", "lp"], "no --tol")):
         assert main([*base, *extra]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_progress_bars_go_to_a_terminal_only(tmp_path, capsys, monkeypatch):
+    # A new user's logs filled with the search's carriage-return frames: on the
+    # command line the bars are drawn only when stderr is a terminal.
+    import sys
+
+    from svmcompare.solvers import interrupt
+
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    monkeypatch.setattr(interrupt, "PROGRESS_AFTER", 0.0)  # as if the search ran long
+    fit = ["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+           "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context", "home_adv",
+           "--auto", "--groups", "season", "--model", str(tmp_path / "m.skops")]
+    capsys.readouterr()
+    assert main(fit) == 0
+    assert "\r" not in capsys.readouterr().err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(fit) == 0
+    assert "SVMCompareCV" in capsys.readouterr().err

@@ -163,8 +163,10 @@ def make_model(args):
         if getattr(args, "auto", False) or getattr(args, "grid", False):
             raise ValueError("--auto and --grid choose the tie band and link by validation; "
                              "--tie-band and --link apply to a single fit.")
-    # A progress line for a long exact fit, unless --no-progress (a --grid has its own).
-    verbose = not (getattr(args, "no_progress", False) or getattr(args, "grid", False))
+    # A progress line for a long exact fit, unless --no-progress (a --grid has
+    # its own) or the output is a log or a pipe (no carriage-return frames there).
+    verbose = not (getattr(args, "no_progress", False) or getattr(args, "grid", False)) \
+        and sys.stderr.isatty()
     if args.model_type == "compare":
         # Ids alone: every id's effect shrunk alike (indicators unscaled), as
         # the README's ratings at scale; a rare id is neither the least

@@ -101,13 +101,14 @@ def _fit(args):
     if args.auto:
         estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
                                  scoring=args.scoring, n_jobs=args.n_jobs, random_state=0,
-                                 progress=not args.no_progress)
+                                 progress=False if args.no_progress else "auto")
     elif args.grid:
         scoring = args.scoring or ("log_loss" if args.probability else "error")
         if scoring == "log_loss" and not args.probability:
             raise ValueError("--scoring log_loss scores probabilities: add --probability.")
         estimator = SVMCompareCV(estimator=model, scoring=scoring, n_jobs=args.n_jobs,
-                                 probability=args.probability, progress=not args.no_progress)
+                                 probability=args.probability,
+                                 progress=False if args.no_progress else "auto")
         # --grid folds: 5 plain folds, or with --bootstrap-groups group folds (at most 5).
         groups = groups if args.bootstrap_groups else None
     else:
@@ -170,7 +171,7 @@ def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
         estimator = BootstrapCompare(estimator, n_resamples=args.bootstrap,
                                      resample="groups" if args.bootstrap_groups else "pairs",
                                      n_jobs=args.n_jobs, random_state=0,
-                                     progress=not args.no_progress)
+                                     progress=False if args.no_progress else "auto")
         if not (search or args.bootstrap_groups):
             groups = None
     with parallel_backend(args):

@@ -19,6 +19,16 @@ from .threads import solver_threads
 PROGRESS_AFTER = 2.0  # seconds of solving before the progress line appears
 
 
+def bar_options(progress):
+    """tqdm's ``disable`` and ``delay`` for a ``progress`` setting: False none,
+    True at once, "auto" after PROGRESS_AFTER seconds and only where the
+    output is a terminal (a log file or a pipe would fill with its
+    carriage-return frames; tqdm's notebook bar shows either way)."""
+    if isinstance(progress, str) and progress == "auto":
+        return {"disable": None, "delay": PROGRESS_AFTER}
+    return {"disable": not progress, "delay": 0.0}
+
+
 class StepsLine:
     """The steps so far on stderr, once a solve has run past PROGRESS_AFTER seconds
     (one line over the solve's successive worker threads)."""
