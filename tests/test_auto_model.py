@@ -409,3 +409,22 @@ def test_splits_and_grids_that_cannot_search_are_refused_by_name():
                                             (np.flatnonzero(~mask), np.flatnonzero(mask))]
                        ).fit(X, y)
     np.testing.assert_allclose(one.cv_results_["mean_error"], two.cv_results_["mean_error"])
+
+
+def test_a_squared_hinge_search_has_linear_squared_hinge_points_only():
+    # Ratings of ids: the hinge's search can choose a point without a ranking
+    # direction; loss="squared_hinge" searches the default grid's linear
+    # points with the squared hinge (whose solution is unique), and the
+    # plain SVMCompare(kernel="linear", loss="squared_hinge") among them.
+    X, y = make_norm_pairs(120, "l1", equality_fraction=0.3, random_state=0)
+    search = SVMCompareCV(cv=3, probability=True, loss="squared_hinge").fit(X, y)
+    results = search.cv_results_
+    assert set(results["kernel"]) == {"linear"} and set(results["loss"]) == {"squared_hinge"}
+    assert ((results["class_weight"] == "auto") & (results["C"] == 1.0)).any()  # own point
+    assert set(results["C"]) >= {1e-6, 100.0}
+    assert search.best_estimator_.loss == "squared_hinge"
+    for bad in ({"estimator": SVMCompare()}, {"param_grid": {"C": [1.0]}}):
+        with pytest.raises(ValueError, match="set the loss there"):
+            SVMCompareCV(loss="squared_hinge", **bad).fit(X, y)
+    with pytest.raises(ValueError, match="loss must be 'hinge' or 'squared_hinge'"):
+        SVMCompareCV(loss="log").fit(X, y)

@@ -91,8 +91,14 @@ def rbf_by_nystroem(n_pairs=None, n_items=None, budget=PATH_GRAM_BYTES):
 
 
 def default_grid(n_features, indicators=False, n_pairs=None, n_items=None,
-                 budget=PATH_GRAM_BYTES):
+                 budget=PATH_GRAM_BYTES, loss="hinge"):
     """The grid :class:`SVMCompareCV` searches when given none.
+
+    ``loss="squared_hinge"``: the linear points alone, each with the squared
+    hinge (``SVMCompareCV(param_grid=default_grid(p, indicators, loss=
+    "squared_hinge"))``; ``fit --auto --loss squared_hinge``): the ratings of
+    ids, whose solution is unique, where the hinge's search may choose a
+    point without a ranking direction (BENCHMARKS.md, "Stop 52").
 
     Linear: C = 10^-6..10^2 (at C = 10^-6 every row is at its bound C but
     the few that balance beta, so u = C sum_t y_t d_t (eq. 17): the direction
@@ -121,6 +127,10 @@ def default_grid(n_features, indicators=False, n_pairs=None, n_items=None,
               "C": list(np.logspace(-6, 2, 9))}
     if indicators:
         linear = {**linear, "scale_indicators": [True, False]}
+    if loss == "squared_hinge":
+        return [{**linear, "loss": ["squared_hinge"]}]
+    if loss != "hinge":
+        raise ValueError(f"loss must be 'hinge' or 'squared_hinge'; got {loss!r}.")
     rbf = {"kernel": ["rbf"], "class_weight": ["balanced"],
            "gamma": [0.25 / n, 1.0 / n, 4.0 / n], "C": list(np.logspace(-2, 1, 4))}
     if rbf_by_nystroem(n_pairs, n_items, budget):
@@ -384,6 +394,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         one chosen without the race.  Left out, they show ``n_pruned`` > 0
         and no mean scores in ``cv_results_``.  False: every point on every
         fold.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+        The loss of the default grid's points (no ``estimator`` and no
+        ``param_grid`` given).  "squared_hinge": the linear points alone,
+        each with the squared hinge (and ``SVMCompare(kernel="linear",
+        loss="squared_hinge")``'s own setting): ratings of ids, where the
+        hinge's exact solutions may have no ranking direction (scores at
+        rounding level, ordered by where the solver stopped; BENCHMARKS.md,
+        "Stop 52"); the squared hinge's solution is unique.
 
     Attributes
     ----------
@@ -416,7 +434,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, param_grid=None, scoring=None, cv=5,
                  probability=False, selection="auto", cost=None, n_jobs=None,
-                 random_state=None, progress="auto", race=True):
+                 random_state=None, progress="auto", race=True, loss="hinge"):
         self.estimator = estimator
         self.selection = selection
         self.param_grid = param_grid
@@ -428,6 +446,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.race = race
+        self.loss = loss
 
     def _scoring(self):
         scoring = self.scoring
@@ -444,11 +463,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             return self.param_grid
         n_features = X.shape[2]
         if isinstance(base, SVMCompare) and self.estimator is None:
-            n_items = None if sparse or X.shape[0] > SEARCH_NYSTROEM_PAIRS \
+            n_items = None if sparse or self.loss != "hinge" or X.shape[0] > SEARCH_NYSTROEM_PAIRS \
                 else distinct_items(X.reshape(-1, n_features) + 0.0)[0].shape[0]
             budget = path_budget(base)
             grid = default_grid(n_features, indicators=bool(indicator_columns(X).any()),
-                                n_pairs=X.shape[0], n_items=n_items, budget=budget)
+                                n_pairs=X.shape[0], n_items=n_items, budget=budget,
+                                loss=self.loss)
             # Sparse pairs (identities) are fitted by the linear kernel only.
             grid = grid[:1] if sparse else grid
             searched = _with_own_point(grid, base, sparse)
@@ -510,13 +530,20 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"selection must be one of {SELECTIONS}; got {self.selection!r}.")
         if not isinstance(self.race, (bool, np.bool_)):
             raise TypeError(f"race must be True or False; got {self.race!r}.")
+        if not isinstance(self.loss, str) or self.loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"loss must be 'hinge' or 'squared_hinge'; got {self.loss!r}.")
+        if self.loss != "hinge" and (self.estimator is not None or self.param_grid is not None):
+            raise ValueError("loss sets the default grid's loss: with an estimator or a "
+                             "param_grid, set the loss there (SVMCompare(loss=...)).")
         # A wide DataFrame's feature names and a context DataFrame's column
         # names go to the fitted model.
         named, named_context = X, context
         X, y = check_pairs_labels(X, y)
         context = check_context(context, X.shape[0])
         sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        base = SVMCompare() if self.estimator is None else clone(self.estimator)
+        base = clone(self.estimator) if self.estimator is not None else \
+            SVMCompare() if self.loss == "hinge" else \
+            SVMCompare(kernel="linear", loss=self.loss)
         if self.random_state is not None and "random_state" in base.get_params():
             base.set_params(random_state=self.random_state)
         if groups is not None:  # missing or mixed labels named, as the bootstrap does

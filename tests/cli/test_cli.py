@@ -488,8 +488,6 @@ def test_fit_takes_the_squared_hinge_for_a_single_linear_fit(tmp_path, capsys):
     capsys.readouterr()
     assert main([*base, "--loss", "squared_hinge", "--kernel", "rbf"]) == 2
     assert "loss='squared_hinge'" in capsys.readouterr().err
-    assert main([*base, "--loss", "squared_hinge", "--auto"]) == 2
-    assert "--loss applies to a single fit" in capsys.readouterr().err
 
 
 def write_wide(path, X, y=None):
@@ -791,3 +789,17 @@ def test_progress_bars_go_to_a_terminal_only(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main(fit) == 0
     assert "SVMCompareCV" in capsys.readouterr().err
+
+
+def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
+    # --auto refused --loss squared_hinge, the loss the README gives ratings of ids.
+    from svmcompare.persistence import load_model
+
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context",
+                 "home_adv", "--auto", "--probability", "--groups", "season", "--loss",
+                 "squared_hinge", "--model", str(tmp_path / "m.skops")]) == 0
+    assert "loss = squared_hinge" in capsys.readouterr().out
+    model = load_model(tmp_path / "m.skops")
+    assert model.get_params()["loss"] == "squared_hinge" and model.kernel == "linear"

@@ -84,9 +84,6 @@ def _fit(args):
     if args.auto and args.calibration != "auto":
         raise ValueError("--auto calibrates on its own search folds; --calibration applies "
                          "to a single fit.")
-    if args.auto and args.loss != "hinge":
-        raise ValueError("--auto searches hinge-loss models (its grid has RBF kernels); "
-                         "--loss applies to a single fit.")
     model = make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
@@ -99,9 +96,11 @@ def _fit(args):
         raise ValueError("--auto searches at the default tolerance; --tol applies to a single "
                          "fit (and --grid): refit the chosen point with it.")
     if args.auto:
+        # --loss squared_hinge: the default grid's linear points with that loss.
         estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
                                  scoring=args.scoring, n_jobs=args.n_jobs, random_state=0,
-                                 progress=False if args.no_progress else "auto")
+                                 progress=False if args.no_progress else "auto",
+                                 loss=args.loss)
     elif args.grid:
         scoring = args.scoring or ("log_loss" if args.probability else "error")
         if scoring == "log_loss" and not args.probability:
