@@ -370,3 +370,8 @@ def test_min_games_ranks_only_the_items_with_enough_games(board_model, games_fil
     assert main(["leaderboard", str(fitted), "--min-games", "5", "-o",
                  str(folder / "no.csv")]) == 2
     assert "--min-games counts each item's games" in capsys.readouterr().err
+    # --until / --after without --games were silently ignored (review).
+    for option in ("--until", "--after"):
+        assert main(["leaderboard", str(fitted), option, "season=3", "-o",
+                     str(folder / "no.csv")]) == 2
+        assert "--until / --after select the --games rows" in capsys.readouterr().err

@@ -248,3 +248,27 @@ def test_a_bad_advantage_cell_is_named_by_file_line_and_column(tmp_path, capsys,
                  "--advantage", "adv", "-o", str(tmp_path / "f.csv")]) == 2
     assert f"g.csv, line 4, column adv: {shown} (1 row(s)); --advantage needs a number" \
         in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_a_single_advantage_number_must_be_finite(tmp_path, capsys, value):
+    # The column form refused inf; the single-number form wrote ctx_advantage
+    # = inf (or left it blank for nan) into every row (review).
+    (tmp_path / "g.csv").write_text("date,home,away,result\n2020-01-01,A,B,H\n"
+                                    "2020-01-02,B,A,D\n")
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "date",
+                 f"--advantage={value}", "-o", str(tmp_path / "f.csv")]) == 2
+    assert "advantage must be a finite number" in capsys.readouterr().err
+    assert not (tmp_path / "f.csv").exists()
+
+
+def test_features_names_a_self_pair_by_file_and_line(tmp_path, capsys):
+    # A new user's placeholder fixtures (TBC v TBC) were "game 10063" for line 10065.
+    (tmp_path / "g.csv").write_text("date,home,away,result\n2020-01-01,A,B,H\n"
+                                    "2020-01-02,B,A,D\n2020-01-03,TBC,TBC,\n")
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "date",
+                 "--fixtures", "-o", str(tmp_path / "f.csv")]) == 2
+    assert "g.csv, line 4: 'TBC' is in both --a home and --b away (1 such row(s))" \
+        in capsys.readouterr().err

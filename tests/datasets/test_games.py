@@ -66,6 +66,17 @@ def test_numeric_results_seasons_and_an_advantage_column():
     np.testing.assert_array_equal(y, -games["sign"])
 
 
+@pytest.mark.parametrize("advantage, message", [
+    (np.inf, "advantage must be a finite number"), (np.nan, "advantage must be a finite number"),
+    ("edge", "advantage of game 3 is inf")])
+def test_an_advantage_must_be_finite(advantage, message):
+    games = _league(20)
+    games["edge"] = np.where(np.arange(20) == 3, np.inf, 1.0)
+    with pytest.raises(ValueError, match=message):
+        games_features(games, first="home", second="away", result="result",
+                       outcome_map={"H": -1, "D": 0, "A": 1}, advantage=advantage)
+
+
 def test_load_chess_games_reads_the_numeric_results_it_documents(tmp_path):
     path = tmp_path / "games.csv"
     pd.DataFrame({"time": ["2024-01-01", "2024-01-02", "2024-01-03"],
@@ -372,7 +383,7 @@ def test_an_int_id_and_the_same_id_as_a_float_are_one_player():
     X2, _, _, info2 = games_features(games.astype({"away": float}), **kwargs)
     assert info["first_games"].iloc[-1] == 18
     np.testing.assert_array_equal(X2, X)
-    with pytest.raises(ValueError, match="same player on both sides"):
+    with pytest.raises(ValueError, match="on both sides .* a player cannot play itself"):
         games_features(games.assign(away=games["home"].astype(float)), **kwargs)
 
 

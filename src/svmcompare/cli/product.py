@@ -194,6 +194,7 @@ def _features(args):
     from ..datasets import games_features
     from ..datasets.games import GAME_FEATURES, POINTS_FEATURES
     from ..io import read_table
+    from ..pairs import id_text
 
     name = Path(args.games).name
     games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
@@ -210,6 +211,13 @@ def _features(args):
         if column not in games.columns:
             raise ValueError(f"{name} has no column {column!r}; it has "
                              f"{list(games.columns)}.")
+    same = (id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy()))
+    if same.any():  # named by its line here (games_features counts games from 0)
+        raise ValueError(f"{name}, line {int(np.flatnonzero(same)[0]) + 2}: "
+                         f"{games[args.a].iloc[int(np.flatnonzero(same)[0])]!r} is in both "
+                         f"--a {args.a} and --b {args.b} ({int(same.sum())} such row(s)); a "
+                         "side cannot play itself: remove those rows (placeholders of "
+                         "fixtures not drawn yet, such as 'TBC', are often the cause).")
     if args.time is not None:
         # games_features reads the column by the same rule; read here first, a
         # bad value is named by its line.
@@ -464,6 +472,9 @@ def _leaderboard(args):
     games = None if args.games is None else _games_of(args, point, ids)
     if args.min_games is not None and games is None:
         raise ValueError("--min-games counts each item's games: give them with --games.")
+    if (args.until is not None or args.after is not None) and games is None:
+        raise ValueError("--until / --after select the --games rows to count: give them with "
+                         "--games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
                         confidence=args.interval or 0.9, min_games=args.min_games)
     if args.min_games is not None:  # the head to head among the ranked items only

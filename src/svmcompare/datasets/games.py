@@ -459,6 +459,9 @@ def _advantage(games, advantage):
     if advantage is None:
         return None
     if isinstance(advantage, numbers.Real) and not isinstance(advantage, bool):
+        if not np.isfinite(float(advantage)):
+            raise ValueError(f"advantage must be a finite number (+1: the second player has "
+                             f"it, -1: the first, 0: neither) or a column; got {advantage!r}.")
         return np.full((len(games), 1), float(advantage))
     if advantage not in games.columns:
         raise ValueError(f"advantage column {advantage!r} is not in the games table.")
@@ -466,8 +469,9 @@ def _advantage(games, advantage):
     if pd.api.types.is_bool_dtype(column):
         return column.to_numpy(dtype=float)[:, None]
     values = pd.to_numeric(column, errors="coerce")
-    if values.isna().any():
-        bad = int(np.flatnonzero(values.isna().to_numpy())[0])
+    wrong = ~np.isfinite(values.to_numpy(dtype=float))  # missing, text or infinite
+    if wrong.any():
+        bad = int(np.flatnonzero(wrong)[0])
         value = column.iloc[bad]
         what = "missing" if pd.isna(value) else repr(plain_value(value))
         raise ValueError(f"advantage of game {bad} is {what}; expected numbers or True / "
@@ -611,9 +615,13 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     table = pd.DataFrame({"white": id_text(games[first].to_numpy()),
                           "black": id_text(games[second].to_numpy()),
                           "score": score, "period": day})
-    if (table["white"] == table["black"]).any():
-        bad = int(np.flatnonzero(table["white"] == table["black"])[0])
-        raise ValueError(f"game {bad} has the same player on both sides.")
+    same = (table["white"] == table["black"]).to_numpy()
+    if same.any():
+        bad = int(np.flatnonzero(same)[0])
+        raise ValueError(f"game {bad} (counting from 0) has {table['white'].iloc[bad]!r} on "
+                         f"both sides ({int(same.sum())} such game(s)); a player cannot play "
+                         "itself: remove those rows (placeholders of fixtures not drawn yet, "
+                         "such as 'TBC', are often the cause).")
     # The rating systems walk the periods in order; the output keeps the input's.
     order = np.argsort(day, kind="stable")
     features = np.empty((len(games), 2, len(PLAYER_FEATURES)))
