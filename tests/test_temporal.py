@@ -200,6 +200,48 @@ def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
     np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
 
 
+def test_a_timedelta_half_life_weighs_date_periods_as_days(season):
+    # rolling_fit read the dates as numbers of days and then refused the
+    # timedelta the docstring allows (review).
+    X, y, _, week = season
+    dates = pd.Timestamp("2024-08-01") + pd.to_timedelta(7 * week, unit="D")
+    in_days = rolling_fit(linear(), X, y, dates.to_numpy(), half_life=14.0, first=dates[-1],
+                          progress=False)
+    as_delta = rolling_fit(linear(), X, y, dates.to_numpy(), half_life=pd.Timedelta("2W"),
+                           first=dates[-1], progress=False)
+    np.testing.assert_array_equal(as_delta.proba, in_days.proba)
+    with pytest.raises(TypeError, match="a timedelta half_life needs dates"):
+        rolling_fit(linear(), X, y, week, half_life=pd.Timedelta("2W"), progress=False)
+    # Times that run against the periods are named, with their period.
+    times = week.astype(float)
+    times[3] = 99.0
+    with pytest.raises(ValueError, match=r"times\[3\] \(period 0\) is later than the first "
+                                         r"time of period 1"):
+        rolling_fit(linear(), X, y, week, half_life=2.0, times=times, progress=False)
+
+
+def test_first_is_read_as_the_periods_are(season):
+    # Text against number periods compared as text ('9' after '12'); a first
+    # against time-zone-aware dates raised pandas' "Cannot compare tz-naive and
+    # tz-aware timestamps"; a number against dates read as 1970 (review).
+    X, y, _, week = season
+    numbers = 3 * week + 6
+    with pytest.raises(ValueError, match="first='9' is not a number; the periods are numbers"):
+        rolling_fit(linear(), X, y, numbers, first="9", progress=False)
+    with pytest.raises(ValueError, match="is not a number"):
+        rolling_fit(linear(), X, y, numbers, first=pd.Timestamp("2020-01-01"), progress=False)
+    assert np.all(rolling_fit(linear(), X, y, numbers, first=9, progress=False).predicted
+                  == (numbers >= 9))
+    dates = pd.Timestamp("2024-08-01", tz="UTC") + pd.to_timedelta(7 * week, unit="D")
+    expected = week >= 3
+    for first in ("2024-08-20", pd.Timestamp("2024-08-20"),
+                  pd.Timestamp("2024-08-20 02:00", tz="Europe/Paris")):
+        result = rolling_fit(linear(), X, y, dates, first=first, progress=False)
+        np.testing.assert_array_equal(result.predicted, expected)
+    with pytest.raises(ValueError, match="first=2 is not a date; the periods are dates"):
+        rolling_fit(linear(), X, y, dates.tz_localize(None), first=2, progress=False)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"periods": np.zeros(480)}, "single period"),
     ({"periods": np.arange(10)}, "shape"),

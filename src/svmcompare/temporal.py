@@ -19,6 +19,7 @@ shows how items move against each other, not changes of the spread.
 
 from __future__ import annotations
 
+import contextlib
 import time as _clock
 import warnings
 from dataclasses import dataclass
@@ -124,15 +125,7 @@ def time_decay(times, half_life, now=None):
     if times.size == 0:
         raise ValueError("times is empty.")
     values, unit = _read_times(times, "times")
-    if isinstance(half_life, (pd.Timedelta, np.timedelta64)) or hasattr(half_life, "days"):
-        half_life = pd.Timedelta(half_life).total_seconds() / 86_400.0
-        if unit != "days":
-            raise TypeError(f"a timedelta half_life needs dates as times; times are "
-                            f"{_KINDS[unit][0]}.")
-    if isinstance(half_life, bool) or not isinstance(half_life, (int, float, np.number)) \
-            or not np.isfinite(half_life) or half_life <= 0:
-        raise ValueError(f"half_life must be a positive number (or a timedelta for dates); "
-                         f"got {half_life!r}.")
+    half_life = _half_life_in(half_life, unit)
     if now is None:
         reference = values.max()
     elif np.ndim(now) != 0:
@@ -155,7 +148,22 @@ def time_decay(times, half_life, now=None):
     if np.any(age < -1e-9 * max(1.0, abs(reference))):
         raise ValueError("some comparisons are later than now: weights for a time are made "
                          "from earlier results only.")
-    return np.exp2(-np.maximum(age, 0.0) / float(half_life))
+    return np.exp2(-np.maximum(age, 0.0) / half_life)
+
+
+def _half_life_in(half_life, unit):
+    """``half_life`` as a number in the times' ``unit`` (a timedelta in days,
+    for dates only), checked positive and finite."""
+    if isinstance(half_life, (pd.Timedelta, np.timedelta64)) or hasattr(half_life, "days"):
+        if unit != "days":
+            raise TypeError(f"a timedelta half_life needs dates as times; times are "
+                            f"{_KINDS[unit][0]}.")
+        half_life = pd.Timedelta(half_life).total_seconds() / 86_400.0
+    if isinstance(half_life, bool) or not isinstance(half_life, (int, float, np.number)) \
+            or not np.isfinite(half_life) or half_life <= 0:
+        raise ValueError(f"half_life must be a positive number (or a timedelta for dates); "
+                         f"got {half_life!r}.")
+    return float(half_life)
 
 
 @dataclass
@@ -263,12 +271,15 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     moments = None
     if half_life is not None and times is None and kind == "order":
         moments = keys.astype(float)  # an ordered Categorical's periods: their positions
+        half_life = _half_life_in(half_life, None)
     elif half_life is not None:
         given = np.asarray(periods if times is None else times)
         if given.shape != (n,):
             raise ValueError(f"times has shape {given.shape}; expected ({n},).")
-        # As time_decay reads them: a missing or impossible time named, never a weight of 0.
-        moments = _read_times(given, "times")[0]
+        # As time_decay reads them: a missing or impossible time named, never a
+        # weight of 0; the half-life in their unit (a timedelta for dates).
+        moments, unit = _read_times(given, "times")
+        half_life = _half_life_in(half_life, unit)
     decision = np.full(n, np.nan)
     proba = None
     predicted = np.zeros(n, dtype=bool)
@@ -279,8 +290,15 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         train, test = keys < order[position], keys == order[position]
         weight = take_rows(sample_weight, train)
         if moments is not None:
-            now = moments[test].min()
-            decay = time_decay(moments[train], half_life, now=now)
+            now = moments[test].min()  # the period's first time
+            age = now - moments[train]
+            if np.any(age < -1e-9 * max(1.0, abs(now))):
+                late = np.flatnonzero(train)[np.argmin(age)]
+                raise ValueError(f"times[{late}] (period {periods[late]}) is later than the "
+                                 f"first time of period {period}: times must follow the "
+                                 "periods' order (each period's results after the earlier "
+                                 "periods').")
+            decay = np.exp2(-np.maximum(age, 0.0) / half_life)  # as time_decay weighs
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
         try:
@@ -350,6 +368,10 @@ def _first_position(first, order, labels, kind, periods):
     ``order`` (``labels``: each as given): the first period at or after
     ``first``, read as the periods are."""
     if kind == "numbers":
+        if isinstance(first, bool) or not isinstance(first, (int, float, np.number)) \
+                or not np.isfinite(first):
+            raise ValueError(f"first={first!r} is not a number; the periods are numbers "
+                             f"(e.g. {plain_value(periods[0])!r}).")
         return int(np.searchsorted(order, first))
     if isinstance(first, str) or kind == "order":  # a period as given: a label, a season
         for position, label in enumerate(labels):
@@ -357,24 +379,45 @@ def _first_position(first, order, labels, kind, periods):
                 return position
     if kind == "order":
         raise ValueError(f"first={first!r} is not one of the periods' categories.")
-    datetimes = np.issubdtype(periods.dtype, np.datetime64)
-    if kind == "dates" and (datetimes or isinstance(first, (np.datetime64, pd.Timestamp))
-                            or hasattr(first, "year") and hasattr(first, "day")):
-        try:
-            key = np.datetime64(pd.Timestamp(first))
-        except (TypeError, ValueError):
-            raise ValueError(f"first={first!r} is not a date; the periods are dates.") from None
-    else:
-        # Read with the periods, so that 01/03/2020 takes their day order.
+    if kind == "dates":
+        return int(np.searchsorted(order, _date_key(first, periods, order)))
+    # Read with the periods (seasons, months), as time_keys reads them.
+    try:
+        keys, first_kind = time_keys(np.append(np.asarray(periods, dtype=object), [first]))
+    except (TypeError, ValueError):
+        first_kind = None
+    if first_kind != kind:
+        raise ValueError(f"first={first!r} does not read as the periods do ({kind}, e.g. "
+                         f"{plain_value(periods[0])!r}).")
+    return int(np.searchsorted(order, keys.to_numpy()[-1]))
+
+
+def _date_key(first, periods, order):
+    """``first`` as a key comparable with the date periods' keys ``order``:
+    read with the periods (01/03/2020 in their day order, 20200103 as their
+    YYYYMMDD numbers), in their time zone when they have one."""
+    stamp = None
+    if isinstance(first, (np.datetime64, pd.Timestamp)) \
+            or hasattr(first, "year") and hasattr(first, "day"):
+        stamp = pd.Timestamp(first)
+    elif not isinstance(first, bool):
         try:
             keys, first_kind = time_keys(np.append(np.asarray(periods, dtype=object), [first]))
-        except ValueError:
-            first_kind = None
-        if first_kind != kind:
-            raise ValueError(f"first={first!r} does not read as the periods do ({kind}, e.g. "
-                             f"{plain_value(periods[0])!r}).")
-        key = keys.to_numpy()[-1]
-    return int(np.searchsorted(order, key))
+            if first_kind == "dates":
+                stamp = pd.Timestamp(keys.to_numpy()[-1])
+        except (TypeError, ValueError):  # e.g. text beside time-zone-aware periods
+            if isinstance(first, str):
+                with contextlib.suppress(TypeError, ValueError):
+                    stamp = pd.Timestamp(first)
+    if stamp is None or pd.isna(stamp):
+        raise ValueError(f"first={first!r} is not a date; the periods are dates (e.g. "
+                         f"{plain_value(periods[0])!r}).")
+    zone = getattr(order[0], "tz", None)
+    if zone is not None:  # aware periods: a naive first is a time of their zone
+        return stamp.tz_localize(zone) if stamp.tz is None else stamp.tz_convert(zone)
+    if stamp.tz is not None:  # naive periods: an aware first in UTC, as pandas reads them
+        stamp = stamp.tz_convert("UTC").tz_localize(None)
+    return np.datetime64(stamp, "us").astype(order.dtype)
 
 
 def plot_rating_paths(ratings, path=None, top=10, title="Rating paths"):
