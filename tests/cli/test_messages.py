@@ -272,3 +272,15 @@ def test_features_names_a_self_pair_by_file_and_line(tmp_path, capsys):
                  "--fixtures", "-o", str(tmp_path / "f.csv")]) == 2
     assert "g.csv, line 4: 'TBC' is in both --a home and --b away (1 such row(s))" \
         in capsys.readouterr().err
+
+
+def test_an_infinite_bound_is_named_without_a_numpy_warning(tmp_path, capsys):
+    # --until season=inf printed NumPy's "invalid value encountered in cast"
+    # (a YYYYMMDD check cast inf to int64) before the message (review).
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    capsys.readouterr()
+    assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--until",
+                 "season=inf", "--model", str(tmp_path / "m.skops")]) == 2
+    err = capsys.readouterr().err
+    assert "'inf' is not a number" in err and "warning" not in err

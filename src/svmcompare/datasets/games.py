@@ -76,8 +76,9 @@ def _yyyymmdd(numbers_):
     """Whether integers look like dates written YYYYMMDD (e.g. 20091008)."""
     values = np.asarray(numbers_)
     if values.dtype.kind not in "iu" and not (
-            values.dtype.kind == "f" and np.all(values == np.round(values))):
-        return False
+            values.dtype.kind == "f" and np.all(np.abs(values) < 1e9)
+            and np.all(values == np.round(values))):
+        return False  # (inf, NaN and huge numbers are not eight digits: no cast)
     values = values.astype(np.int64)
     year, month, day = values // 10000, values // 100 % 100, values % 100
     # Eight digits of a year 1000-2999, mostly with a month and day: dates,
