@@ -329,6 +329,16 @@ def test_one_value_that_is_no_date_is_named_not_sorted_as_text(bad, message):
         games_features(games, **{**_WEEKLY, "time": "date"})
 
 
+def test_one_date_among_seasons_is_the_value_named():
+    # The column was read as dates when any value looked like one, so the
+    # first season was blamed for not being a date (review).
+    games = _weekly(4).assign(season="2018-19")
+    games.loc[5, "season"] = "2019-08-01"
+    with pytest.raises(ValueError, match=r"time of game 5 = '2019-08-01' is a date, while most "
+                                         r"of the time column 'season' is not \(e.g. '2018-19'\)"):
+        games_features(games, **{**_WEEKLY, "time": "season"})
+
+
 def test_labels_of_an_unknown_order_are_refused_and_numbers_as_text_are_numbers():
     games = _weekly(12)
     weeks = np.repeat(np.arange(1, 13), 2)

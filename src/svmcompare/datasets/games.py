@@ -163,9 +163,15 @@ def read_times(values, name="the time column", at=None):
     if not looks.any():
         return None
     if not looks.all():
-        k = int(np.flatnonzero(~looks)[0])
+        # The value that breaks the kind most values have is the one named.
+        odd, usual = (~looks, looks) if 2 * np.count_nonzero(looks) >= looks.size \
+            else (looks, ~looks)
+        k, e = int(np.flatnonzero(odd)[0]), int(np.flatnonzero(usual)[0])
+        if odd is looks:
+            raise ValueError(f"{at(k)} = {text.iloc[k]!r} is a date, while most of {name} is "
+                             f"not (e.g. {text.iloc[e]!r}): give every row one kind of time.")
         raise ValueError(f"{at(k)} = {text.iloc[k]!r} is not a date, while {name} holds dates "
-                         f"(e.g. {text.iloc[int(np.flatnonzero(looks)[0])]!r}).")
+                         f"(e.g. {text.iloc[e]!r}).")
     times = _parse_dates(text, name, at)
     bad = times.isna().to_numpy()
     if bad.any():
