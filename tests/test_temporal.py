@@ -200,6 +200,19 @@ def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
     np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
 
 
+def test_time_decay_reads_what_rolling_fit_reads():
+    # time_decay refused an ordered Categorical that its own message offered
+    # and numbers held as objects or text, which rolling_fit reads (review).
+    order = pd.Categorical(["late", "early", "mid"], categories=["early", "mid", "late"],
+                           ordered=True)
+    np.testing.assert_allclose(time_decay(order, 1.0), [1.0, 0.25, 0.5])
+    np.testing.assert_allclose(time_decay(order[1:], 1.0, now="late"), [0.25, 0.5])
+    with pytest.raises(ValueError, match="not one of its categories"):
+        time_decay(order, 1.0, now="never")
+    for numbers in (np.array([1, 2], dtype=object), ["9", "10"]):
+        np.testing.assert_allclose(time_decay(numbers, 1.0), [0.5, 1.0])
+
+
 def test_a_timedelta_half_life_weighs_date_periods_as_days(season):
     # rolling_fit read the dates as numbers of days and then refused the
     # timedelta the docstring allows (review).

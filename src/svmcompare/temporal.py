@@ -47,6 +47,11 @@ def _as_number(times, name, at=None):
     integers too), as the numbers given, or for labels whose order is known
     (:func:`time_keys`) as seasons (2018-19: 2018) or months (2020-01) counted
     as numbers."""
+    if isinstance(getattr(times, "dtype", None), pd.CategoricalDtype):
+        # An ordered Categorical ages by its categories' positions (as
+        # rolling_fit replays one); an unordered one is refused by time_keys.
+        keys, kind = time_keys(times, name, at)
+        return keys.to_numpy(dtype=float), kind
     times = np.asarray(times)
     if times.dtype.kind in "biuf" and times.dtype.kind != "b" \
             and not np.all(np.isfinite(times.astype(float))):
@@ -64,6 +69,8 @@ def _as_number(times, name, at=None):
             raise TypeError(str(error)) from None
         if kind in ("seasons", "months"):
             return keys.to_numpy(dtype=float), kind
+        if kind == "numbers":  # numbers held as objects or text ("9", "10")
+            return keys.to_numpy(dtype=float), None
     raise TypeError(f"{name} must be numbers, dates (YYYY-MM-DD) or seasons (2018-19); got "
                     f"values like {times.ravel()[:1].tolist()}.")
 
@@ -89,7 +96,8 @@ def _read_times(moments, name):
 
 
 _KINDS = {None: ("numbers", "a number"), "days": ("dates", "a date"),
-          "seasons": ("seasons", "a season"), "months": ("months", "a month")}
+          "seasons": ("seasons", "a season"), "months": ("months", "a month"),
+          "order": ("an ordered Categorical's categories", "one of its categories")}
 
 
 def time_decay(times, half_life, now=None):
@@ -118,7 +126,12 @@ def time_decay(times, half_life, now=None):
     ndarray of shape (n_pairs,)
     """
 
-    times = np.asarray(times)
+    categories = None
+    if isinstance(getattr(times, "dtype", None), pd.CategoricalDtype):
+        times = pd.Categorical(times)
+        categories = list(times.categories)
+    else:
+        times = np.asarray(times)
     if times.ndim != 1:
         raise ValueError(f"times must be 1-D (one time per comparison); got shape "
                          f"{times.shape}.")
@@ -130,6 +143,11 @@ def time_decay(times, half_life, now=None):
         reference = values.max()
     elif np.ndim(now) != 0:
         raise ValueError(f"now must be one time; got {now!r}.")
+    elif unit == "order":
+        if now not in categories:
+            raise ValueError(f"times are an ordered Categorical; now={now!r} is not one of "
+                             f"its categories ({categories[:3]}...).")
+        reference = float(categories.index(now))
     elif unit is None and isinstance(now, (int, float, np.number)) \
             and not isinstance(now, bool):
         # A number for numbers, even one that reads as YYYYMMDD (round 20240101).
