@@ -401,6 +401,28 @@ def test_cli_rolling_replays_the_rows_until_and_after_keep(tmp_path, capsys):
     assert "a single period: nothing earlier to fit on" in capsys.readouterr().err
 
 
+def test_cli_rolling_fits_a_linear_model_unless_told_otherwise(tmp_path, capsys):
+    # On history features the RBF default of fit overfits a replay (a new
+    # user's rugby: 0.6732 against 0.6169) at 27x the time: rolling is linear.
+    from svmcompare.cli import main
+
+    matches = _league_files(tmp_path)
+    features = tmp_path / "f.csv"
+    assert main(["features", str(matches), "--a", "home", "--b", "away", "--outcome",
+                 "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "season",
+                 "--advantage", "home_adv", "-o", str(features)]) == 0
+    common = ["rolling", str(features), "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1", "--context", "ctx_advantage", "--period",
+              "season", "--first", "3", "--no-progress"]
+    outputs = {}
+    for name, extra in (("default", []), ("linear", ["--kernel", "linear"]),
+                        ("rbf", ["--kernel", "rbf"])):
+        assert main([*common, *extra, "-o", str(tmp_path / f"{name}.csv")]) == 0
+        outputs[name] = pd.read_csv(tmp_path / f"{name}.csv")["p_tie"].to_numpy()
+    np.testing.assert_array_equal(outputs["default"], outputs["linear"])
+    assert not np.allclose(outputs["default"], outputs["rbf"])
+
+
 def test_cli_rolling_names_a_result_without_a_period(tmp_path, capsys):
     from svmcompare.cli import main
 

@@ -101,7 +101,8 @@ def add_model_arguments(parser):
     """The model's hyper-parameters on the command line (fit, rolling)."""
     parser.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],
                         default=None, help="default: linear for a table of ids without "
-                                           "--items (identities, kept sparse), else rbf")
+                                           "--items (identities, kept sparse) and for "
+                                           "rolling, else rbf")
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--gamma", type=float, default=1.0)
     parser.add_argument("--degree", type=int, default=3)
