@@ -284,3 +284,24 @@ def test_an_infinite_bound_is_named_without_a_numpy_warning(tmp_path, capsys):
                  "season=inf", "--model", str(tmp_path / "m.skops")]) == 2
     err = capsys.readouterr().err
     assert "'inf' is not a number" in err and "warning" not in err
+
+
+def test_rank_and_leaderboard_note_a_degenerate_fit(tmp_path, capsys):
+    # A new user's leaderboard of a degenerate fit read 4e-8 for the top team
+    # with nothing said where the scores were shown.
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    common = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+              "H=-1,D=0,A=1", "--context", "home_adv", "--kernel", "linear"]
+    matches = str(tmp_path / "lg" / "matches.csv")
+    for name, extra in (("deg", ["--class-weight", "none", "--C", "100"]),
+                        ("ok", ["--loss", "squared_hinge"])):
+        assert main(["fit", matches, *common, *extra, "--model",
+                     str(tmp_path / f"{name}.skops")]) == 0
+    for name, noted in (("deg", True), ("ok", False)):
+        capsys.readouterr()
+        assert main(["rank", str(tmp_path / f"{name}.skops"), "-o", str(tmp_path / "r.csv")]) \
+            == 0
+        assert ("holds a degenerate fit" in capsys.readouterr().err) is noted
+        assert main(["leaderboard", str(tmp_path / f"{name}.skops"), "-o",
+                     str(tmp_path / "b.csv")]) == 0
+        assert ("holds a degenerate fit" in capsys.readouterr().err) is noted

@@ -584,3 +584,15 @@ def ordered_column(extras, column, option, file):
     if kind in ("dates", "numbers"):
         return keys, kind
     return extras[column].to_numpy(dtype=object), kind
+
+
+def note_degenerate(model, path):
+    """A note on stderr when the scores ``model`` gives come from a degenerate
+    fit (``degenerate_``: its direction is where the solver stopped, not one
+    the problem defines, and its scores can sit at rounding level): a new
+    user's leaderboard of ids read 4e-8 for the top team."""
+    if getattr(model, "degenerate_", False):
+        print(f"note: {path} holds a degenerate fit (degenerate_ = True): its scores keep the "
+              "direction where the solver stopped, which can change with tol, and can be "
+              "tiny; for ratings of ids fit with --loss squared_hinge (also with --auto), "
+              "whose solution is unique.", file=sys.stderr)

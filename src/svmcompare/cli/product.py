@@ -32,6 +32,7 @@ from .options import (
     load_bootstrap,
     load_pair_model,
     make_model,
+    note_degenerate,
     ordered_column,
     pair_columns,
     parallel_backend,
@@ -423,6 +424,7 @@ def _rank(args):
         else load_bootstrap(args.model, "rank --interval")
     ids, Z, features = items_of(model, args.items_file)
     check_file_features(point_model(model), features, args.items_file or args.model)
+    note_degenerate(point_model(model), args.model)
     out = pd.DataFrame({"id": ids})
     if args.items_file is not None and is_letor(args.items_file):
         out["qid"] = load_letor(args.items_file)[2]  # which query each item answers
@@ -469,6 +471,7 @@ def _leaderboard(args):
                          "pair model from 'svmcompare fit' on a pairs file.")
     ids, Z, features = items_of(model, args.items_file)
     check_file_features(point, features, args.items_file or args.model)
+    note_degenerate(point, args.model)
     games = None if args.games is None else _games_of(args, point, ids)
     if args.min_games is not None and games is None:
         raise ValueError("--min-games counts each item's games: give them with --games.")
