@@ -95,10 +95,10 @@ def default_grid(n_features, indicators=False, n_pairs=None, n_items=None,
     """The grid :class:`SVMCompareCV` searches when given none.
 
     ``loss="squared_hinge"``: the linear points alone, each with the squared
-    hinge (``SVMCompareCV(param_grid=default_grid(p, indicators, loss=
-    "squared_hinge"))``; ``fit --auto --loss squared_hinge``): the ratings of
-    ids, whose solution is unique, where the hinge's search may choose a
-    point without a ranking direction (BENCHMARKS.md, "Stop 52").
+    hinge (what ``SVMCompareCV(loss="squared_hinge")`` and ``fit --auto --loss
+    squared_hinge`` search): the ratings of ids, whose solution is unique,
+    where the hinge's search may choose a point without a ranking direction
+    (BENCHMARKS.md, "Stop 52" and "A third new user's real data").
 
     Linear: C = 10^-6..10^2 (at C = 10^-6 every row is at its bound C but
     the few that balance beta, so u = C sum_t y_t d_t (eq. 17): the direction
