@@ -305,3 +305,16 @@ def test_rank_and_leaderboard_note_a_degenerate_fit(tmp_path, capsys):
         assert main(["leaderboard", str(tmp_path / f"{name}.skops"), "-o",
                      str(tmp_path / "b.csv")]) == 0
         assert ("holds a degenerate fit" in capsys.readouterr().err) is noted
+
+
+def test_a_pair_without_a_group_is_named_by_its_line(tmp_path, capsys):
+    # The message said "row 4" (a position among the pairs) for line 6.
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    frame = pd.read_csv(tmp_path / "lg" / "matches.csv").astype({"season": object})
+    frame.loc[4, "season"] = None
+    frame.to_csv(tmp_path / "m.csv", index=False)
+    capsys.readouterr()
+    assert main(["fit", str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome",
+                 "result", "--outcome-map", "H=-1,D=0,A=1", "--auto", "--groups", "season",
+                 "--model", str(tmp_path / "x.skops")]) == 2
+    assert "m.csv: 1 row(s) have no 'season' (first on line 6)" in capsys.readouterr().err

@@ -354,6 +354,26 @@ def labeled_pairs(y, rows, path, column):
     return ~np.isnan(y)
 
 
+def check_filled(extras, names, file, rows):
+    """Every kept row (``rows``: a mask, or None for all) has a value in the
+    columns ``names`` that exist: a result without a period cannot be
+    replayed, a pair without a group has no fold.  Lines are those of the
+    file."""
+    import numpy as np
+
+    from .._validation import empty_cells
+
+    for column in names:
+        if column is None or column not in extras.columns:
+            continue
+        empty = empty_cells(extras[column])
+        if rows is not None:
+            empty = empty & np.asarray(rows, dtype=bool)  # to_numpy() may be read-only
+        if empty.any():
+            raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
+                             f"line {int(np.flatnonzero(empty)[0]) + 2}).")
+
+
 def groups_of(args, extras):
     """The --groups column of the pairs file (None without the flag)."""
     if args.groups is None:

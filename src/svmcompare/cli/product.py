@@ -24,6 +24,7 @@ from .options import (
     auto_folds,
     check_context_given,
     check_file_features,
+    check_filled,
     check_output_files,
     column_keys,
     groups_of,
@@ -62,6 +63,7 @@ def _fit(args):
     columns = pair_columns(args)
     weight, extras = read_pair_extras(args.pairs, columns)
     rows = rows_of(args, extras, args.pairs)
+    check_filled(extras, [args.groups], Path(args.pairs).name, rows)  # named by its line
     # The rows kept, read as if the file held them alone (the ids are theirs).
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns, unlabeled="nan", rows=rows)

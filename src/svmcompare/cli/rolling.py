@@ -17,6 +17,7 @@ from .options import (
     add_command,
     add_model_arguments,
     add_pairs_arguments,
+    check_filled,
     check_output_files,
     column_keys,
     labeled_pairs,
@@ -54,25 +55,6 @@ def add_rolling_command(sub):
     rolling.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rolling.set_defaults(model_type="compare", probability=True,
                          calibration="auto")
-
-
-def _check_filled(extras, names, file, rows):
-    """Every kept row (``rows``: a mask, or None for all) has a value in the
-    columns ``names`` that exist: a result without a period cannot be
-    replayed.  Lines are those of the file."""
-    import numpy as np
-
-    from .._validation import empty_cells
-
-    for column in names:
-        if column is None or column not in extras.columns:
-            continue
-        empty = empty_cells(extras[column])
-        if rows is not None:
-            empty = empty & np.asarray(rows, dtype=bool)  # to_numpy() may be read-only
-        if empty.any():
-            raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
-                             f"line {int(np.flatnonzero(empty)[0]) + 2}).")
 
 
 def _first(value, periods, column, name, file):
@@ -136,7 +118,7 @@ def run_rolling(args):
     if args.time is not None and args.half_life is None:
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
     rows = rows_of(args, extras, args.pairs)
-    _check_filled(extras, [args.period, args.time], name, rows)
+    check_filled(extras, [args.period, args.time], name, rows)
     # The rows kept, read as if the file held them alone (the ids are theirs).
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns, unlabeled="nan", rows=rows)
