@@ -100,6 +100,11 @@ def test_a_noisy_replicate_keeps_the_spread_of_the_reference():
     assert np.isclose(mapped.mean(), reference.mean())
     assert np.isclose(mapped.std(), reference.std())
     assert alignment(reference, np.zeros(200)) == (0.0, reference.mean())
+    # Scores that spread by rounding noise (a resample with u = 0 up to 1e-16)
+    # have no order to blow up to the reference's spread (a scale of 4e9 did).
+    noise = 1e-16 * rng.normal(size=200)
+    assert alignment(reference, noise)[0] == 0.0
+    assert alignment(reference, noise, reversed_to_constant=False)[0] == 1.0
 
 
 def test_positions_count_strictly_better_items():

@@ -144,8 +144,9 @@ def alignment(reference, replicate, *, reversed_to_constant=True):
     fit's scores on the scale of the ``reference`` scores of the same items:
     the same mean and the same spread (standard deviation), scale >= 0.
 
-    A bootstrap replicate that ranks the items the other way round is mapped
-    to a constant (``reversed_to_constant``).  Between the fits of successive
+    A bootstrap replicate that ranks the items the other way round, or whose
+    scores spread by less than 1e-9 of the reference's (no ranking: u = 0 up
+    to rounding), is mapped to a constant (``reversed_to_constant``).  Between the fits of successive
     periods (:func:`~svmcompare.temporal.rolling_fit`) a reversal is a real
     change of the ratings (two teams that swap places), so with
     ``reversed_to_constant=False`` the spread is matched whatever the order,
@@ -163,11 +164,15 @@ def alignment(reference, replicate, *, reversed_to_constant=True):
     centred = replicate - replicate.mean()
     target = reference - reference.mean()
     spread, target_spread = float(np.sqrt(centred @ centred)), float(np.sqrt(target @ target))
+    # A fit whose scores spread by rounding noise next to the reference's (u = 0
+    # up to 1e-16: a resample with no ranking) has no order to put on its scale;
+    # blown up to the reference's spread, its noise became a ranking.
+    ranks = spread > 1e-9 * target_spread
     if reversed_to_constant:
         agree = float(centred @ target) > 0.0
-        scale = target_spread / spread if spread > 0.0 and agree else 0.0
+        scale = target_spread / spread if ranks and agree else 0.0
     else:
-        scale = target_spread / spread if spread > 0.0 and target_spread > 0.0 else 1.0
+        scale = target_spread / spread if ranks and target_spread > 0.0 else 1.0
     return scale, float(reference.mean() - scale * replicate.mean())
 
 

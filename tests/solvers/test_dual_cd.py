@@ -81,6 +81,26 @@ def test_the_default_tolerance_agrees_with_the_primal_newton_solver(C):
     assert ours.objective == pytest.approx(newton.objective, rel=1e-4)
 
 
+def test_rows_of_huge_norm_and_tiny_cost_do_not_stiffen_the_bias_steps():
+    # Decay weights with standardized ids: an id last seen long ago has its
+    # column scaled up a thousandfold, and its rows weigh next to nothing.  The
+    # bias term's rho followed the plain mean of the rows' norms, which those
+    # rows set: every step crawled (a new user's rugby fit: 1,000,000 passes,
+    # unconverged, 20 s).  Weighted by the costs it converges, to the optimum.
+    D, y = _id_rows(40, 2000, seed=7)
+    costs = np.ones(y.size)
+    old = np.isin(D.indices.reshape(-1, 2)[:, 0], [0, 1]) | \
+        np.isin(D.indices.reshape(-1, 2)[:, 1], [0, 1])  # rows of ids 0 and 1
+    D = sp.csr_matrix(D.multiply(np.where(old, 1000.0, 1.0)[:, None]))
+    costs[old] = 1e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = solve_linear_dual(D, y, costs)
+    assert ours.converged and ours.n_iter < 5_000
+    newton = solve_linear(D, y, costs)
+    assert ours.objective == pytest.approx(newton.objective, rel=1e-4)
+
+
 def test_a_warm_start_with_rows_left_out_solves_the_smaller_problem():
     D, y = _id_rows(60, 900, seed=7)
     costs = np.ones(y.size)
