@@ -146,9 +146,10 @@ def alignment(reference, replicate, *, reversed_to_constant=True):
 
     A bootstrap replicate that ranks the items the other way round, or whose
     scores spread by less than 1e-9 of the reference's (no ranking: u = 0 up
-    to rounding), is mapped to a constant (``reversed_to_constant``).  Between the fits of successive
-    periods (:func:`~svmcompare.temporal.rolling_fit`) a reversal is a real
-    change of the ratings (two teams that swap places), so with
+    to rounding), is mapped to a constant (``reversed_to_constant``).
+    Between the fits of successive periods
+    (:func:`~svmcompare.temporal.rolling_fit`) a reversal is a real change of
+    the ratings (two teams that swap places), so with
     ``reversed_to_constant=False`` the spread is matched whatever the order,
     and a fit or reference without spread is only moved to the reference's
     mean (scale 1): a constant map there made every later period constant.

@@ -318,3 +318,15 @@ def test_a_pair_without_a_group_is_named_by_its_line(tmp_path, capsys):
                  "result", "--outcome-map", "H=-1,D=0,A=1", "--auto", "--groups", "season",
                  "--model", str(tmp_path / "x.skops")]) == 2
     assert "m.csv: 1 row(s) have no 'season' (first on line 6)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("model_type", ["rank", "rank2", "lp"])
+def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
+    # --auto searched SVMCompare whatever --model-type said.
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    capsys.readouterr()
+    assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
+                 "--model-type", model_type, "--model", str(tmp_path / "x.skops")]) == 2
+    assert f"--auto searches SVMCompare's grid; --model-type {model_type}" \
+        in capsys.readouterr().err

@@ -84,6 +84,9 @@ def _fit(args):
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
+    if args.auto and args.model_type != "compare":
+        raise ValueError(f"--auto searches SVMCompare's grid; --model-type {args.model_type} "
+                         "is fitted alone (or searched over C with --grid).")
     if args.auto and args.calibration != "auto":
         raise ValueError("--auto calibrates on its own search folds; --calibration applies "
                          "to a single fit.")
