@@ -100,11 +100,50 @@ def read_table(path, numeric=None, check_header=None):
         # Namibia and "None" a team name, not pandas' missing values.
         missing = {c: [""] if c in text else _NA_TEXT for c in names}
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        return pd.read_csv(path, sep=sep, encoding="utf-8-sig",
-                           dtype={c: str for c in text} or None, keep_default_na=False,
-                           na_values=missing, **_EXACT_FLOATS)
+        frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig",
+                            dtype={c: str for c in text} or None, keep_default_na=False,
+                            na_values=missing, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+    lines = _row_lines(path, sep, len(frame))
+    if lines is not None:
+        frame.index = pd.Index(lines - 2)  # file_line(frame.index, row): the row's line
+    return frame
+
+
+def _row_lines(path, sep, n_rows):
+    """:func:`data_row_lines` of a table pandas read as ``n_rows`` rows, or
+    None when row + 2 names their lines (or the two readings differ)."""
+    starts = data_row_lines(path, sep, n_rows)
+    return None if starts is None or len(starts) != n_rows else starts
+
+
+def data_row_lines(path, sep=None, n_rows=None):
+    """The file line (1-based) on which each data row of a CSV file starts, or
+    None when it is row + 2 (a header, then a row a line).  pandas skips blank
+    lines, and a quoted cell may span lines: messages that counted rows named
+    the wrong line after either.  With ``n_rows`` (the rows pandas read), a
+    file of one line a row is told apart by its count of lines alone."""
+    import csv
+
+    path = Path(path)
+    raw = path.read_bytes()
+    physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
+    if n_rows is not None and physical == n_rows + 1:
+        return None
+    sep = _separator(path) if sep is None else sep
+    starts = []
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep)
+        end = 0
+        for k, record in enumerate(reader):
+            blank = not record or (len(record) == 1 and not record[0].strip())
+            if k > 0 and not blank:
+                starts.append(end + 1)
+            end = reader.line_num
+    if physical == len(starts) + 1:
+        return None
+    return np.asarray(starts, dtype=np.int64)
 
 
 def is_ids_table(path):
@@ -131,9 +170,10 @@ def _overflows(value):
         return False
 
 
-def _line(index, row):
+def file_line(index, row):
     """The file line of a table's row at position ``row``: its index label + 2
-    (a header, 1-based), so that a subset of a file's rows names its lines."""
+    (a header, 1-based; :func:`read_table` labels rows so after blank lines
+    too), so that a subset of a file's rows names its lines."""
     at = index[row]
     return (int(at) if isinstance(at, numbers.Integral) else row) + 2
 
@@ -148,7 +188,7 @@ def _numeric(frame, columns, name):
         what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not finite" \
             if _overflows(value) or not pd.isna(values.iloc[row, col]) \
             else f"{str(value)!r} is not a number"
-        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {columns[col]}: "
+        raise ValueError(f"{name}, line {file_line(frame.index, row)}, column {columns[col]}: "
                          f"{what}.")
     return values.to_numpy(dtype=np.float64)
 
@@ -236,7 +276,7 @@ def _labels(frame, name, columns=PairColumns(), unlabeled="error"):
     text = values.isna() & frame[column].notna()
     if text.any():
         row = int(np.flatnonzero(text.to_numpy())[0])
-        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: "
+        raise ValueError(f"{name}, line {file_line(frame.index, row)}, column {column}: "
                          f"{frame[column].iloc[row]!r} is not a label -1, 0 or 1; map outcomes "
                          "to labels with --outcome-map (outcome_map= in Python), e.g. "
                          "'H=-1,D=0,A=1'.")
@@ -244,7 +284,7 @@ def _labels(frame, name, columns=PairColumns(), unlabeled="error"):
     bad = ~np.isin(y, LABELS)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: {y[row]:g} "
+        raise ValueError(f"{name}, line {file_line(frame.index, row)}, column {column}: {y[row]:g} "
                          "is not a label; "
                          "labels are -1 (x better), 0 (tie) and 1 (x' better)"
                          + ("" if column != "y" else "; map other values with --outcome-map")
@@ -269,7 +309,7 @@ def mapped_labels(values, mapping, name, column):
         row = int(np.flatnonzero(mapped.isna().to_numpy())[0])
         value = values.iloc[row]
         what = "an empty cell" if pd.isna(value) else f"outcome {plain_value(value)!r}"
-        raise ValueError(f"{name}, line {_line(values.index, row)}, column {column}: {what} "
+        raise ValueError(f"{name}, line {file_line(values.index, row)}, column {column}: {what} "
                          "is not in the "
                          f"outcome map {mapping}.")
     return mapped.to_numpy().astype(np.int64)
@@ -425,14 +465,14 @@ def _check_ids(frame, id_columns, name):
     missing = first_missing(frame, id_columns)
     if missing is not None:
         row, column = missing
-        raise ValueError(f"{name}, line {_line(frame.index, row)}, column {column}: empty id.")
+        raise ValueError(f"{name}, line {file_line(frame.index, row)}, column {column}: empty id.")
 
 
 def _check_not_self(frame, columns, name):
     same = (frame[columns.a] == frame[columns.b]).to_numpy()
     if same.any() and not columns.allow_self:
         row = int(np.flatnonzero(same)[0])
-        raise ValueError(f"{name}, line {_line(frame.index, row)}: item "
+        raise ValueError(f"{name}, line {file_line(frame.index, row)}: item "
                          f"{frame[columns.a].iloc[row]!r} is "
                          f"compared with itself ({columns.a} = {columns.b}); remove such rows "
                          "or allow them (--allow-self-pairs).")
@@ -534,7 +574,7 @@ def _positions(frame, columns, position, name, items):
                       "their games, or fit on an --items table of features that new items "
                       "have too")
             raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} "
-                             f"(first on line {_line(frame.index, first)}); {advice}; or "
+                             f"(first on line {file_line(frame.index, first)}); {advice}; or "
                              "--unknown mean scores "
                              "them as the mean item.")
     return {column: rows.astype(np.int64) for column, rows in found.items()}

@@ -330,3 +330,30 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
                  "--model-type", model_type, "--model", str(tmp_path / "x.skops")]) == 2
     assert f"--auto searches SVMCompare's grid; --model-type {model_type}" \
         in capsys.readouterr().err
+
+
+def test_lines_are_counted_after_blank_lines_and_multi_line_cells(tmp_path, capsys):
+    # pandas skips blank lines and reads a quoted cell over two lines as one row,
+    # so messages that counted rows named a line too early (review).
+    from svmcompare.io import data_row_lines, read_table
+
+    text = ('season,home,away,result,note\n2018,A,B,H,\n\n2018,B,A,D,"two\nlines"\n\n'
+            '2018,A,B,,\n')
+    path = tmp_path / "m.csv"
+    path.write_text(text)
+    np.testing.assert_array_equal(data_row_lines(path), [2, 4, 7])
+    assert list(read_table(path).index + 2) == [2, 4, 7]
+    plain = tmp_path / "plain.csv"
+    plain.write_text("season,home,away,result\n2018,A,B,H\n2018,B,A,D\n")
+    assert data_row_lines(plain) is None
+    assert isinstance(read_table(plain).index, pd.RangeIndex)
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--kernel", "linear", "--model",
+                 str(tmp_path / "x.skops")]) == 0
+    assert "1 pair(s) without a label (column result, e.g. line 7" in capsys.readouterr().err
+    (tmp_path / "g.csv").write_text("date,home,away,result\n2020-01-01,A,B,H\n\n"
+                                    "2020-01-02,B,A,D\n\n2020-01-03,C,C,H\n")
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "date",
+                 "-o", str(tmp_path / "f.csv")]) == 2
+    assert "g.csv, line 6: 'C' is in both" in capsys.readouterr().err

@@ -341,6 +341,8 @@ def labeled_pairs(y, rows, path, column):
     ``features --fixtures``, a postponed game) are left out and the first's line."""
     import numpy as np
 
+    from ..io import data_row_lines, is_letor
+
     missing = np.flatnonzero(np.isnan(y))
     if not missing.size:
         return None
@@ -348,7 +350,10 @@ def labeled_pairs(y, rows, path, column):
         raise ValueError(f"{Path(path).name}: no pair kept has a label (column {column}); "
                          "fixtures of features --fixtures are predicted, not fitted or "
                          "scored.")
-    line = (missing[0] if rows is None else np.flatnonzero(rows)[missing[0]]) + 2
+    position = int(missing[0] if rows is None else np.flatnonzero(rows)[missing[0]])
+    n_rows = y.size if rows is None else len(rows)
+    lines = None if is_letor(path) else data_row_lines(path, n_rows=n_rows)  # blank lines
+    line = int(lines[position]) if lines is not None and position < lines.size else position + 2
     print(f"note: {missing.size} pair(s) without a label (column {column}, e.g. line {line}: "
           "fixtures not played yet) left out", file=sys.stderr)
     return ~np.isnan(y)
@@ -362,6 +367,7 @@ def check_filled(extras, names, file, rows):
     import numpy as np
 
     from .._validation import empty_cells
+    from ..io import file_line
 
     for column in names:
         if column is None or column not in extras.columns:
@@ -370,8 +376,9 @@ def check_filled(extras, names, file, rows):
         if rows is not None:
             empty = empty & np.asarray(rows, dtype=bool)  # to_numpy() may be read-only
         if empty.any():
+            first = int(np.flatnonzero(empty)[0])
             raise ValueError(f"{file}: {int(empty.sum())} row(s) have no {column!r} (first on "
-                             f"line {int(np.flatnonzero(empty)[0]) + 2}).")
+                             f"line {file_line(extras.index, first)}).")
 
 
 def groups_of(args, extras):
@@ -552,16 +559,20 @@ def column_keys(values, option, column, file, bound=None):
 
     from .._validation import empty_cells, plain_value
     from ..datasets.games import time_keys
+    from ..io import file_line
 
-    values = pd.Series(values).reset_index(drop=True)
+    values = pd.Series(values)
+    index = values.index  # the file's rows (read_table labels them by line)
+    values = values.reset_index(drop=True)
     blank = empty_cells(values)
     if blank.any():
         k = int(np.flatnonzero(blank)[0])
-        raise ValueError(f"{file}, line {k + 2}: no {column!r} ({int(blank.sum())} row(s) "
-                         f"without one), which {option} needs in every row: fill it in or "
-                         "remove those rows.")
+        raise ValueError(f"{file}, line {file_line(index, k)}: no {column!r} "
+                         f"({int(blank.sum())} row(s) without one), which {option} needs in "
+                         "every row: fill it in or remove those rows.")
     name = f"the {option} column {column!r}"
-    keys, kind = time_keys(values, name, at=lambda k: f"{file}, line {k + 2}: {column}")
+    keys, kind = time_keys(values, name,
+                           at=lambda k: f"{file}, line {file_line(index, k)}: {column}")
     if bound is not None:
         # The bound read with the column, in its day order: as the column's kind.
         both = pd.concat([values.astype(object), pd.Series([bound], dtype=object)],

@@ -199,7 +199,7 @@ def _features(args):
 
     from ..datasets import games_features
     from ..datasets.games import GAME_FEATURES, POINTS_FEATURES
-    from ..io import read_table
+    from ..io import file_line, read_table
     from ..pairs import id_text
 
     name = Path(args.games).name
@@ -219,7 +219,7 @@ def _features(args):
                              f"{list(games.columns)}.")
     same = (id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy()))
     if same.any():  # named by its line here (games_features counts games from 0)
-        raise ValueError(f"{name}, line {int(np.flatnonzero(same)[0]) + 2}: "
+        raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(same)[0])}: "
                          f"{games[args.a].iloc[int(np.flatnonzero(same)[0])]!r} is in both "
                          f"--a {args.a} and --b {args.b} ({int(same.sum())} such row(s)); a "
                          "side cannot play itself: remove those rows (placeholders of "
@@ -266,6 +266,7 @@ def _check_advantage_column(games, column, name):
     import pandas as pd
 
     from .._validation import plain_value
+    from ..io import file_line
 
     if column not in games.columns:
         raise ValueError(f"{name} has no column {column!r} for --advantage (a column, or one "
@@ -278,7 +279,8 @@ def _check_advantage_column(games, column, name):
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         what = "empty cell" if pd.isna(values.iloc[k]) else f"{plain_value(values.iloc[k])!r}"
-        raise ValueError(f"{name}, line {k + 2}, column {column}: {what} ({int(bad.sum())} "
+        raise ValueError(f"{name}, line {file_line(games.index, k)}, column {column}: {what} "
+                         f"({int(bad.sum())} "
                          "row(s)); --advantage needs a number in every row: +1 when the "
                          "second side has the advantage, -1 the first, 0 neither.")
 
@@ -289,12 +291,13 @@ def _game_labels(games, args, name):
     import numpy as np
 
     from .._validation import empty_cells
-    from ..io import mapped_labels, parse_outcome_map
+    from ..io import file_line, mapped_labels, parse_outcome_map
 
     result = games[args.outcome]
     empty = empty_cells(result)
     if empty.any() and not args.fixtures:
-        raise ValueError(f"{name}, line {int(np.flatnonzero(empty)[0]) + 2}, column "
+        raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(empty)[0])}, "
+                         f"column "
                          f"{args.outcome}: no result ({int(empty.sum())} row(s) without one, "
                          "e.g. games not played yet). Games not played yet: --fixtures gives "
                          "them features from the games played before them (the rest of a "
@@ -316,7 +319,7 @@ def _rankings(args):
     """
     import pandas as pd
 
-    from ..io import read_table
+    from ..io import file_line, read_table
     from ..pairs import matches_from_rankings
 
     results = read_table(args.results, numeric=lambda column: column == args.position)
@@ -331,14 +334,15 @@ def _rankings(args):
     bad = places.isna() & results[args.position].notna()
     if bad.any():
         row = int(bad.to_numpy().nonzero()[0][0])
-        raise ValueError(f"{name}, line {row + 2}, column {args.position}: "
+        raise ValueError(f"{name}, line {file_line(results.index, row)}, column "
+                         f"{args.position}: "
                          f"{str(results[args.position].iloc[row])!r} is not a number (leave "
                          "the cell empty for an item without a position).")
     if args.unplaced == "error" and places.isna().any():
         rows = places.isna().to_numpy().nonzero()[0]
         raise ValueError(f"{name}: {rows.size} row(s) without a position (first on line "
-                         f"{int(rows[0]) + 2}); pass --unplaced last (tied below every placed "
-                         "item of the event) or --unplaced drop.")
+                         f"{file_line(results.index, rows[0])}); pass --unplaced last (tied "
+                         "below every placed item of the event) or --unplaced drop.")
     keep = [c for c in args.keep.split(",") if c]
     table = matches_from_rankings(results.assign(**{args.position: places}), event=args.event,
                                   item=args.item, position=args.position, weight=args.weight,
