@@ -213,6 +213,22 @@ def test_time_decay_reads_what_rolling_fit_reads():
         np.testing.assert_allclose(time_decay(numbers, 1.0), [0.5, 1.0])
 
 
+def test_ordered_categorical_times_age_by_position_in_rolling_fit(season):
+    # rolling_fit turned a Categorical of times into an array (its order lost,
+    # "labels whose order is not known"); a timedelta half-life for one named
+    # numbers instead of the Categorical (review).
+    X, y, _, week = season
+    names = [f"w{k}" for k in range(int(week.max()) + 1)]
+    times = pd.Categorical([names[k] for k in week], categories=names, ordered=True)
+    by_position = rolling_fit(linear(), X, y, week, times=times, half_life=2.0, first=5,
+                              progress=False)
+    by_number = rolling_fit(linear(), X, y, week, times=week.astype(float), half_life=2.0,
+                            first=5, progress=False)
+    np.testing.assert_allclose(by_position.proba, by_number.proba)
+    with pytest.raises(TypeError, match="times are an ordered Categorical's categories"):
+        rolling_fit(linear(), X, y, times, half_life=pd.Timedelta("2D"), progress=False)
+
+
 def test_a_timedelta_half_life_weighs_date_periods_as_days(season):
     # rolling_fit read the dates as numbers of days and then refused the
     # timedelta the docstring allows (review).
@@ -234,13 +250,17 @@ def test_a_timedelta_half_life_weighs_date_periods_as_days(season):
 
 
 def test_first_is_read_as_the_periods_are(season):
-    # Text against number periods compared as text ('9' after '12'); a first
+    # Text against number periods compared as text ('12' before '9'); a first
     # against time-zone-aware dates raised pandas' "Cannot compare tz-naive and
     # tz-aware timestamps"; a number against dates read as 1970 (review).
     X, y, _, week = season
     numbers = 3 * week + 6
-    with pytest.raises(ValueError, match="first='9' is not a number; the periods are numbers"):
-        rolling_fit(linear(), X, y, numbers, first="9", progress=False)
+    as_text = rolling_fit(linear(), X, y, numbers, first="9", progress=False)
+    np.testing.assert_array_equal(as_text.predicted, numbers >= 9)  # not '9' > '12' as text
+    text_periods = rolling_fit(linear(), X, y, numbers.astype(str), first="9", progress=False)
+    np.testing.assert_array_equal(text_periods.predicted, numbers >= 9)
+    with pytest.raises(ValueError, match="first='nine' is not a number; the periods are numbers"):
+        rolling_fit(linear(), X, y, numbers, first="nine", progress=False)
     with pytest.raises(ValueError, match="is not a number"):
         rolling_fit(linear(), X, y, numbers, first=pd.Timestamp("2020-01-01"), progress=False)
     assert np.all(rolling_fit(linear(), X, y, numbers, first=9, progress=False).predicted

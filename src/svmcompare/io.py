@@ -123,27 +123,50 @@ def data_row_lines(path, sep=None, n_rows=None):
     None when it is row + 2 (a header, then a row a line).  pandas skips blank
     lines, and a quoted cell may span lines: messages that counted rows named
     the wrong line after either.  With ``n_rows`` (the rows pandas read), a
-    file of one line a row is told apart by its count of lines alone."""
+    file of one line a row (blank lines at its end aside) is told apart by
+    its count of lines alone, read in chunks."""
     import csv
 
     path = Path(path)
-    raw = path.read_bytes()
-    physical = raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1)
+    physical = _content_lines(path)
     if n_rows is not None and physical == n_rows + 1:
         return None
     sep = _separator(path) if sep is None else sep
     starts = []
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        reader = csv.reader(handle, delimiter=sep)
-        end = 0
-        for k, record in enumerate(reader):
-            blank = not record or (len(record) == 1 and not record[0].strip())
-            if k > 0 and not blank:
-                starts.append(end + 1)
-            end = reader.line_num
+    limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit(2**31 - 1)  # pandas has no limit on a cell's size
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+            reader = csv.reader(handle, delimiter=sep)
+            end = 0
+            for k, record in enumerate(reader):
+                blank = not record or (len(record) == 1 and not record[0].strip())
+                if k > 0 and not blank:
+                    starts.append(end + 1)
+                end = reader.line_num
+    except csv.Error:
+        return None  # read otherwise than pandas reads it: lines by rows
+    finally:
+        csv.field_size_limit(limit)
     if physical == len(starts) + 1:
         return None
     return np.asarray(starts, dtype=np.int64)
+
+
+def _content_lines(path, chunk=1 << 20):
+    """Lines of a file up to its last one with text (blank lines at the end,
+    which move no row, not counted), read a chunk at a time."""
+    lines, tail = 0, b""
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            lines += block.count(b"\n")
+            tail = (tail + block)[-chunk:]
+    trailing = len(tail) - len(tail.rstrip(b" \t\r\n"))
+    stripped = tail[len(tail) - trailing:] if trailing else b""
+    if not tail.strip():
+        return 0
+    # The newlines among the trailing blanks end the last line and empty ones.
+    return lines - stripped.count(b"\n") + 1
 
 
 def is_ids_table(path):

@@ -289,9 +289,12 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     moments = None
     if half_life is not None and times is None and kind == "order":
         moments = keys.astype(float)  # an ordered Categorical's periods: their positions
-        half_life = _half_life_in(half_life, None)
+        half_life = _half_life_in(half_life, "order")
     elif half_life is not None:
-        given = np.asarray(periods if times is None else times)
+        given = periods if times is None else times
+        # An ordered Categorical keeps its dtype (its order); anything else an array.
+        given = pd.Categorical(given) if isinstance(getattr(given, "dtype", None),
+                                                    pd.CategoricalDtype) else np.asarray(given)
         if given.shape != (n,):
             raise ValueError(f"times has shape {given.shape}; expected ({n},).")
         # As time_decay reads them: a missing or impossible time named, never a
@@ -386,11 +389,16 @@ def _first_position(first, order, labels, kind, periods):
     ``order`` (``labels``: each as given): the first period at or after
     ``first``, read as the periods are."""
     if kind == "numbers":
-        if isinstance(first, bool) or not isinstance(first, (int, float, np.number)) \
-                or not np.isfinite(first):
+        number = None
+        if isinstance(first, (int, float, np.number)) and not isinstance(first, bool):
+            number = float(first)
+        elif isinstance(first, str):  # written as the periods may be ("9", "10")
+            with contextlib.suppress(ValueError):
+                number = float(first)
+        if number is None or not np.isfinite(number):
             raise ValueError(f"first={first!r} is not a number; the periods are numbers "
                              f"(e.g. {plain_value(periods[0])!r}).")
-        return int(np.searchsorted(order, first))
+        return int(np.searchsorted(order, number))
     if isinstance(first, str) or kind == "order":  # a period as given: a label, a season
         for position, label in enumerate(labels):
             if plain_value(label) == first:

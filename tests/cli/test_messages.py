@@ -330,6 +330,10 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
                  "--model-type", model_type, "--model", str(tmp_path / "x.skops")]) == 2
     assert f"--auto searches SVMCompare's grid; --model-type {model_type}" \
         in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
+                 "--kernel", "rbf", "--model", str(tmp_path / "x.skops")]) == 2
+    assert "--auto searches its own kernels" in capsys.readouterr().err
 
 
 def test_lines_are_counted_after_blank_lines_and_multi_line_cells(tmp_path, capsys):
@@ -357,3 +361,39 @@ def test_lines_are_counted_after_blank_lines_and_multi_line_cells(tmp_path, caps
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time", "date",
                  "-o", str(tmp_path / "f.csv")]) == 2
     assert "g.csv, line 6: 'C' is in both" in capsys.readouterr().err
+
+
+def test_the_line_map_survives_long_cells_fixtures_and_dropped_rows(tmp_path, capsys):
+    # Review of the line map: a cell over csv's 128 KB limit beside a blank line
+    # crashed every command; a fixture without a group was refused by --groups;
+    # an empty id pair was called a self-pair; rows dropped before a bad time
+    # or period moved its line.
+    from svmcompare.io import read_table
+
+    long = tmp_path / "long.csv"
+    long.write_text("a_u,b_u,y,note\n0.1,0.2,1," + "x" * 200_000 + "\n\n0.3,0.1,-1,\n")
+    assert list(read_table(long).index + 2) == [2, 4]
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    frame = pd.read_csv(tmp_path / "lg" / "matches.csv")
+    fixture = frame.iloc[[0]].assign(result=None, season=None)
+    pd.concat([frame, fixture]).to_csv(tmp_path / "fx.csv", index=False)
+    common = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+              "H=-1,D=0,A=1"]
+    capsys.readouterr()
+    assert main(["fit", str(tmp_path / "fx.csv"), *common, "--auto", "--groups", "season",
+                 "--model", str(tmp_path / "x.skops"), "--no-progress"]) == 0
+    (tmp_path / "e.csv").write_text("home,away,result\nA,B,H\nB,A,D\n,,H\n")
+    assert main(["features", str(tmp_path / "e.csv"), *common, "-o",
+                 str(tmp_path / "f.csv")]) == 2
+    assert "e.csv, line 4, column home: empty id" in capsys.readouterr().err
+    # A fixture (no result) on line 3, then a bad date on line 5.
+    (tmp_path / "d.csv").write_text("date,home,away,result\n2020-01-01,A,B,H\n2020-01-02,B,A,\n"
+                                    "2020-01-03,A,B,D\n2020-01-0x,B,A,A\n2020-01-05,A,B,H\n")
+    assert main(["fit", str(tmp_path / "d.csv"), *common, "--kernel", "linear", "--time",
+                 "date", "--half-life", "30", "--model", str(tmp_path / "x.skops")]) == 2
+    assert "d.csv, line 5: date = '2020-01-0x'" in capsys.readouterr().err
+    (tmp_path / "w.csv").write_text("week,home,away,result\n1,A,B,H\n2,B,A,\n2,A,B,D\n"
+                                    "x3,B,A,A\n3,A,B,H\n")
+    assert main(["rolling", str(tmp_path / "w.csv"), *common, "--period", "week", "-o",
+                 str(tmp_path / "r.csv"), "--no-progress"]) == 2
+    assert "w.csv, line 5: week = 'x3'" in capsys.readouterr().err

@@ -299,10 +299,11 @@ def check_output_files(files, figures=()):
 
 def take_pairs(mask, X, y, extras=None, context=None, weight=None):
     """The pairs where ``mask`` is True (None: all) of a pairs file's arrays
-    (``extras``, ``context`` and ``weight`` may be None)."""
+    (``extras``, ``context`` and ``weight`` may be None); ``extras`` keeps its
+    row labels, which name the rows' file lines in messages (``file_line``)."""
     if mask is None:
         return X, y, extras, context, weight
-    return (X[mask], y[mask], None if extras is None else extras[mask].reset_index(drop=True),
+    return (X[mask], y[mask], None if extras is None else extras[mask],
             None if context is None else context[mask], None if weight is None else weight[mask])
 
 

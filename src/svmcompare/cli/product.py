@@ -63,14 +63,19 @@ def _fit(args):
     columns = pair_columns(args)
     weight, extras = read_pair_extras(args.pairs, columns)
     rows = rows_of(args, extras, args.pairs)
-    check_filled(extras, [args.groups], Path(args.pairs).name, rows)  # named by its line
     # The rows kept, read as if the file held them alone (the ids are theirs).
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns, unlabeled="nan", rows=rows)
+    if args.groups is not None and (args.auto or args.bootstrap_groups):
+        # A labeled pair without a group, named by its line (fixtures are left out).
+        kept = np.arange(len(extras)) if rows is None else np.flatnonzero(rows)
+        fitted = np.zeros(len(extras), dtype=bool)
+        fitted[kept[~np.isnan(y)]] = True
+        check_filled(extras, [args.groups], Path(args.pairs).name, fitted)
     if is_letor(args.pairs):
         note_formed_pairs(X)
-    if rows is not None:
-        extras = extras[rows].reset_index(drop=True)
+    if rows is not None:  # the row labels kept: they name the file's lines
+        extras = extras[rows]
         weight = None if weight is None else weight[rows]
     X, y, extras, context, weight = take_pairs(
         labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
@@ -84,6 +89,10 @@ def _fit(args):
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
+    if args.auto and args.kernel is not None:
+        raise ValueError(f"--auto searches its own kernels (linear and RBF; linear only with "
+                         f"--loss squared_hinge); --kernel {args.kernel} applies to a single "
+                         "fit (or a --grid over C).")
     if args.auto and args.model_type != "compare":
         raise ValueError(f"--auto searches SVMCompare's grid; --model-type {args.model_type} "
                          "is fitted alone (or searched over C with --grid).")
@@ -197,6 +206,7 @@ def _features(args):
     import numpy as np
     import pandas as pd
 
+    from .._validation import empty_cells
     from ..datasets import games_features
     from ..datasets.games import GAME_FEATURES, POINTS_FEATURES
     from ..io import file_line, read_table
@@ -217,7 +227,14 @@ def _features(args):
         if column not in games.columns:
             raise ValueError(f"{name} has no column {column!r}; it has "
                              f"{list(games.columns)}.")
-    same = (id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy()))
+    for column in (args.a, args.b):  # named by its line (games_features counts games)
+        empty = empty_cells(games[column])
+        if empty.any():
+            raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(empty)[0])}, "
+                             f"column {column}: empty id ({int(empty.sum())} row(s)); every "
+                             "game needs both sides (remove rows left blank, e.g. at the end).")
+    filled = ~(empty_cells(games[args.a]) | empty_cells(games[args.b]))
+    same = (id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy())) & filled
     if same.any():  # named by its line here (games_features counts games from 0)
         raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(same)[0])}: "
                          f"{games[args.a].iloc[int(np.flatnonzero(same)[0])]!r} is in both "

@@ -123,7 +123,8 @@ def run_rolling(args):
     X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                          columns=columns, unlabeled="nan", rows=rows)
     if rows is not None:
-        extras, shown = extras[rows].reset_index(drop=True), shown[rows].reset_index(drop=True)
+        # extras keep their row labels: they name the file's lines in messages.
+        extras, shown = extras[rows], shown[rows].reset_index(drop=True)
         weight = None if weight is None else weight[rows]
     labeled = labeled_pairs(y, rows, args.pairs, columns.outcome)
     X, y, extras, context, weight = take_pairs(labeled, X, y, extras, context, weight)
