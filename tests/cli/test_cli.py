@@ -803,3 +803,18 @@ def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
     assert "loss = squared_hinge" in capsys.readouterr().out
     model = load_model(tmp_path / "m.skops")
     assert model.get_params()["loss"] == "squared_hinge" and model.kernel == "linear"
+    # On a table of ids --auto searches the squared hinge unless told otherwise
+    # (a new user's leaderboard of a hinge search read 4e-8); features: the hinge.
+    ids = ["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+           "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context", "home_adv",
+           "--auto", "--probability", "--groups", "season", "--no-progress"]
+    for extra, expected in (([], "squared_hinge"), (["--loss", "hinge"], "hinge")):
+        assert main([*ids, *extra, "--model", str(tmp_path / "i.skops")]) == 0
+        assert load_model(tmp_path / "i.skops").get_params()["loss"] == expected
+    features = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b",
+                 "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time",
+                 "season", "--advantage", "home_adv", "-o", str(features)]) == 0
+    assert main(["fit", str(features), "--auto", "--probability", "--groups", "season",
+                 "--no-progress", "--model", str(tmp_path / "h.skops")]) == 0
+    assert load_model(tmp_path / "h.skops").get_params()["loss"] == "hinge"

@@ -22,6 +22,7 @@ from .options import (
     add_result_columns,
     add_saved_model,
     auto_folds,
+    auto_loss,
     check_context_given,
     check_file_features,
     check_filled,
@@ -115,7 +116,7 @@ def _fit(args):
         estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
                                  scoring=args.scoring, n_jobs=args.n_jobs, random_state=0,
                                  progress=False if args.no_progress else "auto",
-                                 loss=args.loss)
+                                 loss=auto_loss(args))
     elif args.grid:
         scoring = args.scoring or ("log_loss" if args.probability else "error")
         if scoring == "log_loss" and not args.probability:
