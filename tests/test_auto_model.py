@@ -428,3 +428,14 @@ def test_a_squared_hinge_search_has_linear_squared_hinge_points_only():
             SVMCompareCV(loss="squared_hinge", **bad).fit(X, y)
     with pytest.raises(ValueError, match="loss must be 'hinge' or 'squared_hinge'"):
         SVMCompareCV(loss="log").fit(X, y)
+
+
+def test_a_group_splitter_without_groups_says_what_to_pass():
+    # scikit-learn's "The 'groups' parameter should not be None" named neither
+    # the splitter nor fit's argument.
+    from sklearn.model_selection import GroupKFold
+
+    X, y = make_norm_pairs(60, "l1", equality_fraction=0.3, random_state=0)
+    with pytest.raises(ValueError, match=r"cv=GroupKFold\(.*\) splits by groups: pass "
+                                         r"fit\(\.\.\., groups=\.\.\.\)"):
+        SVMCompareCV(cv=GroupKFold(3), param_grid={"C": [1.0]}).fit(X, y)

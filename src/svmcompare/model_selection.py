@@ -730,7 +730,14 @@ def _checked_splits(splitter, y, groups):
     """``splitter``'s (train, validation) splits of the pairs, each with both,
     as integer positions of the pairs."""
     splits = []
-    for k, (train, val) in enumerate(splitter.split(np.zeros(len(y)), y, groups)):
+    try:
+        drawn = list(splitter.split(np.zeros(len(y)), y, groups))
+    except ValueError as exc:
+        if groups is None and "groups" in str(exc):  # scikit-learn: "should not be None"
+            raise ValueError(f"cv={splitter!r} splits by groups: pass fit(..., groups=...), "
+                             "one label per pair (e.g. its season or judge).") from exc
+        raise
+    for k, (train, val) in enumerate(drawn):
         train, val = (_split_positions(part, len(y), k, what)
                       for part, what in ((train, "training"), (val, "validation")))
         if len(train) == 0 or len(val) == 0:
