@@ -12,6 +12,9 @@ import numpy as np
 from .kernels import LINEAR, POLY
 
 LABELS = (-1, 0, 1)
+# Each label's pairs, as messages name them.
+LABEL_WORDS = {-1: "pairs where x is better (y = -1)", 0: "ties (y = 0)",
+               1: "pairs where x' is better (y = 1)"}
 # The probability link's families and tie bands: parameters of the estimators
 # (_parameters.py) and fields of a model file's scoring part (predictor.py).
 LINKS = ("ordered", "davidson")

@@ -45,6 +45,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from ._validation import (
+    LABEL_WORDS,
     check_context,
     check_groups,
     check_pairs_labels,
@@ -221,10 +222,6 @@ def _out_of_bag_ok(y, counts):
         and (counts == 0).sum(axis=1).min() >= 10 * labels.size
 
 
-_LABEL_NAMES = {0: "ties (y = 0)", -1: "pairs with x better (y = -1)",
-                1: "pairs with x' better (y = 1)"}
-
-
 def _check_resample_labels(model, y, counts, member=None):
     """Refuse, before any replicate is fitted, a resample whose labels
     ``model`` cannot learn from although all of ``y`` could (a label held
@@ -247,7 +244,7 @@ def _check_resample_labels(model, y, counts, member=None):
             if not missing:
                 raise
             label = int(missing[0])
-            what = _LABEL_NAMES[label]
+            what = LABEL_WORDS[label]
             unit = "pair" if member is None else "group"
             total = y.size if member is None else int(member.max()) + 1
             held = int(np.count_nonzero(y == label)) if member is None else \

@@ -161,12 +161,11 @@ def _content_lines(path, chunk=1 << 20):
         while block := handle.read(chunk):
             lines += block.count(b"\n")
             tail = (tail + block)[-chunk:]
-    trailing = len(tail) - len(tail.rstrip(b" \t\r\n"))
-    stripped = tail[len(tail) - trailing:] if trailing else b""
     if not tail.strip():
         return 0
     # The newlines among the trailing blanks end the last line and empty ones.
-    return lines - stripped.count(b"\n") + 1
+    blanks = tail[len(tail.rstrip(b" \t\r\n")):]
+    return lines - blanks.count(b"\n") + 1
 
 
 def is_ids_table(path):

@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._problem import Standardizer, distinct_items, indicator_columns
 from ._validation import (
+    LABEL_WORDS,
     check_context,
     check_groups,
     check_pairs_labels,
@@ -747,10 +748,6 @@ def _checked_splits(splitter, y, groups):
     return splits
 
 
-_LABEL_WORDS = {-1: "pairs where x is better (y = -1)", 0: "ties (y = 0)",
-                1: "pairs where x' is better (y = 1)"}
-
-
 def _choice(params, scoring):
     """What a search chose and by what, and what to search for a ranking with
     Lemma 1's scale should the choice be degenerate."""
@@ -821,7 +818,7 @@ def _labels_needed(check, name, kept, labels):
 def _label_words(labels):
     if sorted(labels) == [-1, 1]:
         return "pairs with a winner (y = -1 or 1)"
-    return " or ".join(_LABEL_WORDS[label] for label in labels)
+    return " or ".join(LABEL_WORDS[label] for label in labels)
 
 
 def _split_positions(part, n, k, what):

@@ -308,6 +308,27 @@ def take_pairs(mask, X, y, extras=None, context=None, weight=None):
             None if context is None else context[mask], None if weight is None else weight[mask])
 
 
+def kept_labeled_pairs(args, columns, extras, weight, rows):
+    """The labeled pairs among the rows --until / --after keep (``rows``: a
+    mask, or None for all), read as if the file held those rows alone (the ids
+    are theirs): X, y (integers), features, context, and the pairs' extras
+    and weights.  The extras keep their row labels, which name the rows' file
+    lines in messages; pairs without a label (fixtures) are left out with a
+    note."""
+    import numpy as np
+
+    from ..io import read_pairs
+
+    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
+                                         columns=columns, unlabeled="nan", rows=rows)
+    if rows is not None:
+        extras = extras[rows]
+        weight = None if weight is None else weight[rows]
+    X, y, extras, context, weight = take_pairs(
+        labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
+    return X, y.astype(np.int64), features, context, extras, weight
+
+
 def played_ids_only(X, features):
     """For identities read from a whole file, the columns of the ids that the
     kept pairs (``--until``, ``--after``, labeled ones) use: an id met only in

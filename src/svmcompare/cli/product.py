@@ -30,6 +30,7 @@ from .options import (
     column_keys,
     groups_of,
     items_of,
+    kept_labeled_pairs,
     labeled_pairs,
     load_bootstrap,
     load_pair_model,
@@ -57,30 +58,20 @@ def _fit(args):
         return fit_graded(args)
     import numpy as np
 
-    from ..io import is_letor, read_pair_extras, read_pairs
+    from ..io import is_letor, read_pair_extras
     from ..model_selection import SVMCompareCV
     from ..persistence import save_model
 
     columns = pair_columns(args)
     weight, extras = read_pair_extras(args.pairs, columns)
     rows = rows_of(args, extras, args.pairs)
-    # The rows kept, read as if the file held them alone (the ids are theirs).
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns, unlabeled="nan", rows=rows)
+    X, y, features, context, extras, weight = kept_labeled_pairs(args, columns, extras, weight,
+                                                                 rows)
     if args.groups is not None and (args.auto or args.bootstrap_groups):
         # A labeled pair without a group, named by its line (fixtures are left out).
-        kept = np.arange(len(extras)) if rows is None else np.flatnonzero(rows)
-        fitted = np.zeros(len(extras), dtype=bool)
-        fitted[kept[~np.isnan(y)]] = True
-        check_filled(extras, [args.groups], Path(args.pairs).name, fitted)
+        check_filled(extras, [args.groups], Path(args.pairs).name, None)
     if is_letor(args.pairs):
         note_formed_pairs(X)
-    if rows is not None:  # the row labels kept: they name the file's lines
-        extras = extras[rows]
-        weight = None if weight is None else weight[rows]
-    X, y, extras, context, weight = take_pairs(
-        labeled_pairs(y, rows, args.pairs, columns.outcome), X, y, extras, context, weight)
-    y = y.astype(np.int64)
     if args.items is None:  # the ids of the labeled pairs only (not a fixture's new team)
         X, features = played_ids_only(X, features)
     groups = groups_of(args, extras)
@@ -234,11 +225,12 @@ def _features(args):
             raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(empty)[0])}, "
                              f"column {column}: empty id ({int(empty.sum())} row(s)); every "
                              "game needs both sides (remove rows left blank, e.g. at the end).")
-    filled = ~(empty_cells(games[args.a]) | empty_cells(games[args.b]))
-    same = (id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy())) & filled
+    # Every id is filled in here, so two equal ids are one side on both.
+    same = id_text(games[args.a].to_numpy()) == id_text(games[args.b].to_numpy())
     if same.any():  # named by its line here (games_features counts games from 0)
-        raise ValueError(f"{name}, line {file_line(games.index, np.flatnonzero(same)[0])}: "
-                         f"{games[args.a].iloc[int(np.flatnonzero(same)[0])]!r} is in both "
+        k = int(np.flatnonzero(same)[0])
+        raise ValueError(f"{name}, line {file_line(games.index, k)}: "
+                         f"{games[args.a].iloc[k]!r} is in both "
                          f"--a {args.a} and --b {args.b} ({int(same.sum())} such row(s)); a "
                          "side cannot play itself: remove those rows (placeholders of "
                          "fixtures not drawn yet, such as 'TBC', are often the cause).")

@@ -20,12 +20,11 @@ from .options import (
     check_filled,
     check_output_files,
     column_keys,
-    labeled_pairs,
+    kept_labeled_pairs,
     make_model,
     ordered_column,
     pair_columns,
     rows_of,
-    take_pairs,
     write_table,
 )
 from .plots import figure_path
@@ -98,10 +97,7 @@ def run_rolling(args):
     result and predict the period's games; write the predictions with their win / draw /
     loss probabilities, and each item's score before every period (rating paths).
     """
-
-    import numpy as np
-
-    from ..io import read_pair_extras, read_pairs
+    from ..io import read_pair_extras
     from ..metrics import outcome_log_loss
     from ..temporal import plot_rating_paths, rolling_fit
 
@@ -119,18 +115,9 @@ def run_rolling(args):
         raise ValueError("--time sets the ages of --half-life; add --half-life H.")
     rows = rows_of(args, extras, args.pairs)
     check_filled(extras, [args.period, args.time], name, rows)
-    # The rows kept, read as if the file held them alone (the ids are theirs).
-    X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
-                                         columns=columns, unlabeled="nan", rows=rows)
-    if rows is not None:
-        # extras keep their row labels: they name the file's lines in messages.
-        extras, shown = extras[rows], shown[rows].reset_index(drop=True)
-        weight = None if weight is None else weight[rows]
-    labeled = labeled_pairs(y, rows, args.pairs, columns.outcome)
-    X, y, extras, context, weight = take_pairs(labeled, X, y, extras, context, weight)
-    if labeled is not None:
-        shown = shown[labeled].reset_index(drop=True)
-    y = y.astype(np.int64)
+    X, y, features, context, extras, weight = kept_labeled_pairs(args, columns, extras, weight,
+                                                                 rows)
+    shown = shown.loc[extras.index].reset_index(drop=True)  # one frame's row labels
     periods, _ = ordered_column(extras, args.period, "--period", name)
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)[0]
     first = _first(args.first, periods, extras[args.period], args.period, name)

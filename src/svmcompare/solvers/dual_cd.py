@@ -224,8 +224,9 @@ def _margin_bias(scores, y, cost, loss):
 def _cost_weighted_mean(qdiag, cost):
     """sum_t C_t q_t / sum_t C_t (the plain mean when no row has a cost)."""
     total = float(cost.sum())
-    return float(cost @ qdiag) / total if total > 0.0 else float(qdiag.mean()) if qdiag.size \
-        else 0.0
+    if total > 0.0:
+        return float(cost @ qdiag) / total
+    return float(qdiag.mean()) if qdiag.size else 0.0
 
 
 @announces_compilation(_round)
