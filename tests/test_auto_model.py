@@ -426,8 +426,70 @@ def test_a_squared_hinge_search_has_linear_squared_hinge_points_only():
     for bad in ({"estimator": SVMCompare()}, {"param_grid": {"C": [1.0]}}):
         with pytest.raises(ValueError, match="set the loss there"):
             SVMCompareCV(loss="squared_hinge", **bad).fit(X, y)
-    with pytest.raises(ValueError, match="loss must be 'hinge' or 'squared_hinge'"):
+    with pytest.raises(ValueError, match=r"loss must be one of \('auto', 'hinge', "
+                                         r"'squared_hinge'\)"):
         SVMCompareCV(loss="log").fit(X, y)
+
+
+def _one_hot_games(n_items=8, n=150, seed=0):
+    """Games between one-hot ids (dense pairs (n, 2, n_items)) from strengths."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(size=n_items)
+    a = rng.integers(0, n_items, n)
+    b = (a + rng.integers(1, n_items, n)) % n_items
+    d = strength[b] - strength[a] + rng.logistic(size=n)
+    eye = np.eye(n_items)
+    return np.stack([eye[a], eye[b]], axis=1), np.where(d > 0.6, 1, np.where(d < -0.6, -1, 0))
+
+
+def test_the_default_loss_is_the_squared_hinge_on_ids_alone():
+    # loss="auto": ratings of one-hot ids get the squared hinge's search (as
+    # `fit --auto` on a table of ids), anything else the hinge's.
+    import scipy.sparse as sp
+
+    X, y = _one_hot_games()
+    search = SVMCompareCV(cv=3).fit(X, y)
+    assert search.loss_ == "squared_hinge"
+    assert set(search.cv_results_["loss"]) == {"squared_hinge"}
+    assert search.best_estimator_.loss == "squared_hinge"
+    wide = sp.csr_matrix(np.concatenate([X[:, 0], X[:, 1]], axis=1))  # sparse ids
+    assert SVMCompareCV(cv=3).fit(wide, y).loss_ == "squared_hinge"
+    # One more feature (not an id), or no item's id, or a given grid: the hinge.
+    extra = np.concatenate([X, np.random.default_rng(1).normal(size=(y.size, 2, 1))], axis=2)
+    assert SVMCompareCV(cv=3, param_grid={"C": [1.0]}).fit(extra, y).loss_ == "hinge"
+    assert SVMCompareCV(cv=3, param_grid={"C": [1.0]}).fit(X, y).loss_ == "hinge"
+    assert SVMCompareCV(cv=3, estimator=SVMCompare(kernel="linear")).fit(X, y).loss_ \
+        == "hinge"
+    features, labels = make_norm_pairs(60, "l1", equality_fraction=0.3, random_state=0)
+    assert SVMCompareCV(cv=3).fit(features, labels).loss_ == "hinge"
+
+
+def test_one_hot_identities_reads_the_items_not_the_storage():
+    import scipy.sparse as sp
+
+    from svmcompare._problem import one_hot_identities
+    from svmcompare.sparse_pairs import SparsePairs
+
+    X, _ = _one_hot_games(n=20)
+    assert one_hot_identities(X)
+    two_ids = X.copy()
+    two_ids[0, 0, (np.argmax(X[0, 0]) + 1) % X.shape[2]] = 1.0  # an item with two ids
+    assert not one_hot_identities(two_ids)
+    weighted = X * 2.0  # a scaled indicator is not an id
+    assert not one_hot_identities(weighted)
+    # Sparse storage: a stored zero and a duplicate entry summing to 1 are
+    # still one id each.
+    first = sp.csr_matrix(X[:, 0])
+    ids = np.argmax(X[:, 1], axis=1)
+    other = (ids + 1) % X.shape[2]
+    # Each row: its id twice (0.5 + 0.5) and a stored zero, not summed.
+    stored = sp.csr_matrix((np.tile([0.5, 0.5, 0.0], ids.size),
+                            np.column_stack([ids, ids, other]).ravel(),
+                            np.arange(0, 3 * ids.size + 1, 3)), shape=X[:, 1].shape)
+    assert not stored.has_canonical_format
+    assert one_hot_identities(SparsePairs(first, stored))
+    assert stored.nnz == 3 * ids.size  # the caller's matrix is left as it was
+    assert not one_hot_identities(SparsePairs(first, sp.csr_matrix(X[:, 1] * 3)))
 
 
 def test_a_group_splitter_without_groups_says_what_to_pass():

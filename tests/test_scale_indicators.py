@@ -80,10 +80,10 @@ def test_the_search_tries_both_only_when_there_are_indicators():
     assert "scale_indicators" not in default_grid(3)[0]
     assert default_grid(3, indicators=True)[0]["scale_indicators"] == [True, False]
     X, y = _league(n_games=150)
-    grid_keys = set(SVMCompareCV(cv=3)._grid(SVMCompare(), X)[0])
+    grid_keys = set(SVMCompareCV(cv=3)._grid(SVMCompare(), X, "hinge")[0])
     assert "scale_indicators" in grid_keys
     Xc = X[:, :, 8:] + 0.5  # the continuous feature alone
-    assert "scale_indicators" not in SVMCompareCV(cv=3)._grid(SVMCompare(), Xc)[0]
+    assert "scale_indicators" not in SVMCompareCV(cv=3)._grid(SVMCompare(), Xc, "hinge")[0]
 
 
 def test_a_bad_value_is_refused_before_any_work():

@@ -34,6 +34,22 @@ def indicator_columns(X):
     return np.all(zero | one, axis=0) & zero.any(axis=0) & one.any(axis=0)
 
 
+def one_hot_identities(X):
+    """Whether every item of pairs ``X`` (dense (n, 2, p) or
+    :class:`SparsePairs`) is one identity: exactly one feature, equal to 1
+    (a one-hot id of a team, a player, a model; no other features)."""
+    if isinstance(X, SparsePairs):
+        for side in (X.first, X.second):
+            side = side.copy()  # canonical: duplicates summed, stored zeros dropped
+            side.sum_duplicates()
+            side.eliminate_zeros()
+            if not (np.all(np.diff(side.indptr) == 1) and np.all(side.data == 1)):
+                return False
+        return True
+    items = X.reshape(-1, X.shape[2])
+    return bool(np.all((items == 0) | (items == 1))) and bool(np.all(items.sum(axis=1) == 1))
+
+
 def _ddof_factor(total, n_items):
     """The sample-variance correction N / (N - 1) of weighted items, with N
     the total weight (an integer weight k counts as k copies, as the repeated
