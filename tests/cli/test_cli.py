@@ -818,3 +818,30 @@ def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
     assert main(["fit", str(features), "--auto", "--probability", "--groups", "season",
                  "--no-progress", "--model", str(tmp_path / "h.skops")]) == 0
     assert load_model(tmp_path / "h.skops").get_params()["loss"] == "hinge"
+
+
+def test_an_id_list_reads_its_ids_as_written(tmp_path):
+    # "01" and "1" are two teams; a list of "01" alone was parsed as the
+    # number 1 and answered with team "1"'s rating (rank and leaderboard).
+    rng = np.random.default_rng(0)
+    strength = {"01": -1.0, "1": 1.0, "2": 0.0, "3": 0.5}
+    rows = []
+    for _ in range(300):
+        a, b = rng.choice(list(strength), 2, replace=False)
+        d = strength[b] - strength[a] + rng.logistic()
+        rows.append((a, b, "H" if d < -0.8 else "A" if d > 0.8 else "D"))
+    pd.DataFrame(rows, columns=["home", "away", "result"]).to_csv(tmp_path / "m.csv",
+                                                                 index=False)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome",
+                 "result", "--outcome-map", "H=-1,D=0,A=1", "--kernel", "linear",
+                 "--model", model]) == 0
+    assert main(["rank", model, "-o", str(tmp_path / "all.csv")]) == 0
+    every = pd.read_csv(tmp_path / "all.csv", dtype={"id": str}).set_index("id")["rank"]
+    (tmp_path / "want.csv").write_text("id\n01\n")
+    assert main(["rank", model, str(tmp_path / "want.csv"), "-o",
+                 str(tmp_path / "one.csv")]) == 0
+    one = pd.read_csv(tmp_path / "one.csv", dtype={"id": str})
+    assert list(one["id"]) == ["01"]
+    assert one["rank"].iloc[0] == pytest.approx(every["01"])
+    assert every["01"] != pytest.approx(every["1"])

@@ -473,7 +473,9 @@ def items_of(model, path):
         raise ValueError("this model scores item features: give an items table "
                          "(an id column plus its features).")
     known = pd.Index(known)
-    wanted = known if path is None else pd.Index(read_table(path)["id"].astype(str))
+    # Ids as written ("01" and "1" are two teams, "NaN" a name), as the fit read them.
+    wanted = known if path is None else \
+        pd.Index(read_table(path, numeric=lambda column: column != "id")["id"].astype(str))
     if wanted.has_duplicates:
         raise ValueError(f"{Path(path).name}: id {wanted[wanted.duplicated()][0]!r} is listed "
                          "more than once.")
