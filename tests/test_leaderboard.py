@@ -1,6 +1,7 @@
 """The leaderboard (table, head to head, HTML / CSV / figure) and the command
 line's intervals: fit --bootstrap, rank / predict --interval, leaderboard."""
 
+import re
 from html.parser import HTMLParser
 
 import numpy as np
@@ -375,3 +376,26 @@ def test_min_games_ranks_only_the_items_with_enough_games(board_model, games_fil
         assert main(["leaderboard", str(fitted), option, "season=3", "-o",
                      str(folder / "no.csv")]) == 2
         assert "--until / --after select the --games rows" in capsys.readouterr().err
+
+
+def test_head_to_head_and_board_of_a_search(board_model):
+    # head_to_head read n_context_ of the search itself (AttributeError);
+    # the board printed a search's scores of 1e-4 as 0.000 / -0.000 and,
+    # for an all-numeric table, positions and counts as 1.000.
+    from svmcompare import SVMCompareCV
+
+    _, X, y, items = board_model
+    search = SVMCompareCV(loss="squared_hinge", probability=True, cv=3, n_jobs=1,
+                          progress=False).fit(X, y)
+    ids, proba = head_to_head(search, items, np.arange(8), top=3)
+    expected = head_to_head(search.best_estimator_, items, np.arange(8), top=3)
+    np.testing.assert_array_equal(ids, expected[0])
+    np.testing.assert_allclose(proba, expected[1])
+    table = leaderboard(search, items, np.arange(8))  # ids numbers: every column numeric
+    tiny = table.assign(score=table["score"] * 1e-4)
+    cells = re.findall(r'<td class="(?:id)?">([^<]*)</td>', leaderboard_html(tiny))
+    shown = [float(t) for t in cells if "." in t]
+    assert len(cells) == 8 * 3  # position, id, score
+    assert len(set(shown)) == len(set(np.round(tiny["score"], 12)))  # scores told apart
+    assert "1" in cells and "1.000" not in cells  # position 1 as a whole number
+    assert not any(t.startswith("-0.0") and float(t) == 0 for t in cells)

@@ -136,8 +136,10 @@ def positions(scores, ties="min"):
 
 def point_model(model):
     """The model that scores: a :class:`BootstrapCompare`'s fit on all pairs
-    (``estimator_``), else ``model`` itself."""
-    return model.estimator_ if isinstance(model, BootstrapCompare) else model
+    (``estimator_``), else ``model`` itself; of a search (``SVMCompareCV``),
+    its refitted choice (``best_estimator_``)."""
+    model = model.estimator_ if isinstance(model, BootstrapCompare) else model
+    return getattr(model, "best_estimator_", model)
 
 
 def alignment(reference, replicate, *, reversed_to_constant=True):
@@ -432,7 +434,7 @@ class BootstrapCompare(BaseEstimator):
                           "see SVMCompare's on_degenerate).", DegenerateWarning,
                           stacklevel=outside_stacklevel())
         items = _training_items(X)
-        reference = self._point_ranker().rank(items)
+        reference = point_model(self).rank(items)
         self.scales_, self.offsets_ = (np.array(v) for v in zip(
             *(alignment(reference, model.rank(items)) for model in self.replicates_),
             strict=True))
@@ -538,10 +540,6 @@ class BootstrapCompare(BaseEstimator):
                                          else np.asarray(context)[rows])
             lower[rows], upper[rows] = percentile_interval(part, confidence)
         return lower, upper
-
-    def _point_ranker(self):
-        point = self.estimator_
-        return point.best_estimator_ if hasattr(point, "best_estimator_") else point
 
     def _confidence(self, confidence):
         return _check_confidence(self.confidence if confidence is None else confidence)

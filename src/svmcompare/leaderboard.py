@@ -267,6 +267,28 @@ def _color(p):
     return f"#{r:02x}{g:02x}{b:02x}", ("#fff" if t > 0.55 else "#222")
 
 
+def _score_decimals(spread):
+    """Decimals that show scores spread over ``spread`` to about three
+    significant digits of it (a search's scores of 1e-4 printed as 0.000)."""
+    if not np.isfinite(spread) or spread <= 0:
+        return 3
+    return int(max(3, 3 - np.floor(np.log10(spread))))
+
+
+def _cell_text(value, decimals):
+    """A cell as text: scores to ``decimals``, positions and counts (``decimals``
+    None) as integers, whatever their dtype; anything else as it is."""
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, float, np.integer, np.floating)):
+        return str(value)
+    if decimals is None:
+        if not np.isfinite(value) or not float(value).is_integer():
+            return f"{float(value):.3f}"
+        return str(int(value))
+    text = f"{float(value):.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0.0 else text  # no "-0.000"
+
+
 def leaderboard_html(table, head=None, title="Leaderboard"):
     """A static self-contained HTML page of the leaderboard."""
     has_interval = "score_lower" in table
@@ -283,11 +305,12 @@ def leaderboard_html(table, head=None, title="Leaderboard"):
     out += [f'<th class="{"id" if c == "id" else ""}">{html.escape(c.replace("_", " "))}</th>'
             for c in columns]
     out.append("<th>score" + (" and interval" if has_interval else "") + "</th></tr>")
-    for _, row in table.iterrows():
+    decimals = _score_decimals(high - low)
+    for i, (_, row) in enumerate(table.iterrows()):
         cells = []
         for c in columns:
-            value = row[c]
-            text = f"{value:.3f}" if isinstance(value, float) else str(value)
+            # Each column's own value (iterrows turns an all-numeric row into floats).
+            text = _cell_text(table[c].iloc[i], decimals if c.startswith("score") else None)
             cells.append(f'<td class="{"id" if c == "id" else ""}">{html.escape(text)}</td>')
         out.append("<tr>" + "".join(cells) + f"<td>{_bar_svg(row, low, high)}</td></tr>")
     out.append("</table>")
