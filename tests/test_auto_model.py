@@ -501,3 +501,114 @@ def test_a_group_splitter_without_groups_says_what_to_pass():
     with pytest.raises(ValueError, match=r"cv=GroupKFold\(.*\) splits by groups: pass "
                                          r"fit\(\.\.\., groups=\.\.\.\)"):
         SVMCompareCV(cv=GroupKFold(3), param_grid={"C": [1.0]}).fit(X, y)
+
+
+def _three_feature_pairs():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2, 3))
+    d = X[:, 1].sum(1) - X[:, 0].sum(1)
+    return X, d, np.where(np.abs(d) < 0.7, 0, np.sign(d)).astype(int)
+
+
+_LINEAR_GRID = {"kernel": ["linear"], "C": [0.1, 1.0]}
+
+
+def test_the_race_skips_folds_that_cannot_fit_a_link():
+    # The race fitted a link on each early fold's pairs alone: a fold of one
+    # outcome ("needs at least two distinct outcomes"), a single left-out
+    # pair, or pairs of weight 0 ("proba contains NaN") crashed the search.
+    from sklearn.model_selection import GroupKFold, KFold, LeaveOneOut
+
+    X, _, y = _three_feature_pairs()
+    groups = np.repeat([0, 1, 2], 30)
+    one_sided = y.copy()
+    one_sided[groups == 1] = 1
+    weight = np.r_[np.ones(30), np.zeros(30), np.ones(30)]
+    # The one-sided season is the second fold: the first judges alone (and prunes).
+    search = SVMCompareCV(cv=GroupKFold(3), probability=True, n_jobs=1,
+                          param_grid=_LINEAR_GRID).fit(X, one_sided, groups=groups)
+    assert np.isfinite(search.predict_proba(X)).all()
+    # A first fold that cannot judge: nothing pruned, as without the race.
+    cases = [(LeaveOneOut(), X[:40], y[:40], {}), (KFold(3), X, y, {"sample_weight": weight})]
+    for cv, Xc, yc, extra in cases:
+        raced, plain = (SVMCompareCV(cv=cv, probability=True, race=race, n_jobs=1,
+                                     param_grid=_LINEAR_GRID).fit(Xc, yc, **extra)
+                        for race in (True, False))
+        assert raced.best_params_ == plain.best_params_
+        np.testing.assert_allclose(raced.cv_results_["mean_log_loss"],
+                                   plain.cv_results_["mean_log_loss"])
+
+
+def test_validated_pairs_without_ties_fit_a_pair_band():
+    # TimeSeriesSplit validating only the later pairs, all decided: the pair
+    # band's start link had no tie threshold (IndexError).
+    from sklearn.model_selection import TimeSeriesSplit
+
+    X, d, _ = _three_feature_pairs()
+    y = np.where(d > 0, 1, -1)
+    y[:10] = 0
+    search = SVMCompareCV(cv=TimeSeriesSplit(3), probability=True, n_jobs=1,
+                          param_grid=_LINEAR_GRID).fit(X, y)
+    assert set(search.cv_results_["tie_band"]) == {"constant", "pair"}
+    proba = search.predict_proba(X)
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_a_grid_fixes_the_link_settings_it_names():
+    # tie_band / link in param_grid were overwritten by every link option.
+    X, _, y = _three_feature_pairs()
+    grid = {**_LINEAR_GRID, "tie_band": ["pair"], "link": ["ordered"]}
+    search = SVMCompareCV(cv=3, probability=True, selection="best", n_jobs=1,
+                          param_grid=grid).fit(X, y)
+    assert search.best_params_["tie_band"] == "pair" and search.best_params_["link"] == "ordered"
+    assert set(search.cv_results_["tie_band"]) == {"pair"}
+    assert len(search.cv_results_) == 2  # one row per C, no duplicates
+
+
+@pytest.mark.parametrize("grid, error, message", [
+    ({"C": [1.0], "kernel": ["linear"], "probability": [True]}, ValueError,
+     "param_grid sets 'probability'"),
+    ({"C": 1.0}, TypeError, r"param_grid\['C'\] must be a list of values; got 1.0"),
+    ({"C": [1.0], "kernel": "linear"}, TypeError, r"param_grid\['kernel'\] must be a list"),
+])
+def test_grid_values_are_checked_before_the_search(grid, error, message):
+    X, _, y = _three_feature_pairs()
+    with pytest.raises(error, match=message):
+        SVMCompareCV(cv=3, probability=True, n_jobs=1, param_grid=grid).fit(X, y)
+
+
+def test_a_split_without_weighted_training_pairs_is_named():
+    from sklearn.model_selection import KFold
+
+    X, _, y = _three_feature_pairs()
+    weight = np.r_[np.ones(30), np.zeros(60)]  # KFold(3)'s first split trains on 30..89
+    with pytest.raises(ValueError, match="cv's split 0 trains on no pair of positive "
+                                         "sample_weight"):
+        SVMCompareCV(cv=KFold(3), n_jobs=1, param_grid=_LINEAR_GRID).fit(
+            X, y, sample_weight=weight)
+
+
+def test_probabilities_need_disjoint_validation_pairs():
+    # Repeated splits put a split's own pairs among "the other splits'"
+    # held-out pairs that fit its link: optimistic cross-fitted scores.
+    from sklearn.model_selection import RepeatedKFold, ShuffleSplit
+
+    X, _, y = _three_feature_pairs()
+    for cv in (RepeatedKFold(n_splits=3, n_repeats=2, random_state=0),
+               ShuffleSplit(n_splits=4, test_size=0.4, random_state=0)):
+        with pytest.raises(ValueError, match="every pair must be held out once at most"):
+            SVMCompareCV(cv=cv, probability=True, n_jobs=1, param_grid=_LINEAR_GRID).fit(X, y)
+    SVMCompareCV(cv=RepeatedKFold(n_splits=3, n_repeats=2, random_state=0), n_jobs=1,
+                 param_grid=_LINEAR_GRID).fit(X, y)  # without probabilities: fine
+
+
+def test_a_none_parameter_survives_a_pickle_of_the_results():
+    import pickle
+
+    X, _, y = _three_feature_pairs()
+    grid = {**_LINEAR_GRID, "class_weight": [None, "balanced"]}
+    search = SVMCompareCV(cv=3, n_jobs=1, param_grid=grid).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(search)).cv_results_
+    assert list(loaded["class_weight"]) == list(search.cv_results_["class_weight"])
+    assert None in list(loaded["class_weight"])

@@ -69,6 +69,12 @@ def grid_points(param_grid):
         if not isinstance(grid, dict):
             raise TypeError(f"param_grid must be a dict or a list of dicts; got {grid!r}.")
         names = list(grid)
+        for name, values in grid.items():
+            # A scalar, or a string read letter by letter ("linear" as 'l', 'i', ...).
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") \
+                    or getattr(values, "ndim", 1) != 1:
+                raise TypeError(f"param_grid[{name!r}] must be a list of values; got "
+                                f"{values!r} (write [{values!r}] for one value).")
         for values in itertools.product(*grid.values()):
             points.append(dict(zip(names, values, strict=True)))
     return points

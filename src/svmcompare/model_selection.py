@@ -212,6 +212,10 @@ class _Race:
         self._losses = {}  # (point, fold) -> per-pair losses, or None
 
     def __call__(self, points, done):
+        if not all(self._judges(k) for k in range(len(done))):
+            # A fold whose pairs cannot fit a link (one outcome: a season x'
+            # always won, a single left-out pair; or no weight) judges nothing.
+            return np.ones(len(points), dtype=bool)
         losses = [self._pooled(i, done) for i in range(len(points))]
         means = np.array([np.nan if loss is None else loss.mean() for loss in losses])
         if np.isnan(means).all():
@@ -227,6 +231,12 @@ class _Race:
             se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
             keep[i] = not (excess > RACE_MARGIN and excess > RACE_Z * se)
         return keep
+
+    def _judges(self, k):
+        """Whether fold ``k``'s validation pairs of positive weight hold two outcomes."""
+        val = self.splits[k][1]
+        weighted = val if self.sample_weight is None else val[self.sample_weight[val] > 0]
+        return np.unique(self.y[weighted]).size >= 2
 
     def _pooled(self, i, done):
         parts = [self._fold_losses(i, k, fold[i]) for k, fold in enumerate(done)]
@@ -514,7 +524,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             if len(lengths) > 1 or -1 in lengths:
                 raise ValueError("cv_results_ must be columns of one length (lists or 1-D "
                                  "arrays).")
-            state = {**state, "cv_results_": pd.DataFrame(results)}
+            # A parameter set to None is a value: pandas would read it as missing.
+            columns = {name: pd.Series(column, dtype=object)
+                       if isinstance(column, list) and any(v is None for v in column)
+                       else column for name, column in results.items()}
+            state = {**state, "cv_results_": pd.DataFrame(columns)}
         super().__setstate__(state)
 
     def fit(self, X, y, context=None, groups=None, sample_weight=None):
@@ -564,6 +578,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splitter = _splitter(self.cv, y, groups)
         splits = _checked_splits(splitter, y, groups)
         _check_split_labels(base, y, sample_weight, splits, groups)
+        if self.probability:
+            _check_disjoint_validation(splits, y.size)
         if self.probability and len(splits) < 2:
             raise ValueError(f"cv gives {len(splits)} split; probability=True needs at least "
                              "two (each split's probability link is fitted on the other "
@@ -573,6 +589,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if not grid_points(grid):
             raise ValueError(f"param_grid has no points: {grid!r}; give each parameter at "
                              "least one value.")
+        if any("probability" in point for point in grid_points(grid)):
+            raise ValueError("param_grid sets 'probability': SVMCompareCV(probability=...) "
+                             "decides it for every point; leave it out of the grid.")
         # The race judges log-losses: with probability=True only.
         race = _Race(y, splits, context, sample_weight) \
             if self.race and scoring == "log_loss" else None
@@ -606,6 +625,9 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                    "n_pruned": pruned,
                    **_split_columns("error", errors), **_split_columns("auc", aucs)}
             for k, option in enumerate(links):
+                if any(name in point and not _same(point[name], value)
+                       for name, value in option.items()):
+                    continue  # the grid fixed this link setting to another value
                 banded = {**row, **option}
                 if self.probability:
                     losses, brier = (np.full(len(splits), np.nan), np.nan) if scored is None \
@@ -775,6 +797,21 @@ def _choice(params, scoring):
             f"If the ranking itself matters, search points that weigh ties {weigh}.")
 
 
+def _check_disjoint_validation(splits, n_pairs):
+    """Refuse splits that validate a pair twice (RepeatedKFold, ShuffleSplit):
+    each split's probability link is fitted on the other splits' held-out
+    pairs, which would then hold the split's own."""
+    counts = np.zeros(n_pairs, dtype=np.int64)
+    for _, val in splits:
+        np.add.at(counts, val, 1)
+    if counts.max(initial=0) > 1:
+        raise ValueError(f"cv validates pair {int(np.argmax(counts > 1))} in {counts.max()} "
+                         "splits (e.g. RepeatedKFold, ShuffleSplit): probability=True fits "
+                         "each split's link on the other splits' held-out pairs, so every "
+                         "pair must be held out once at most. Use KFold, GroupKFold or "
+                         "TimeSeriesSplit.")
+
+
 def _check_split_labels(base, y, sample_weight, splits, groups):
     """Refuse, before any fit, a split whose training pairs ``base`` cannot
     learn from although all of ``y`` could: the few ties of the data all in
@@ -791,6 +828,9 @@ def _check_split_labels(base, y, sample_weight, splits, groups):
         return  # all the pairs cannot train it either: the fit says why, as without a search
     for k, (train, val) in enumerate(splits):
         kept = y[train][weighs[train]]
+        if kept.size == 0:
+            raise ValueError(f"cv's split {k} trains on no pair of positive sample_weight "
+                             f"(its {train.size} training pairs all weigh 0).")
         try:
             check(kept, name)
         except ValueError:

@@ -488,7 +488,10 @@ class PairTieCalibrator:
         S = features.matrix
         if self.link == "ordered":
             objective = _band_objective
-            tie_term = np.log(max(float(start.link_.thresholds_[1]), 1e-3))
+            # Pairs without a tie fit a start link of one threshold (no band):
+            # the band's own fit then drives P(tie) toward 0.
+            thresholds = start.link_.thresholds_
+            tie_term = np.log(max(float(thresholds[1]) if thresholds.size > 1 else 0.0, 1e-3))
         else:
             objective = _davidson_objective
             share = np.average(yy == 0, weights=weight)
