@@ -845,3 +845,28 @@ def test_an_id_list_reads_its_ids_as_written(tmp_path):
     assert list(one["id"]) == ["01"]
     assert one["rank"].iloc[0] == pytest.approx(every["01"])
     assert every["01"] != pytest.approx(every["1"])
+
+
+def test_a_letor_bootstrap_is_fitted_and_ranks_positions_within_queries(tmp_path):
+    # --bootstrap on a LETOR file with a linear kernel went to the all-pairs
+    # fit and was dropped without a word; rank --interval then numbered the
+    # positions across every query (items of two queries are never compared).
+    from svmcompare import BootstrapCompare
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor
+    from svmcompare.persistence import load_model
+
+    X, y, groups, _ = make_graded_blocks(6, random_state=0)
+    letor, model = str(tmp_path / "items.letor"), str(tmp_path / "b.skops")
+    dump_letor(X, y, groups, letor)
+    assert main(["fit", letor, "--kernel", "linear", "--bootstrap", "5", "--n-jobs", "1",
+                 "--no-progress", "--model", model]) == 0
+    fitted = load_model(model)
+    assert isinstance(fitted, BootstrapCompare) and len(fitted.replicates_) == 5
+    assert main(["rank", model, letor, "-o", str(tmp_path / "r.csv"), "--interval", "0.9"]) == 0
+    ranks = pd.read_csv(tmp_path / "r.csv")
+    for _, query in ranks.groupby("qid"):
+        assert sorted(query["position"]) == sorted(
+            pd.Series(-query["rank"]).rank(method="min").astype(int))
+        assert query["position_worst"].max() <= len(query)
+        assert (query["position_best"] >= 1).all()

@@ -16,7 +16,7 @@ def fits_every_pair(args):
     from ..io import is_letor
 
     return (is_letor(args.pairs) and args.model_type == "compare" and kernel_of(args) == "linear"
-            and not (args.grid or args.auto or args.probability))
+            and not (args.grid or args.auto or args.probability or args.bootstrap))
 
 
 def kept_queries(args, path, Z, grades, qid):

@@ -452,15 +452,28 @@ def _rank(args):
     out["rank"] = scorer.rank(Z)
     if args.interval is not None:
         out["rank_lower"], out["rank_upper"] = model.rank_interval(Z, args.interval)
-        out["position"] = model.rank_positions(Z)
-        out["position_best"], out["position_worst"] = \
-            model.rank_position_interval(Z, args.interval)
+        _positions(out, model, Z, args.interval)
     # '-': standard output, as predict (a file named "-" was written instead).
     if write_table(out, args.output):
         what = "" if args.interval is None else \
             f" with {100 * args.interval:g}% intervals of the scores and of the positions"
         print(f"{len(ids)} scores r(x){what} written to {args.output} (larger is better)")
     return 0
+
+
+def _positions(out, model, Z, confidence):
+    """Rank positions and their intervals into ``out``: among all items, or
+    of a LETOR file among the items of each query (items of different queries
+    are never compared)."""
+    import numpy as np
+
+    queries = [np.arange(len(out))] if "qid" not in out else \
+        [np.flatnonzero(out["qid"].to_numpy() == q) for q in out["qid"].unique()]
+    position, best, worst = (np.empty(len(out), dtype=np.int64) for _ in range(3))
+    for rows in queries:
+        position[rows] = model.rank_positions(Z[rows])
+        best[rows], worst[rows] = model.rank_position_interval(Z[rows], confidence)
+    out["position"], out["position_best"], out["position_worst"] = position, best, worst
 
 
 def _leaderboard(args):
