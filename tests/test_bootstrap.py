@@ -2,6 +2,8 @@
 resample, intervals against brute force, reproducibility, model files and
 bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -381,3 +383,18 @@ def test_an_item_tied_in_every_replicate_spans_the_places_of_its_tie(fitted):
     copies = np.repeat(items[:1].toarray(), 5, axis=0)
     best, worst = model.rank_position_interval(np.vstack([copies, items[1:].toarray()]))
     assert (worst[:5] - best[:5] >= 4).all()
+
+
+def test_two_items_warn_that_score_intervals_have_no_width():
+    # Two items: the alignment fixes both scores, every interval was the
+    # point itself, silently.
+    X, y, items, _ = id_games(players=2, n=100)
+    model = SVMCompare(kernel="linear", scale_indicators=False)
+    with pytest.warns(UserWarning, match="fewer than three distinct scores"):
+        boot = BootstrapCompare(model, n_resamples=5, random_state=0, progress=False).fit(X, y)
+    lower, upper = boot.rank_interval(items)
+    np.testing.assert_allclose(lower, upper)  # what the warning says
+    X, y, items, _ = id_games(players=4, n=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        BootstrapCompare(model, n_resamples=5, random_state=0, progress=False).fit(X, y)

@@ -399,3 +399,9 @@ def test_head_to_head_and_board_of_a_search(board_model):
     assert len(set(shown)) == len(set(np.round(tiny["score"], 12)))  # scores told apart
     assert "1" in cells and "1.000" not in cells  # position 1 as a whole number
     assert not any(t.startswith("-0.0") and float(t) == 0 for t in cells)
+
+
+def test_a_plain_model_board_checks_its_confidence_too(board_model):
+    model, _, _, items = board_model
+    with pytest.raises(ValueError, match="confidence"):
+        leaderboard(model.estimator_, items, np.arange(8), confidence=90)

@@ -190,7 +190,7 @@ def _training_items(X):
     return np.concatenate([part[:, 0], part[:, 1]])
 
 
-def _check_confidence(confidence):
+def check_confidence(confidence):
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)) \
             or not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must be a number in (0, 1), e.g. 0.9; got {confidence!r}.")
@@ -375,7 +375,7 @@ class BootstrapCompare(BaseEstimator):
         check_positive(self.n_resamples, "n_resamples", integer=True)
         if self.n_resamples < 2:
             raise ValueError(f"n_resamples must be at least 2; got {self.n_resamples}.")
-        _check_confidence(self.confidence)
+        check_confidence(self.confidence)
         check_progress(self.progress)
         if self.resample not in ("pairs", "groups"):
             raise ValueError(f'resample must be "pairs" or "groups"; got {self.resample!r}.')
@@ -438,6 +438,13 @@ class BootstrapCompare(BaseEstimator):
         self.scales_, self.offsets_ = (np.array(v) for v in zip(
             *(alignment(reference, model.rank(items)) for model in self.replicates_),
             strict=True))
+        if np.unique(reference).size < 3:
+            warnings.warn("The training items have fewer than three distinct scores: each "
+                          "replicate is put on the point model's scale by their mean and "
+                          "spread, which two scores fix, so score intervals (rank_interval) "
+                          "have no width; read rank_position_interval and "
+                          "predict_proba_interval instead.", UserWarning,
+                          stacklevel=outside_stacklevel())
         self.n_groups_ = None if self.resample == "pairs" else int(member.max()) + 1
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = self.estimator_.n_features_in_
@@ -542,7 +549,7 @@ class BootstrapCompare(BaseEstimator):
         return lower, upper
 
     def _confidence(self, confidence):
-        return _check_confidence(self.confidence if confidence is None else confidence)
+        return check_confidence(self.confidence if confidence is None else confidence)
 
     def _check_probabilities(self):
         if not hasattr(self.estimator_, "predict_proba"):

@@ -138,8 +138,9 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
         ``position_worst``; with games ``games``, ``wins``, ``draws``,
         ``losses``.
     """
-    from .bootstrap import positions
+    from .bootstrap import check_confidence, positions
 
+    check_confidence(confidence)  # also where there are no replicates to use it
     items = _check_items(items)
     ids = _check_ids(ids, items.shape[0])
     if games is not None:
