@@ -116,3 +116,22 @@ def test_predict_proba_without_probabilities_says_how_to_get_them():
     with pytest.raises(AttributeError) as caught:
         model.predict_proba(X)
     assert "fit it with probability=True" in str(caught.value.__cause__)
+
+
+def test_equally_likely_wins_either_way_predict_a_tie():
+    # A pair of equals (a self-pair on neutral ground): P(x better) and
+    # P(x' better) differ in the last bit, and the first of them, -1, was
+    # predicted; its swap predicted -1 as well.
+    from svmcompare.ranking_function import least_cost_labels
+
+    proba = np.array([[0.4, 0.2, 0.4], [0.4, 0.2, 0.4 * (1 + 1e-15)],
+                      [0.5, 0.1, 0.4], [0.3, 0.3, 0.4]])
+    assert least_cost_labels(proba).tolist() == [0, 0, -1, 1]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2, 3))
+    d = X[:, 1].sum(1) - X[:, 0].sum(1) + rng.logistic(size=200) * 0.3
+    y = np.where(np.abs(d) < 0.3, 0, np.sign(d)).astype(int)
+    model = SVMCompare(kernel="linear", probability=True, random_state=0).fit(X, y)
+    same = np.stack([X[:5, 0], X[:5, 0]], axis=1)  # x against itself
+    assert model.predict(same).tolist() == [0] * 5
+    np.testing.assert_array_equal(model.predict(X[:, ::-1]), -model.predict(X))

@@ -167,7 +167,15 @@ def least_cost_labels(proba, cost=None):
     """The labels -1, 0, 1 of least expected cost under ``proba`` (n, 3):
     argmin_j sum_i P(i) cost[i, j]; zero-one cost (None): the most probable."""
     expected = -proba if cost is None else proba @ check_cost(cost)
-    return np.asarray(LABELS)[np.argmin(expected, axis=1)]
+    labels = np.asarray(LABELS)[np.argmin(expected, axis=1)]
+    # x better and x' better equally good (a pair of equals on neutral ground,
+    # up to rounding): argmin would take the first, -1, and break the swap
+    # symmetry predict(x, x') = -predict(x', x); the tie is the symmetric answer.
+    best = expected.min(axis=1)
+    rounding = 1e-12 * np.maximum(np.abs(expected).max(axis=1), 1e-300)
+    both = (expected[:, 0] - best <= rounding) & (expected[:, 2] - best <= rounding)
+    labels[both] = 0
+    return labels
 
 
 def _finite_output(values, what):
