@@ -223,3 +223,65 @@ def test_a_period_of_fixtures_alone_does_not_move_glickos_clock():
     g.update(["a"], ["c"], [1.0], [2])  # week 2's result, after the fixture of week 3
     fresh.update(["a"], ["c"], [1.0], [2])
     np.testing.assert_allclose(g.ratings(["a", "c"]), fresh.ratings(["a", "c"]))
+
+
+@pytest.mark.parametrize("system", [Elo, Glicko])
+def test_an_earlier_period_than_one_processed_is_refused(system):
+    # Elo used to rate period 1's game after period 5's, in the wrong time order.
+    rater = system()
+    rater.update(["a"], ["b"], [1], [5])
+    before = rater.ratings(["a", "b"])
+    with pytest.raises(ValueError, match="period 1 is before the last processed period 5"):
+        rater.update(["a", "b"], ["b", "c"], [1, 0], [6, 1])
+    np.testing.assert_array_equal(rater.ratings(["a", "b"]), before)
+    assert "c" not in rater.players_
+    rater.update(["a"], ["b"], [0], [5])  # the same period again is still in order
+
+
+@pytest.mark.parametrize("system, columns", [(Elo, ["rating1", "rating2", "games1", "games2"]),
+                                             (Glicko, ["rating1", "rating2", "rd1", "rd2"])])
+def test_an_update_without_games_changes_nothing(system, columns):
+    rater = system()
+    empty = rater.update([], [], [])
+    assert len(empty) == 0 and sorted(empty.columns) == sorted(columns)
+    rater.update(["a"], ["b"], [1], [3])
+    before = rater.ratings(["a", "b"])
+    assert len(rater.update([], [], [], [])) == 0
+    np.testing.assert_array_equal(rater.ratings(["a", "b"]), before)
+
+
+@pytest.mark.parametrize("system, step", [(Elo, "elo_period"), (Glicko, "glicko_period")])
+def test_a_period_s_step_costs_its_own_players_only(system, step, monkeypatch):
+    # Each period's step ran over every player: games x players in all.
+    import svmcompare.ratings as ratings
+
+    sizes = []
+    original = getattr(ratings, step)
+
+    def recorded(rating, *args, **kwargs):
+        sizes.append(rating.shape[0])
+        return original(rating, *args, **kwargs)
+
+    monkeypatch.setattr(ratings, step, recorded)
+    n = 200
+    rater = system()
+    rater.update(np.arange(n), np.arange(n) + n, np.ones(n), np.arange(n))
+    assert sizes == [2] * n
+    assert len(rater.players_) == 2 * n
+
+
+def test_reaching_2400_does_not_depend_on_unrelated_earlier_games():
+    # A player starting at 2400 has reached it; the flag was only set at the
+    # end of a period it did not play, so an unrelated earlier game changed
+    # its K-factor after 30 games (10 with it, 20 without).
+    def final_rating(unrelated):
+        players = [f"b{k}" for k in range(30)]
+        first, second = ["a"] * 30 + ["a"], players + ["c"]
+        period = [0] * 30 + [1]
+        if unrelated:
+            first, second, period = ["x"] + first, ["y"] + second, [-1] + period
+        elo = Elo(initial_rating=2400)
+        elo.update(first, second, np.zeros(len(first)), period)
+        return elo.ratings(["a"])[0]
+
+    assert final_rating(False) == final_rating(True)

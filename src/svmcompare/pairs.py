@@ -228,8 +228,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         One row per comparison: the ids of its two items, optionally an
         outcome and pair-context columns.
     items : pandas.DataFrame, optional
-        One row per item: an ``id_column`` (or the index, when there is no
-        such column) and its features.  None: identities only, one-hot
+        One row per item: an ``id_column`` (or the ids as the index, when
+        there is no such column) and its features.  None: identities only, one-hot
         columns over the ids of ``matches`` (a Bradley-Terry-style ranking
         from who beat whom; pass ``sparse=True``: a linear fit on sparse
         identities takes a fraction of the dense one's time, 0.15 s against
@@ -247,10 +247,15 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     context : str or list of str, optional
         Pair-context columns (the advantage of x' over x, see
         :meth:`SVMCompare.fit`).
-    features : list of str, optional
-        Columns of ``items`` to use; default every numeric or boolean column
-        but the id (booleans as 0 / 1, as the command line reads them).
+    features : str or list of str, optional
+        Column(s) of ``items`` to use, each of numbers or booleans; default
+        every numeric or boolean column but the id (booleans as 0 / 1, as the
+        command line reads them).
     id_column : str, default="id"
+        The column of ``items`` holding the ids.  Without it the index holds
+        them (``items.set_index("team")``); an index of row numbers (an
+        unnamed RangeIndex, such as the default) is refused, since row k is
+        not item k.
     period : str, optional
         A column of both tables (season, date, rating period): the items
         table then holds per-period features, one row per (id, period), and
@@ -268,7 +273,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         An id of ``matches`` missing from ``items`` (or from ``ids``): an
         error, or "mean": the mean item's features (so that prediction can go
         on for newcomers, e.g. promoted teams; for identities 1/K on each of
-        the K ids, so that a linear model scores it as the mean rating).
+        the K ids, so that a linear model scores it as the mean rating); with
+        ``period``, the mean of the items of the comparison's own period.
     ids : sequence, optional
         Identities only (no ``items``): the ids of the one-hot columns, in
         order, instead of the ids of ``matches``.  Pass the ``ids`` of the
@@ -325,7 +331,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         check_unique_columns(items, "items")
         if len(items) == 0:
             raise ValueError("items has no rows: no item has features to compare.")
-        item_ids = items[id_column] if id_column in items.columns else items.index.to_series()
+        item_ids = _item_ids(items, id_column)
         if period is not None:
             for table, what in ((matches, "matches"), (items, "items")):
                 if period not in table.columns:
@@ -336,13 +342,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
             what = "(id, period)" if period is not None else "id"
             repeated = item_ids[item_ids.duplicated()].iloc[0]
             raise ValueError(f"items repeats the {what} {repeated!r}.")
-        if features is None:
-            features = [c for c in items.select_dtypes(["number", "bool"]).columns
-                        if c not in (id_column, period)]
-        bad = [c for c in features if c not in items.columns]
-        if bad:
-            raise ValueError(f"items has no feature column(s) {bad}.")
-        table = as_float_matrix(items[list(features)], "items features")
+        features = _item_features(items, features, (id_column, period))
+        table = as_float_matrix(items[features], "items features")
         check_finite(table, "items features")
         if sparse:
             table = sp.csr_matrix(table)
@@ -379,9 +380,12 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                       f"{'the items table' if items is not None else 'ids'} scored as the "
                       f"mean item (unknown='mean'): {shown}.", UserWarning,
                       stacklevel=outside_stacklevel())
-        table = with_mean_item(table)
-        for known in positions.values():
-            known[known < 0] = table.shape[0] - 1
+        if period is None:
+            table = with_mean_item(table)
+            for known in positions.values():
+                known[known < 0] = table.shape[0] - 1
+        else:
+            table = _with_period_means(table, items[period], positions, values, period)
     rows = [table[positions[a]], table[positions[b]]]
     y = None
     if outcome is not None:
@@ -392,8 +396,10 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         mapped = matches[outcome].map(outcome_map)
         if mapped.isna().any():
             first = int(np.flatnonzero(mapped.isna().to_numpy())[0])
-            raise ValueError(f"matches row {first}: outcome {matches[outcome].iloc[first]!r} is "
-                             f"not in outcome_map (keys {sorted(outcome_map, key=str)}).")
+            value = plain_value(matches[outcome].iloc[first])
+            raise ValueError(f"matches row {first}: outcome {value!r} is "
+                             f"not in outcome_map (keys {sorted(outcome_map, key=str)})"
+                             f"{true_false_advice(matches[outcome], outcome)}.")
         y = mapped.to_numpy().astype(np.int64)
     ctx = None
     if context is not None:
@@ -444,9 +450,136 @@ def with_mean_item(table):
     """An items table (dense or sparse) with one more row: the mean item, the
     stand-in for ids it lacks (for identities, 1/K on each of the K ids, so
     that a linear model's r(x) of it is the mean of the known ratings)."""
+    return with_mean_items(table, [None])
+
+
+def with_mean_items(table, groups):
+    """An items table (dense or sparse) with one more row per group of rows:
+    the mean of that group's rows.
+
+    Parameters
+    ----------
+    table : ndarray or scipy.sparse matrix of shape (n_items, n_features)
+    groups : list of (ndarray of int or None)
+        Row positions of ``table``, each non-empty; None: every row (no copy
+        of a large table of identities).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix of shape (n_items + len(groups), n_features)
+    """
+    means = np.vstack([np.asarray((table if rows is None else table[rows]).mean(axis=0))
+                       .reshape(1, -1) for rows in groups])
     if sp.issparse(table):
-        return sp.vstack([table, sp.csr_matrix(np.asarray(table.mean(axis=0)))], format="csr")
-    return np.vstack([table, table.mean(axis=0, keepdims=True)])
+        return sp.vstack([table, sp.csr_matrix(means)], format="csr")
+    return np.vstack([table, means])
+
+
+def _with_period_means(table, item_periods, positions, keys, period):
+    """The items table with the mean item of each period that has an unknown
+    id, and the unknown ids' positions (-1 in ``positions``) set to it.
+
+    A newcomer stands in for an item of its own period: the mean of later
+    periods' rows would hand it features of seasons not played yet.
+
+    Parameters
+    ----------
+    table : ndarray or scipy.sparse matrix
+        One row per items row.
+    item_periods : pandas.Series
+        The items table's period column.
+    positions : dict
+        Column of ``matches`` -> row of ``table`` per comparison (-1:
+        unknown), changed in place.
+    keys : dict
+        Column of ``matches`` -> (id, period) key per comparison.
+    period : str
+        The period column, for messages.
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix
+    """
+    wanted = list(dict.fromkeys(keys[column][k][1] for column, known in positions.items()
+                                for k in np.flatnonzero(known < 0)))
+    groups = [np.flatnonzero((item_periods == when).to_numpy()) for when in wanted]
+    for when, rows in zip(wanted, groups, strict=True):
+        if rows.size == 0:
+            raise ValueError(f"items has no row of {period} {plain_value(when)!r}, so the mean "
+                             f"item of that {period} is not known (unknown='mean' gives an "
+                             "unknown id the mean of its own period's items).")
+    row_of = {when: table.shape[0] + k for k, when in enumerate(wanted)}
+    for column, known in positions.items():
+        for k in np.flatnonzero(known < 0):
+            known[k] = row_of[keys[column][k][1]]
+    return with_mean_items(table, groups)
+
+
+def _item_ids(items, id_column):
+    """The ids of the items table: its ``id_column``, else its index when it
+    was set to the ids.
+
+    An unnamed RangeIndex (the default, or left by a slice) is row numbers,
+    not ids: read as ids, item 0 would silently be whichever row came first.
+    """
+    import pandas as pd
+
+    if id_column in items.columns:
+        return items[id_column]
+    index = items.index
+    if isinstance(index, pd.RangeIndex) and index.name is None:
+        raise ValueError(f"items has no id column {id_column!r} and its index is row numbers "
+                         f"(an unnamed RangeIndex), not ids; pass id_column= naming the column "
+                         f"of ids (items has {list(items.columns)}) or set the ids as the index "
+                         "(items.set_index(column)).")
+    return index.to_series()
+
+
+def _item_features(items, features, not_features):
+    """The feature columns of the items table as a list: ``features`` (one
+    column name or a list), or every numeric or boolean column but
+    ``not_features``; each must exist and hold numbers or booleans."""
+    import pandas as pd
+
+    if features is None:
+        return [c for c in items.select_dtypes(["number", "bool"]).columns
+                if c not in not_features]
+    features = _as_list(features)
+    bad = [c for c in features if c not in items.columns]
+    if bad:
+        raise ValueError(f"items has no feature column(s) {bad}.")
+    for column in features:
+        dtype = items[column].dtype
+        if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+            raise TypeError(f"items feature column {column!r} must hold numbers or booleans; "
+                            f"got dtype {dtype}.")
+    return features
+
+
+def true_false_advice(column, name):
+    """How to read a True / False column whose values a map does not map.
+
+    Parameters
+    ----------
+    column : pandas.Series
+        The outcome or result column.
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    str
+        Advice to append to the message, or "" when the column is not boolean
+        (an outcome map's keys are numbers or text, which True / False never
+        match).
+    """
+    import pandas as pd
+
+    if not pd.api.types.is_bool_dtype(column.dtype):
+        return ""
+    return (f"; column {name!r} holds True / False, which no key of a map matches: convert "
+            f"it first, e.g. column.astype(int) (True -> 1, False -> 0), or map True / False "
+            "to labels yourself")
 
 
 def _check_ids(matches, a, b, allow_self):

@@ -172,11 +172,19 @@ def check_games(player1, player2, score, period=None, played=None):
 
 
 def _period_slices(period):
-    """Game order sorted by period (stable) and the (start, stop, value) of each period."""
+    """Game order sorted by period (stable) and the (start, stop, value) of each
+    period (none for no games)."""
     order = np.argsort(period, kind="stable")
     values, starts = np.unique(period[order], return_index=True)
-    stops = np.append(starts[1:], order.size)
+    stops = np.append(starts[1:], order.size) if starts.size else starts
     return order, list(zip(starts, stops, values, strict=True))
+
+
+def _period_players(i, j):
+    """The players of one period's games and the games' players as positions
+    among them: a period's step then costs its own players, not everyone's."""
+    who, local = np.unique(np.concatenate([i, j]), return_inverse=True)
+    return who, local[:i.size], local[i.size:]
 
 
 class _RatingSystem:
@@ -187,6 +195,7 @@ class _RatingSystem:
     def _index(self, players, create):
         if not hasattr(self, "players_"):
             self.players_ = {}
+            self._now = np.nan  # the last processed period (NaN: none yet)
             self._grow(0)
         index = np.empty(len(players), dtype=np.int64)
         for k, player in enumerate(players):
@@ -204,7 +213,9 @@ class _RatingSystem:
     def update(self, player1, player2, score, period=None, played=None):
         """Process games period by period (increasing ``period``; None: one period).
 
-        May be called again with later games (online updates).
+        May be called again with later games (online updates); a period before
+        the last processed one is refused, since its games would be rated
+        after later ones.  No games: nothing changes, and the result has no rows.
 
         Parameters
         ----------
@@ -228,6 +239,8 @@ class _RatingSystem:
         """
         first, second, ids, score, period = check_games(player1, player2, score, period,
                                                         played)
+        if period.size:  # before any player is registered
+            self._check_order(period.min())
         played = None if played is None else np.asarray(played).ravel()
         index = self._index(ids, create=True)
         i, j = index[first], index[second]
@@ -237,17 +250,24 @@ class _RatingSystem:
         for start, stop, value in slices:
             games = order[start:stop]
             results = games if played is None else games[played[games]]
-            # A period of fixtures alone is read at its time without moving the
-            # clock (later results of earlier periods can still come in).
-            self._start_period(value, commit=results.size > 0)
             # Only the players of this period's games, before the period's step.
             for name, first, second in zip(self._state, self._state_of(i[games], value),
                                            self._state_of(j[games], value), strict=True):
                 before[f"{name}1"][games] = first
                 before[f"{name}2"][games] = second
+            # A period of fixtures alone is read at its time without moving the
+            # clock (later results of earlier periods can still come in).
             if results.size:
                 self._step(i[results], j[results], score[results], value)
+                self._now = value
         return pd.DataFrame(before)
+
+    def _check_order(self, value):
+        """Refuse a period before the last processed one."""
+        now = getattr(self, "_now", np.nan)
+        if not np.isnan(now) and value < now:
+            raise ValueError(f"period {value} is before the last processed period {now}: "
+                             "give games in time order (a later update, later periods).")
 
     def _size(self):
         return self.rating_.shape[0]
@@ -323,24 +343,24 @@ class Elo(_RatingSystem):
         extra = n - old.shape[0]
         self.rating_ = np.append(old, np.full(extra, self.initial_rating))
         self.games_ = np.append(getattr(self, "games_", np.zeros(0)), np.zeros(extra))
+        # A player who starts at 2400 has reached it (FIDE's K of 10).
         self._reached_2400 = np.append(getattr(self, "_reached_2400", np.zeros(0, bool)),
-                                       np.zeros(extra, bool))
-
-    def _start_period(self, value, commit=True):
-        pass
+                                       np.full(extra, self.initial_rating >= 2400))
 
     def _state_of(self, index, now):
         return self.rating_[index], self.games_[index]
 
     def _step(self, i, j, score, value):
+        who, i, j = _period_players(i, j)
+        rating = self.rating_[who]
         if self.k_factor == "fide":
-            k = fide_k(self.rating_, self.games_, self._reached_2400)
+            k = fide_k(rating, self.games_[who], self._reached_2400[who])
         else:
-            k = np.full(self.rating_.shape[0], float(self.k_factor))
-        n = self.rating_.shape[0]
-        self.rating_ = elo_period(self.rating_, k, i, j, score, self.cap)
-        self.games_ = self.games_ + np.bincount(np.concatenate([i, j]), minlength=n)
-        self._reached_2400 |= self.rating_ >= 2400
+            k = np.full(who.size, float(self.k_factor))
+        rating = elo_period(rating, k, i, j, score, self.cap)
+        self.rating_[who] = rating
+        self.games_[who] += np.bincount(np.concatenate([i, j]), minlength=who.size)
+        self._reached_2400[who] |= rating >= 2400
 
     def expected_score(self, player1, player2):
         """Player 1's expected score against player 2 from the current ratings."""
@@ -391,7 +411,6 @@ class Glicko(_RatingSystem):
         self.rating_ = np.append(old, np.full(extra, self.initial_rating))
         self.rd_ = np.append(getattr(self, "rd_", np.zeros(0)), np.full(extra, self.initial_rd))
         self._last = np.append(getattr(self, "_last", np.zeros(0)), np.full(extra, np.nan))
-        self._now = getattr(self, "_now", np.nan)
 
     def _grown_rd(self, now, index=slice(None)):
         """Deviations of the players at ``index`` grown to period ``now``."""
@@ -400,23 +419,15 @@ class Glicko(_RatingSystem):
         return np.minimum(np.sqrt(self.rd_[index] ** 2 + self.c ** 2 * elapsed),
                           self.initial_rd)
 
-    def _start_period(self, value, commit=True):
-        if not np.isnan(self._now) and value < self._now:
-            raise ValueError(f"period {value} is before the last processed period {self._now}.")
-        if commit:
-            self._now = value
-
     def _state_of(self, index, now):
         return self.rating_[index], self._grown_rd(now, index)
 
     def _step(self, i, j, score, value):
-        rd = self._grown_rd(value)
-        rating, new_rd = glicko_period(self.rating_, rd, i, j, score)
-        played = np.zeros(self.rating_.shape[0], dtype=bool)
-        played[i] = played[j] = True
-        self.rating_ = np.where(played, rating, self.rating_)
-        self.rd_ = np.where(played, new_rd, self.rd_)
-        self._last = np.where(played, value, self._last)
+        who, i, j = _period_players(i, j)
+        rating, rd = glicko_period(self.rating_[who], self._grown_rd(value, who), i, j, score)
+        self.rating_[who] = rating
+        self.rd_[who] = rd
+        self._last[who] = value
 
     def deviations(self, players, period=None):
         """Deviations grown to ``period`` (default: the last processed period);

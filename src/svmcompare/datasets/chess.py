@@ -95,6 +95,32 @@ def load_chess_games(path):
     return games
 
 
+def period_numbers(times, period):
+    """Rating periods 0, 1, ... of datetimes grouped by a pandas offset alias.
+
+    Parameters
+    ----------
+    times : pandas.Series of datetime64
+    period : str
+        A pandas offset alias, a multiple too ("D", "3D", "2W", "12h", "3M").
+
+    Returns
+    -------
+    ndarray of int
+        The period of each time, counted from the first time's period.
+
+    Notes
+    -----
+    pandas numbers periods in the alias's base unit whatever its multiple
+    (days for "3D"), so the numbers are divided by the multiple; the bins of
+    a multiple are counted from 1970-01-01, so that a date falls in the same
+    bin whatever the table's first game ("3M" gives calendar quarters).
+    """
+    periods = pd.Series(times).dt.to_period(period)
+    ordinals = pd.PeriodIndex(periods).asi8 // periods.dt.freq.n
+    return ordinals - ordinals.min()
+
+
 def _long_format(games, elo_before, played=None):
     """One row per (game, player) with the outcome seen from that player; a
     fixture (``played`` False, score NaN) counts for nothing."""
@@ -246,7 +272,9 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0, prior_g
     period : pandas offset alias, default="D"
         Rating period: ratings are updated once per period, and a game's
         features use the games of earlier periods only (never a game of its
-        own period, so simultaneous games cannot leak into each other).
+        own period, so simultaneous games cannot leak into each other).  A
+        multiple ("3D", "2W") makes bins of that many base periods, counted
+        from 1970-01-01.
     initial_elo : float, default=1200.0
         Everyone's Elo before a first game.
     glicko_c : float, default=15.0
@@ -268,8 +296,7 @@ def chess_features(games, period="D", initial_elo=1200.0, glicko_c=15.0, prior_g
         (``white_games``, ``black_games``), for eligibility filters.
     """
     games = games.copy()
-    ordinals = pd.PeriodIndex(games["time"].dt.to_period(period)).asi8
-    games["period"] = ordinals - ordinals.min()
+    games["period"] = period_numbers(games["time"], period)
     score, day = games["score"].to_numpy(), games["period"].to_numpy()
     check_prior_games(prior_games)
     X = history_features(games, initial_elo, glicko_c, prior_games)

@@ -13,13 +13,20 @@ player.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_outcome_map, empty_cells, first_missing, plain_value
-from ..pairs import id_text
-from .chess import PLAYER_FEATURES, check_prior_games, history_features
+from .._validation import (
+    check_outcome_map,
+    check_unique_columns,
+    empty_cells,
+    first_missing,
+    plain_value,
+)
+from ..pairs import id_text, true_false_advice
+from .chess import PLAYER_FEATURES, check_prior_games, history_features, period_numbers
 
 # The chess features without "moves_first": a position goes to the context.
 _POSITION = PLAYER_FEATURES.index("moves_first")
@@ -63,12 +70,14 @@ def _scores(values, outcome_map, result_map):
                              f"or 0; got {bad[0]!r}.")
     else:
         raise ValueError(f"result_map must be 'score' or a dict; got {result_map!r}.")
-    scores = pd.Series(values).map(mapping)
+    values = pd.Series(values)
+    scores = values.map(mapping)
     if scores.isna().any():
         bad = int(np.flatnonzero(scores.isna().to_numpy())[0])
         raise ValueError(f"result of game {scores.index[bad]} is "
-                         f"{plain_value(pd.Series(values).iloc[bad])!r}, which "
-                         f"the map does not map (it maps {sorted(mapping, key=str)}).")
+                         f"{plain_value(values.iloc[bad])!r}, which "
+                         f"the map does not map (it maps {sorted(mapping, key=str)})"
+                         f"{true_false_advice(values, values.name)}.")
     return scores.to_numpy(dtype=float)
 
 
@@ -381,8 +390,7 @@ def _periods(values, period, played=None):
     name = "the time column" if values.name is None else f"the time column {values.name!r}"
     keys, kind = time_keys(values, name, at=lambda k: f"time of game {k}")
     if kind == "dates":
-        ordinals = pd.PeriodIndex(keys.dt.to_period(period)).asi8
-        return ordinals - ordinals.min()
+        return period_numbers(keys, period)
     keys = keys.to_numpy()
     if kind == "numbers" and not (np.all(keys == np.round(keys))
                                   and np.all(np.abs(keys) < 2.0**53)):
@@ -463,27 +471,33 @@ def points_history(first, second, points, period, half_life, prior_games=None):
 
 
 def _advantage(games, advantage):
+    """The pair context (n_games, 1) from ``advantage``: a column of the games
+    table (a name that is a column, a number too, is that column: the columns
+    of a header-less table are numbers), else one finite number for every game."""
     if advantage is None:
         return None
-    if isinstance(advantage, numbers.Real) and not isinstance(advantage, bool):
+    is_column = isinstance(advantage, Hashable) and advantage in games.columns
+    if not is_column and isinstance(advantage, numbers.Real) \
+            and not isinstance(advantage, bool):
         if not np.isfinite(float(advantage)):
             raise ValueError(f"advantage must be a finite number (+1: the second player has "
                              f"it, -1: the first, 0: neither) or a column; got {advantage!r}.")
         return np.full((len(games), 1), float(advantage))
-    if advantage not in games.columns:
+    if not is_column:
         raise ValueError(f"advantage column {advantage!r} is not in the games table.")
     column = games[advantage]
-    if pd.api.types.is_bool_dtype(column):
-        return column.to_numpy(dtype=float)[:, None]
-    values = pd.to_numeric(column, errors="coerce")
-    wrong = ~np.isfinite(values.to_numpy(dtype=float))  # missing, text or infinite
+    # A nullable boolean's NA must reach the missing-value check, not become NaN.
+    numeric = column.astype("Float64") if pd.api.types.is_bool_dtype(column) \
+        else pd.to_numeric(column, errors="coerce")
+    values = numeric.to_numpy(dtype=float, na_value=np.nan)
+    wrong = ~np.isfinite(values)  # missing, text or infinite
     if wrong.any():
         bad = int(np.flatnonzero(wrong)[0])
         value = column.iloc[bad]
         what = "missing" if pd.isna(value) else repr(plain_value(value))
         raise ValueError(f"advantage of game {bad} is {what}; expected numbers or True / "
                          "False.")
-    return values.to_numpy(dtype=float)[:, None]
+    return values[:, None]
 
 
 def games_features(games, *, first, second, result, outcome_map=None, result_map=None,
@@ -529,12 +543,15 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
         the row order, each game its own period (only right when the rows
         are in time order).
     period : pandas offset alias, default="D"
-        Rating period for dates: features use earlier periods only.
+        Rating period for dates: features use earlier periods only.  A
+        multiple ("3D", "2W", "12h") makes bins of that many base periods,
+        counted from 1970-01-01 ("3M": calendar quarters).
     advantage : str, number or None
         The pair context: a column (or one number for every game) that is
         positive when the *second* player has the positional advantage (+1:
         second at home, -1: first at home or moving first, 0: neutral).
-        True / False columns read as 1 / 0.
+        True / False columns read as 1 / 0.  A number that names a column (as
+        in a table read without a header) is that column.
     points : (str, str) or None
         Columns of each side's points in the game (goals, runs, frames won),
         the first player's then the second's; empty cells are games without a
@@ -582,6 +599,7 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     """
     if not isinstance(games, pd.DataFrame):
         raise TypeError(f"games must be a pandas DataFrame; got {type(games).__name__}.")
+    check_unique_columns(games, "games")
     if len(games) == 0:
         raise ValueError("games has no rows: there are no games to make features of.")
     missing = [c for c in (first, second, result) + ((time,) if time else ())
