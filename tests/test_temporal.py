@@ -616,3 +616,22 @@ def test_time_decay_reads_date_spellings_and_names_an_impossible_date():
                                           14), [0.25, 0.5, 1.0])
     with pytest.raises(ValueError, match=r"^times\[1\] = '02/30/2024' is not a date"):
         time_decay(["01/13/2024", "02/30/2024", "03/01/2024"], 14)
+
+
+def test_a_naive_now_is_read_on_the_clock_of_zoned_times():
+    # now="2020-01-03" next to New York times was taken as UTC (weights off
+    # by five hours; now="2020-01-02" was refused as earlier than a game),
+    # with a pandas warning about time zones on the way.
+    import warnings
+
+    times = pd.Series(pd.to_datetime(["2020-01-01", "2020-01-02"]).tz_localize(
+        "America/New_York"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(time_decay(times, 1, now="2020-01-03"), [0.25, 0.5])
+        np.testing.assert_allclose(time_decay(times, 1, now="2020-01-02"), [0.5, 1.0])
+        np.testing.assert_allclose(time_decay(list(times), 1, now="2020-01-03"), [0.25, 0.5])
+        # A zoned now is its own instant: 05:00 UTC is midnight in New York.
+        np.testing.assert_allclose(time_decay(times, 1, now="2020-01-03T05:00:00+00:00"),
+                                   [0.25, 0.5])
+        np.testing.assert_allclose(time_decay(times, 1), [0.5, 1.0])

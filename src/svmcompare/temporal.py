@@ -58,6 +58,8 @@ def _as_number(times, name, at=None):
         raise ValueError(f"{name} contains NaN or infinity.")
     dates = read_times(times.ravel(), name, at) if times.size else None
     if dates is not None:
+        if getattr(dates.dt, "tz", None) is not None:  # zoned: their instants, in UTC
+            dates = dates.dt.tz_convert("UTC").dt.tz_localize(None)
         seconds = dates.to_numpy().astype("datetime64[s]").astype(np.int64)
         return seconds / 86_400.0, "days"
     if times.dtype.kind in "biuf" and times.dtype.kind != "b":
@@ -100,6 +102,23 @@ _KINDS = {None: ("numbers", "a number"), "days": ("dates", "a date"),
           "order": ("an ordered Categorical's categories", "one of its categories")}
 
 
+def _zone_of(times):
+    """The time zone of zone-aware dates (a column or its Timestamps), else None."""
+    zone = getattr(getattr(times, "dtype", None), "tz", None)
+    if zone is None and isinstance(times, (list, tuple, np.ndarray, pd.Series)) and len(times):
+        first = times.iloc[0] if isinstance(times, pd.Series) else times[0]
+        zone = getattr(first, "tzinfo", None) if isinstance(first, pd.Timestamp) else None
+    return zone
+
+
+def _is_naive(moment):
+    """Whether a date (text, datetime or Timestamp) carries no time zone."""
+    try:
+        return pd.Timestamp(moment).tzinfo is None
+    except (ValueError, TypeError):
+        return True
+
+
 def time_decay(times, half_life, now=None):
     """Weights 2^(-(now - t) / half_life): 1 for a comparison at ``now``,
     1/2 for one a half-life older.
@@ -126,6 +145,7 @@ def time_decay(times, half_life, now=None):
     ndarray of shape (n_pairs,)
     """
 
+    zone = _zone_of(times)
     categories = None
     if isinstance(getattr(times, "dtype", None), pd.CategoricalDtype):
         times = pd.Categorical(times)
@@ -156,6 +176,12 @@ def time_decay(times, half_life, now=None):
         reference = float(now)
     else:
         moment, now_unit = _read_times(np.asarray([now]), "now")
+        if now_unit == "days" and zone is not None and _is_naive(now):
+            # A clock time without a zone next to zoned times: on their clock
+            # (read alone, it was taken as UTC, hours off).
+            wall = pd.Timestamp(moment[0] * 86_400.0, unit="s")
+            moment = [(wall.tz_localize(zone).tz_convert("UTC").tz_localize(None)
+                       - pd.Timestamp(0)) / pd.Timedelta(days=1)]
         if now_unit != unit:
             # Days since 1970 against round numbers, a season's year against
             # a month's count (or the reverse): weights of 0 or 1.
