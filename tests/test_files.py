@@ -187,3 +187,22 @@ def test_too_few_features_for_the_file_is_refused(tmp_path):
     (tmp_path / "wide.letor").write_text("1 qid:1 1:0.5 9:0.3\n0 qid:1 1:0.1\n")
     with pytest.raises(ValueError, match="n_features"):
         load_letor(tmp_path / "wide.letor", n_features=4)
+
+
+def test_a_trailing_delimiter_does_not_shift_the_columns(tmp_path):
+    # One more (empty) field on the first data row than in the header made
+    # pandas read the first column as the index: every name moved one column
+    # right, ids replaced and predictions made on the wrong features.
+    from svmcompare.io import read_table
+
+    (tmp_path / "ok.csv").write_text("id,x,y\n007,1.5,1\n008,2.5,-1\n")
+    (tmp_path / "first.csv").write_text("id,x,y\n007,1.5,1,\n008,2.5,-1\n")
+    (tmp_path / "every.csv").write_text("id,x,y\n007,1.5,1,\n008,2.5,-1,\n")
+    text = lambda column: column != "id"  # noqa: E731
+    expected = read_table(tmp_path / "ok.csv", numeric=text)
+    for name in ("first.csv", "every.csv"):
+        pd.testing.assert_frame_equal(read_table(tmp_path / name, numeric=text), expected)
+    (tmp_path / "extra.csv").write_text("id,x,y\n007,1.5,1,9\n008,2.5,-1\n")
+    with pytest.raises(ValueError, match=r"extra.csv, line 2: 4 fields where the header "
+                                         r"names 3 columns \(an extra value '9'\)"):
+        read_table(tmp_path / "extra.csv")

@@ -26,6 +26,7 @@ for a bad value, the line (counting the header as line 1).
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,15 +101,44 @@ def read_table(path, numeric=None, check_header=None):
         # Namibia and "None" a team name, not pandas' missing values.
         missing = {c: [""] if c in text else _NA_TEXT for c in names}
         # utf-8-sig: a byte-order mark (Excel's CSV) is not part of the first name.
-        frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig",
-                            dtype={c: str for c in text} or None, keep_default_na=False,
-                            na_values=missing, **_EXACT_FLOATS)
+        # index_col=False: a row with more fields than the header (a trailing
+        # delimiter) would otherwise turn the first column into the index and
+        # shift every name one column right, silently.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, sep=sep, encoding="utf-8-sig", index_col=False,
+                                dtype={c: str for c in text} or None, keep_default_na=False,
+                                na_values=missing, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+        _check_extra_fields(path, sep, len(names))
     lines = _row_lines(path, sep, len(frame))
     if lines is not None:
         frame.index = pd.Index(lines - 2)  # file_line(frame.index, row): the row's line
     return frame
+
+
+def _check_extra_fields(path, sep, n_names):
+    """Refuse a row with a value beyond the header's columns, naming its line
+    (empty fields there, a trailing delimiter, are dropped)."""
+    import csv
+
+    limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit(2**31 - 1)
+        with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+            reader = csv.reader(handle, delimiter=sep)
+            next(reader, None)
+            for record in reader:
+                extra = [field for field in record[n_names:] if field.strip()]
+                if extra:
+                    raise ValueError(f"{path.name}, line {reader.line_num}: {len(record)} "
+                                     f"fields where the header names {n_names} columns "
+                                     f"(an extra value {extra[0]!r}); give every row the "
+                                     "header's columns.")
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _row_lines(path, sep, n_rows):
