@@ -470,6 +470,15 @@ def read_pairs(path, items=None, require_labels=True, return_context=False,
     return (*pairs, _numeric(frame, names, name) if names else None)
 
 
+def context_names(path, columns=PairColumns()):
+    """The names of a pairs file's context columns, in the order
+    :func:`read_pairs` reads them (none for an SVMlight / LETOR file)."""
+    if is_letor(path):
+        return []
+    names = _header(path, _separator(path))
+    return columns.context_columns(pd.DataFrame(columns=names))
+
+
 def read_pair_extras(path, columns=PairColumns(), results=False):
     """The other columns of a pairs CSV: the ``weight`` column (or None) and the
     columns that are neither features, labels, context nor weight (ids, dates,

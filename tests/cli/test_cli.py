@@ -870,3 +870,29 @@ def test_a_letor_bootstrap_is_fitted_and_ranks_positions_within_queries(tmp_path
             pd.Series(-query["rank"]).rank(method="min").astype(int))
         assert query["position_worst"].max() <= len(query)
         assert (query["position_best"] >= 1).all()
+
+
+def test_context_columns_are_matched_by_name(tmp_path, capsys):
+    # A context is read by position: swapped, renamed or other columns gave
+    # other predictions with exit code 0.
+    frame = _matches(tmp_path / "m.csv", np.random.default_rng(0))
+    frame = frame.rename(columns={"adv": "ctx_home"})
+    frame["ctx_rest"] = np.random.default_rng(1).integers(-2, 3, len(frame))
+    frame.to_csv(tmp_path / "m.csv", index=False)
+    common = ["--a", "home", "--b", "away"]
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), *common, "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--kernel", "linear", "--model", model]) == 0
+    out = str(tmp_path / "p.csv")
+    assert main(["predict", model, str(tmp_path / "m.csv"), *common, "-o", out]) == 0
+    for name, table in (("swapped", frame[["home", "away", "ctx_rest", "ctx_home"]]),
+                        ("renamed", frame.rename(columns={"ctx_rest": "ctx_neutral"}))):
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+        for command in ("predict", "evaluate"):
+            extra = ["-o", out] if command == "predict" else ["--outcome", "result",
+                                                              "--outcome-map", "H=-1,D=0,A=1"]
+            if command == "evaluate" and name == "swapped":
+                continue  # (no outcome column kept in that table)
+            capsys.readouterr()
+            assert main([command, model, str(tmp_path / f"{name}.csv"), *common, *extra]) == 2
+            assert f"{name}.csv's context columns" in capsys.readouterr().err

@@ -232,14 +232,24 @@ def check_file_features(model, features, path, args=None):
         raise ValueError(f"{exc}{hint}") from None
 
 
-def check_context_given(model, context, path):
-    """The command line's wording for a model fitted with a pair context."""
+def check_context_given(model, context, path, pairs=None, columns=None):
+    """The command line's wording for a model fitted with a pair context; with
+    the ``pairs`` file (and its ``columns``), its context columns checked by
+    name and order against those the fit read (a context is read by position:
+    swapped or renamed columns gave other predictions, silently)."""
+    from .._validation import check_feature_names
+    from ..io import context_names
+
     ranking = getattr(model, "ranking_", None)
     needed = 0 if ranking is None else ranking.n_context
     if needed and context is None:
         raise ValueError(f"{path} was fitted with a pair context of {needed} column(s): give "
                          "them with --context COLUMNS (or as ctx_<name> columns in the file); "
                          "0 where neither position has an advantage.")
+    expected = getattr(model, "context_names_in_", None)
+    if pairs is not None and expected is not None:
+        check_feature_names(expected, context_names(pairs, columns),
+                            f"{Path(pairs).name}'s context columns")
 
 
 def rows_of(args, frame, path):

@@ -58,7 +58,7 @@ def _fit(args):
         return fit_graded(args)
     import numpy as np
 
-    from ..io import is_letor, read_pair_extras
+    from ..io import context_names, is_letor, read_pair_extras
     from ..model_selection import SVMCompareCV
     from ..persistence import save_model
 
@@ -137,8 +137,11 @@ def _fit(args):
               "'svmcompare rank/predict --interval' and 'svmcompare leaderboard'")
     if not is_letor(args.pairs):  # LETOR features have numbers, not names
         # The names and order of the features, checked by predict / evaluate / rank.
+        names = context_names(args.pairs, columns) if context is not None else []
         for part in (model, point):
             part.feature_names_in_ = np.asarray(features, dtype=object)
+            if names:  # and of the context, checked by predict / evaluate
+                part.context_names_in_ = np.asarray(names, dtype=object)
     save_model(model, args.model)
     args.written = args.model
     error = 1 - model.score(X, y, context=context)
@@ -422,7 +425,7 @@ def _pair_predictions(args, model):
     X, _, features, context = read_pairs(args.pairs, args.items, require_labels=False,
                                          return_context=True, columns=columns, rows=rows)
     check_file_features(model, features, args.pairs, args)
-    check_context_given(model, context, args.model)
+    check_context_given(model, context, args.model, args.pairs, columns)
     if rows is not None:
         shown = shown[rows]
     # The file's columns but features first (ids, result, context), so results
@@ -595,7 +598,7 @@ def _evaluate(args):
         X, y, features, context = read_pairs(args.pairs, args.items, return_context=True,
                                              columns=columns, unlabeled="nan", rows=rows)
         check_file_features(model, features, args.pairs, args)
-        check_context_given(model, context, args.model)
+        check_context_given(model, context, args.model, args.pairs, columns)
         X, y, _, context, _ = take_pairs(labeled_pairs(y, rows, args.pairs, columns.outcome),
                                          X, y, context=context)
         y = y.astype(np.int64)
