@@ -910,3 +910,20 @@ def test_named_id_columns_next_to_a_b_feature_columns_are_refused(tmp_path, caps
     err = capsys.readouterr().err
     assert "has the id columns 'home' and 'away' (--a, --b) and a_/b_ feature columns" in err
     assert not (tmp_path / "m.skops").exists()
+
+
+def test_features_copies_the_other_columns_as_written(tmp_path):
+    # Every column but the ids was read as numbers: a game id 000123 came
+    # back as 123, a referee "NA" as an empty cell, and a 1X2 result of 1 was
+    # 1.0, which the outcome map's "1" did not match.
+    rows = [("000001", "A", "B", "1", "NA"), ("000002", "C", "D", "2", "Smith"),
+            ("000003", "A", "C", "X", "Lee"), ("000004", "B", "D", "1", "NA")]
+    pd.DataFrame(rows, columns=["game_id", "home", "away", "res", "ref"]).to_csv(
+        tmp_path / "g.csv", index=False)
+    out = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "g.csv"), "--a", "home", "--b", "away",
+                 "--outcome", "res", "--outcome-map", "1=-1,X=0,2=1", "-o", str(out)]) == 0
+    written = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert list(written["game_id"]) == ["000001", "000002", "000003", "000004"]
+    assert list(written["ref"]) == ["NA", "Smith", "Lee", "NA"]
+    assert list(written["y"].astype(int)) == [-1, 1, 0, -1]

@@ -217,7 +217,7 @@ def test_messages_show_values_not_numpy_reprs(tmp_path, capsys):
             "score", "-o", str(tmp_path / "f.csv")]
     assert main([*base, "--outcome-map", "1=-1,0=1"]) == 2
     err = capsys.readouterr().err
-    assert "outcome 0.5 is not in the outcome map" in err and "np." not in err
+    assert "outcome '0.5' is not in the outcome map" in err and "np." not in err
     assert main([*base, "--outcome-map", "1=-1,0.5=0,0=1", "--advantage", "adv"]) == 2
     err = capsys.readouterr().err
     assert "g.csv, line 3, column adv: empty cell" in err and "np." not in err

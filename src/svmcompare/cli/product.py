@@ -208,7 +208,11 @@ def _features(args):
     from ..pairs import id_text
 
     name = Path(args.games).name
-    games = read_table(args.games, numeric=lambda column: column not in (args.a, args.b))
+    # Only the points (and an advantage column) as numbers: every other column
+    # is copied to the output as written ("000123" stays, "NA" is text), and
+    # the outcome is mapped from its text ("1" of a 1X2 column, not 1.0).
+    numbers = {*(args.points or ()), args.advantage}
+    games = read_table(args.games, numeric=lambda column: column in numbers)
     if len(games) == 0:
         raise ValueError(f"{name} has a header and no rows: there are no games in it.")
     names = list(GAME_FEATURES) + (list(POINTS_FEATURES) if args.points else [])
