@@ -927,3 +927,21 @@ def test_features_copies_the_other_columns_as_written(tmp_path):
     assert list(written["game_id"]) == ["000001", "000002", "000003", "000004"]
     assert list(written["ref"]) == ["NA", "Smith", "Lee", "NA"]
     assert list(written["y"].astype(int)) == [-1, 1, 0, -1]
+
+
+def test_evaluate_on_a_letor_file_checks_the_models_features(tmp_path, capsys):
+    # A model of named features (here team ids) read a LETOR file's numbered
+    # features, padded with zeros to its count, and printed a full report.
+    from svmcompare.datasets import make_graded_blocks
+    from svmcompare.io import dump_letor
+
+    _matches(tmp_path / "m.csv", np.random.default_rng(0))
+    model = str(tmp_path / "ids.skops")
+    assert main(["fit", str(tmp_path / "m.csv"), "--a", "home", "--b", "away", "--outcome",
+                 "result", "--outcome-map", "H=-1,D=0,A=1", "--kernel", "linear",
+                 "--model", model]) == 0
+    X, y, groups, _ = make_graded_blocks(4, random_state=0)
+    dump_letor(X[:, :3], y, groups, tmp_path / "g.letor")
+    capsys.readouterr()
+    assert main(["evaluate", model, str(tmp_path / "g.letor")]) == 2
+    assert "features do not match" in capsys.readouterr().err

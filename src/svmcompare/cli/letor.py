@@ -118,6 +118,8 @@ def report_graded(args):
     model = load_model(args.model)
     Z, grades, qid, _ = kept_queries(
         args, args.pairs, *load_letor(args.pairs, getattr(model, "n_features_in_", None)))
+    # As predict and rank: a model of named features (or ids) is refused here.
+    check_file_features(model, [f"f{k + 1}" for k in range(Z.shape[1])], args.pairs)
     score = (model if hasattr(model, "rank") else model.pair_model_).rank(Z)
     tau, per_group = kendall_tau_per_group(grades, score, qid)
     print(f"items {Z.shape[0]} in {np.unique(qid).size} queries: Kendall tau per query "
