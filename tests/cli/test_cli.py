@@ -945,3 +945,27 @@ def test_evaluate_on_a_letor_file_checks_the_models_features(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", model, str(tmp_path / "g.letor")]) == 2
     assert "features do not match" in capsys.readouterr().err
+
+
+def test_an_output_may_not_overwrite_an_input_or_need_a_missing_folder(tmp_path, capsys):
+    # fit --model onto its own training CSV replaced the data with a model
+    # file; predict / features -o onto their input overwrote it; a missing
+    # folder was found only after the whole fit.
+    games = tmp_path / "m.csv"
+    _matches(games, np.random.default_rng(0))
+    before = games.read_bytes()
+    common = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
+              "H=-1,D=0,A=1"]
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(games), *common, "--kernel", "linear", "--model", str(games)]) == 2
+    assert "--model" in capsys.readouterr().err and games.read_bytes() == before
+    assert main(["fit", str(games), *common, "--kernel", "linear", "--model", model]) == 0
+    capsys.readouterr()
+    for argv in (["predict", model, str(games), "--a", "home", "--b", "away", "-o", str(games)],
+                 ["features", str(games), *common, "-o", str(games)],
+                 ["rank", model, "-o", model]):
+        assert main(argv) == 2
+        assert "is also this command's input" in capsys.readouterr().err
+    assert games.read_bytes() == before
+    assert main(["fit", str(games), *common, "--model", str(tmp_path / "no" / "m.skops")]) == 2
+    assert "there is no folder" in capsys.readouterr().err

@@ -280,10 +280,13 @@ def rows_of(args, frame, path):
     return mask
 
 
-def check_output_files(files, figures=()):
+def check_output_files(files, figures=(), inputs=()):
     """Before any work: ``files`` (option -> path or None) name distinct
-    files, "-" (standard output) only for -o, and each of ``figures`` (the
-    options that save a matplotlib figure) a format matplotlib writes."""
+    files in folders that exist, none of them one of the command's
+    ``inputs`` (paths or None), "-" (standard output) only for -o, and each
+    of ``figures`` (the options that save a matplotlib figure) a format
+    matplotlib writes."""
+    inputs = {Path(path).resolve() for path in inputs if path is not None and str(path) != "-"}
     written = {}
     for option, path in files.items():
         if path is None:
@@ -297,6 +300,12 @@ def check_output_files(files, figures=()):
         if target in written:
             raise ValueError(f"{written[target]} and {option} both name {path}: one would "
                              "overwrite the other.")
+        if target in inputs:
+            raise ValueError(f"{option} {path} is also this command's input: writing it would "
+                             "overwrite what is being read; give another name.")
+        if not target.parent.is_dir():
+            raise ValueError(f"{option} {path}: there is no folder {target.parent} to write "
+                             "it in.")
         written[target] = option
         if option in figures:
             from matplotlib.backend_bases import FigureCanvasBase

@@ -53,7 +53,7 @@ def _fit(args):
     """Fit SVMCompare (or a baseline) on labeled pairs and write a model file. Labels y: -1 x
     better, 0 tie, 1 x' better.
     """
-    check_output_files({"--model": args.model})
+    check_output_files({"--model": args.model}, inputs=(args.pairs, args.items))
     if fits_every_pair(args):
         return fit_graded(args)
     import numpy as np
@@ -207,6 +207,7 @@ def _features(args):
     from ..io import file_line, read_table
     from ..pairs import id_text
 
+    check_output_files({"-o": args.output}, inputs=(args.games,))
     name = Path(args.games).name
     # Only the points (and an advantage column) as numbers: every other column
     # is copied to the output as written ("000123" stays, "NA" is text), and
@@ -339,6 +340,7 @@ def _rankings(args):
     from ..io import file_line, read_table
     from ..pairs import matches_from_rankings
 
+    check_output_files({"-o": args.output}, inputs=(args.results,))
     results = read_table(args.results, numeric=lambda column: column == args.position)
     if len(results) == 0:
         raise ValueError(f"{Path(args.results).name} has a header and no rows: there are no "
@@ -395,6 +397,7 @@ def _predict(args):
     from ..io import is_letor
     from ..persistence import load_predictor
 
+    check_output_files({"-o": args.output}, inputs=(args.model, args.pairs, args.items))
     if args.interval is not None:
         if not args.proba:
             raise ValueError("--interval gives intervals of the probabilities: add --proba.")
@@ -446,6 +449,7 @@ def _rank(args):
     from ..io import is_letor, load_letor
     from ..persistence import load_model
 
+    check_output_files({"-o": args.output}, inputs=(args.model, args.items_file))
     model = load_model(args.model) if args.interval is None \
         else load_bootstrap(args.model, "rank --interval")
     ids, Z, features = items_of(model, args.items_file)
@@ -497,7 +501,8 @@ def _leaderboard(args):
 
     for path in args.output:  # all of them before any is written
         check_leaderboard_path(path)
-    check_output_files({f"-o (file {k + 1})": path for k, path in enumerate(args.output)})
+    check_output_files({f"-o (file {k + 1})": path for k, path in enumerate(args.output)},
+                       inputs=(args.model, args.items_file, args.games))
     if args.top < 1:
         raise ValueError(f"--top must be a positive integer (items in the head-to-head table); "
                          f"got {args.top}.")
@@ -576,7 +581,8 @@ def _evaluate(args):
     probabilities next to the training frequencies (the baseline to beat); and the
     comparison AUC (Table 3).
     """
-    check_output_files({"--plot": args.plot}, figures=("--plot",))
+    check_output_files({"--plot": args.plot}, figures=("--plot",),
+                       inputs=(args.model, args.pairs, args.items))
     import numpy as np
 
     from ..io import is_letor, read_pair_extras, read_pairs

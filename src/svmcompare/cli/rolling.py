@@ -102,7 +102,7 @@ def run_rolling(args):
     from ..temporal import plot_rating_paths, rolling_fit
 
     check_output_files({"-o": args.output, "--ratings": args.ratings, "--plot": args.plot},
-                       figures=("--plot",))
+                       figures=("--plot",), inputs=(args.pairs, args.items))
     columns = pair_columns(args)
     weight, extras, shown = read_pair_extras(args.pairs, columns, results=True)
     name = Path(args.pairs).name
