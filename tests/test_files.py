@@ -206,3 +206,11 @@ def test_a_trailing_delimiter_does_not_shift_the_columns(tmp_path):
     with pytest.raises(ValueError, match=r"extra.csv, line 2: 4 fields where the header "
                                          r"names 3 columns \(an extra value '9'\)"):
         read_table(tmp_path / "extra.csv")
+
+
+def test_a_qid_beyond_64_bits_is_named(tmp_path):
+    # OverflowError ("Python int too large to convert to C long") as a traceback.
+    (tmp_path / "q.letor").write_text("1 qid:99999999999999999999 1:0.5 2:1.0\n"
+                                      "0 qid:99999999999999999999 1:0.2 2:0.1\n")
+    with pytest.raises(ValueError, match="too large for a 64-bit integer"):
+        load_letor(tmp_path / "q.letor")

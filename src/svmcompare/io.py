@@ -704,6 +704,9 @@ def load_letor(path, n_features=None):
         X, y, qid = load_svmlight_file(str(path), n_features=n_features, query_id=True)
     except ValueError as exc:
         raise ValueError(f"{path}: not a valid SVMlight/LETOR file ({exc}).") from exc
+    except OverflowError as exc:  # a qid or a feature number beyond 64 bits
+        raise ValueError(f"{path}: not a valid SVMlight/LETOR file (a qid or a feature number "
+                         f"too large for a 64-bit integer: {exc}).") from exc
     if qid.size == 0:
         qid = np.zeros(X.shape[0], dtype=np.int64)
     elif qid.size != X.shape[0]:
@@ -795,7 +798,7 @@ def _letor_batch(lines):
                else np.zeros(len(frame), dtype=np.int64))
         number = frame.iloc[:, start::2].to_numpy(dtype=np.float64)
         value = frame.iloc[:, start + 1::2].to_numpy(dtype=np.float64)
-    except (ValueError, TypeError, pd.errors.ParserError):
+    except (ValueError, TypeError, OverflowError, pd.errors.ParserError):
         return None
     if number.shape[1] != value.shape[1]:
         return None
