@@ -105,3 +105,32 @@ def test_swapping_items_negates_rank_predictions(norm_data):
     for cls in (SVMRank, SVMRank2):
         model = cls().fit(X, y)
         np.testing.assert_array_equal(model.predict(Xtest[:, ::-1]), -model.predict(Xtest))
+
+
+def test_the_threshold_counts_pairs_by_their_weight():
+    # eq. (6)'s threshold was chosen by the unweighted training error: integer
+    # weights differed from repeated pairs (0.73 against 1.64), and pairs of
+    # weight 0 moved it (0.73 -> 106) and with it every prediction.
+    from svmcompare import make_pairs
+
+    rng = np.random.default_rng(0)
+    first, second = rng.normal(size=(200, 3)), rng.normal(size=(200, 3))
+    d = (second - first) @ [1, 2, 3] + 1.5 * rng.normal(size=200)
+    y = np.where(d > 1, 1, np.where(d < -1, -1, 0))
+    X = make_pairs(first, second)
+    weight = np.where(y == 0, 5, 1)
+    weighted = SVMRank(kernel="linear").fit(X, y, sample_weight=weight)
+    repeated = SVMRank(kernel="linear").fit(np.repeat(X, weight, axis=0), np.repeat(y, weight))
+    assert weighted.threshold_ == pytest.approx(repeated.threshold_, rel=1e-6)
+    junk = make_pairs(rng.normal(size=(300, 3)), rng.normal(size=(300, 3)) + 3)
+    padded = SVMRank(kernel="linear").fit(
+        np.concatenate([X, junk]), np.r_[y, np.zeros(300, dtype=int)],
+        sample_weight=np.r_[np.ones(200), np.zeros(300)])
+    plain = SVMRank(kernel="linear").fit(X, y)
+    assert padded.threshold_ == pytest.approx(plain.threshold_, rel=1e-6)
+    # The weighted loss is the loss of the repeated pairs, threshold by threshold.
+    diff = weighted.decision_function(X)
+    taus = np.linspace(0, 3, 31)
+    np.testing.assert_allclose(zero_one_loss_by_threshold(diff, y, taus, weight),
+                               zero_one_loss_by_threshold(np.repeat(diff, weight),
+                                                          np.repeat(y, weight), taus))

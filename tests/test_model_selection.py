@@ -149,9 +149,9 @@ def test_path_training_gaps_from_the_item_kernel_equal_kernel_blocks(norm_data, 
     seen = {}
     kind = SVMRank.problem_kind
 
-    def recorded(model, decision, y):
+    def recorded(model, decision, y, sample_weight):
         seen[id(model)] = decision()
-        return kind.finish(model, decision, y)
+        return kind.finish(model, decision, y, sample_weight)
 
     monkeypatch.setattr(SVMRank, "problem_kind", dataclasses.replace(kind, finish=recorded))
     grams = _recorded_grams(monkeypatch)

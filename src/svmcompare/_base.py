@@ -221,7 +221,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
             d = self.ranking_.difference(prepared.Xs) if gaps is None else gaps
             return d if prepared.context is None else d + prepared.context @ context_coef
 
-        self.problem_kind.finish(self, training_decision, prepared.y)
+        self.problem_kind.finish(self, training_decision, prepared.y, prepared.sample_weight)
         return self
 
     def compact_copy(self):
@@ -371,7 +371,8 @@ def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
     model.n_iter_ = result.n_iter
     model.intercept_ = float(result.bias)
     model.converged_ = bool(result.converged)
-    model.problem_kind.finish(model, lambda: model.ranking_.difference(Xs_sample), y_sample)
+    model.problem_kind.finish(model, lambda: model.ranking_.difference(Xs_sample), y_sample,
+                              None)
     return model
 
 

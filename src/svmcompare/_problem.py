@@ -551,9 +551,9 @@ class ProblemKind:
         r = scale * u^T Phi for the SVM's f = beta + u^T Phi, and whether the
         solution is degenerate (None: the question does not arise); may
         refuse the solution.
-    finish : callable (model, decision, y) -> None
+    finish : callable (model, decision, y, sample_weight) -> None
         Sets the threshold from ``decision()``, the training pairs'
-        d = r(x') - r(x) + v^T context.
+        d = r(x') - r(x) + v^T context, each pair counted by its weight (None: 1).
     """
 
     check_labels: object

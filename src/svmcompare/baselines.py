@@ -32,8 +32,8 @@ def _no_scale(model, beta, bias_noise=0.0):
     return 1.0, None
 
 
-def _rank_threshold(model, decision, y):
-    model.threshold_ = fit_threshold(decision(), y)
+def _rank_threshold(model, decision, y, sample_weight):
+    model.threshold_ = fit_threshold(decision(), y, sample_weight)
 
 
 def _inequality_pairs(y, model="SVMRank"):

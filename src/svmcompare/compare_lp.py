@@ -130,5 +130,5 @@ class SVMCompareLP(PairwiseKernelModel):
         self.support_ = np.flatnonzero(result.dual > 1e-9 * max(1.0, float(result.dual.max())))
         self.threshold_, self.margin_ = machine_threshold(
             lambda: self.ranking_.difference(prepared.Xs), prepared.y, self.degenerate_,
-            result.bias)
+            result.bias, prepared.sample_weight)
         return self
