@@ -304,8 +304,12 @@ class ComparisonMixin:
         the label of least expected cost under :meth:`predict_proba`: with
         ``cost=None``, the most probable outcome (zero-one cost), so that the
         labels agree with the probabilities; with a cost matrix, the label
-        that minimizes sum_i P(i) cost[i, j].  Without probabilities, the
-        comparison rule :meth:`compare` (eqs. 4, 5), which stays available.
+        that minimizes sum_i P(i) cost[i, j].  Where x better and x' better
+        are equally good (a decision of 0: a pair of equals, or items far from
+        every training item of an RBF model), the tie, even when it is less
+        probable than each: the one label that keeps predict(x', x) =
+        -predict(x, x').  Without probabilities, the comparison rule
+        :meth:`compare` (eqs. 4, 5), which stays available.
 
         Returns
         -------
