@@ -193,7 +193,9 @@ def check_pairs(X, n_features=None):
         raise ValueError("X has no pairs (n_pairs = 0).")
     if arr.shape[2] == 0:
         raise ValueError("X has no features (n_features = 0).")
-    arr = arr.astype(np.float64, copy=False)
+    # C order: the same values in another layout (a DataFrame's, a transposed
+    # view) gave another solver path, decisions apart by up to 3e-3.
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
     check_finite(arr, "X")
     if n_features is not None and arr.shape[2] != n_features:
         raise ValueError(
