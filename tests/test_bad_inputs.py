@@ -301,3 +301,23 @@ def test_extreme_feature_scales_give_the_same_model(data):
     for scale in (1e-8, 1e8):
         b = SVMCompare().fit(X * scale, y)
         np.testing.assert_array_equal(b.predict(X * scale), a.predict(X))
+
+
+def test_numbers_numpy_cannot_take_are_read_as_numbers():
+    # C = 10**20 (allowed: at most 1e100), a Fraction, or gamma = 10**400 raised
+    # numpy's "ufunc 'isfinite' not supported" naming no parameter; a float32 C
+    # warned of an overflow in a cast.
+    import warnings
+    from fractions import Fraction
+
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for params in ({"C": 10**20}, {"C": Fraction(3, 2)}, {"C": np.float32(1.0)},
+                       {"gamma": Fraction(1, 2)}):
+            SVMCompare(**params).fit(X, y)
+    for name in ("C", "gamma"):
+        with pytest.raises(ValueError, match=f"{name} must be (a )?positive"):
+            SVMCompare(**{name: 10**400}).fit(X, y)

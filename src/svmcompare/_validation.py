@@ -311,7 +311,11 @@ def check_positive(value, name, *, integer=False, allow_none=False):
     if not isinstance(value, kind) or isinstance(value, bool):
         what = "a positive integer" if integer else "a positive number"
         raise TypeError(f"{name} must be {what}; got {value!r}.")
-    if not np.isfinite(value) or value <= 0:
+    try:  # an int beyond 64 bits or a Fraction: np.isfinite takes neither
+        number = float(value)
+    except OverflowError:
+        number = float("inf")
+    if not np.isfinite(number) or number <= 0:
         raise ValueError(f"{name} must be positive and finite; got {value}.")
 
 
@@ -329,7 +333,7 @@ def check_C(C):
     far from overflow (the linear solver's objective reached inf at C = 1e300),
     and every solver here meets the hard-margin solution long before 1e100."""
     check_positive(C, "C")
-    if C > MAX_C:
+    if float(C) > MAX_C:  # (a float32 C compared with 1e100 overflowed, with a warning)
         raise ValueError(
             f"C = {C:g} is too large to solve in double precision (at most {MAX_C:g}); a C "
             "of 1e6-1e10 already gives the hard margin on most data, and HardMarginQP solves "

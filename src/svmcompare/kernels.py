@@ -319,6 +319,14 @@ def _call_user_kernel(func, A, B):
     return K
 
 
+def _as_float(value):
+    """A real number as a float, an int too large for one as infinity."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
     """Validate kernel hyper-parameters and return a :class:`KernelSpec`.
 
@@ -343,12 +351,12 @@ def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
     if code != LINEAR:
         if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool):
             raise TypeError(f"gamma must be a positive number; got {gamma!r}.")
-        if not np.isfinite(gamma) or gamma <= 0:
+        if not 0 < _as_float(gamma) < np.inf:  # (10**400 or a Fraction: float first)
             raise ValueError(f"gamma must be a positive finite number; got {gamma}.")
     if code == POLY:
         if not isinstance(degree, numbers.Integral) or isinstance(degree, bool) or degree < 1:
             raise ValueError(f"degree must be an integer >= 1; got {degree!r}.")
-        if not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
+        if not isinstance(coef0, numbers.Real) or not np.isfinite(_as_float(coef0)):
             raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
     return KernelSpec(kernel, code, float(gamma), int(degree), float(coef0))
 
