@@ -573,15 +573,6 @@ def _csv_pairs(frame, name, items, require_labels, columns=PairColumns(), unlabe
     y = _labels(frame, name, columns, unlabeled) if columns.outcome in frame.columns else None
     wide = any(c.startswith("a_") for c in frame.columns)
     ids = columns.a in frame.columns and columns.b in frame.columns
-    if items is None and ids and wide and (columns.a, columns.b) != (PairColumns.a, PairColumns.b):
-        # Id columns named on purpose (--a, --b) and a_ / b_ feature columns:
-        # the wide layout was read, the ids dropped without a word (a_goals
-        # and b_goals, the result itself, became the features).
-        shown = [c for c in frame.columns if c.startswith("a_")][:3]
-        raise ValueError(f"{name} has the id columns {columns.a!r} and {columns.b!r} (--a, "
-                         f"--b) and a_/b_ feature columns ({', '.join(shown)}): which are the "
-                         "items? Rename the a_/b_ columns to fit on the ids (and --items for "
-                         "item features), or leave out --a / --b to fit on the a_/b_ features.")
     if items is not None or (ids and not wide):
         missing = [c for c in (columns.a, columns.b) if c not in frame.columns]
         if missing:

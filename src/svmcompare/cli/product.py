@@ -58,7 +58,7 @@ def _fit(args):
         return fit_graded(args)
     import numpy as np
 
-    from ..io import context_names, is_letor, read_pair_extras
+    from ..io import context_names, identities_of, is_letor, read_pair_extras
     from ..model_selection import SVMCompareCV
     from ..persistence import save_model
 
@@ -76,8 +76,12 @@ def _fit(args):
         X, features = played_ids_only(X, features)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
-    unused = [c for c in extras.columns if c not in (columns.a, columns.b, args.groups,
-                                                     args.time)]
+    # In the wide layout (a_/b_ feature columns) the --a / --b columns are not
+    # the items: named as unused (a_goals and b_goals next to --a home --b away
+    # were fitted on, the ids dropped, and the note said nothing of them).
+    ids_fitted = args.items is not None or identities_of(features) is not None
+    used = (columns.a, columns.b) if ids_fitted else ()
+    unused = [c for c in extras.columns if c not in (*used, args.groups, args.time)]
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
