@@ -256,3 +256,20 @@ def test_degenerate_warnings_point_at_the_callers_line_from_every_entry():
         degenerate = [w for w in caught if issubclass(w.category, DegenerateWarning)]
         assert degenerate, fit
         assert all(w.filename == __file__ for w in degenerate), [w.filename for w in degenerate]
+
+
+def test_a_refit_keeps_no_attribute_of_the_fit_before():
+    # A linear refit after an exact fit kept dual_objective_; a refit without
+    # probabilities kept calibrator_, which set_params(probability=True) then used.
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(80, "l1", equality_fraction=0.3, random_state=0)
+    model = SVMCompare(kernel="linear", solver="exact", probability=True, C=0.1).fit(X, y)
+    assert hasattr(model, "dual_objective_") and hasattr(model, "calibrator_")
+    model.set_params(solver="linear", probability=False).fit(X, y)
+    assert not hasattr(model, "dual_objective_") and not hasattr(model, "calibrator_")
+    model.set_params(probability=True)
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        model.predict_proba(X[:2])  # no link of an earlier fit

@@ -167,6 +167,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""
+        # A refit sets its own: an exact fit's dual objective must not outlive a
+        # linear refit, nor a probability link a refit without probabilities
+        # (set_params(probability=True) would have used the old link).
+        for name in _FIT_SPECIFIC:
+            vars(self).pop(name, None)
         problem = prepared.problem
         without_direction = hinge_without_direction(self, prepared, result)
         # May raise (SVMCompare with beta >= 0) before any fitted state is set;
@@ -235,6 +240,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         for name in ("support_", "dual_coef_", "_expansion_index"):
             vars(copied).pop(name, None)
         return copied
+
+
+# Attributes some fits set and others do not (the solver's, the link's).
+_FIT_SPECIFIC = ("dual_objective_", "kkt_violation_", "primal_objective_", "calibrator_",
+                 "calibration_", "degenerate_")
 
 
 def lemma1_applies(beta, bias_noise):

@@ -221,7 +221,8 @@ def test_training_spread_from_the_gradient_equals_the_rank_gaps(estimator, extra
     # of eq. (6) for the baselines and for a degenerate comparison machine.
     if isinstance(model, (SVMRank, SVMRank2)) or model.degenerate_:
         decision = model.decision_function(X, kwargs.get("context"))
-        assert model.threshold_ == pytest.approx(fit_threshold(decision, y), rel=1e-9)
+        assert model.threshold_ == pytest.approx(
+            fit_threshold(decision, y, kwargs.get("sample_weight")), rel=1e-9)
 
 
 def test_primal_fits_have_no_solver_spread_and_compute_it():
