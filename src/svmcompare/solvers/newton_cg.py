@@ -20,6 +20,7 @@ on random opponent graphs).
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -70,6 +71,10 @@ class _SquaredHinge:
         return product
 
 
+# SciPy's name for cg's relative tolerance: "rtol" from 1.12 on, "tol" before.
+_CG_TOLERANCE = "rtol" if "rtol" in inspect.signature(cg).parameters else "tol"
+
+
 def _newton_finish(problem, x, gradient, goal, max_steps=20):
     """Full Newton steps from ``x`` (systems by conjugate gradients), each
     kept only if it lowers the gradient's norm, until the norm is at most
@@ -83,7 +88,8 @@ def _newton_finish(problem, x, gradient, goal, max_steps=20):
         problem.value_gradient(x)  # the active rows at x
         hessian = LinearOperator((n, n), matvec=lambda v, x=x: problem.hessian_product(x, v),
                                  dtype=np.float64)
-        step, _ = cg(hessian, -gradient, rtol=min(0.1, 0.1 * goal / norm), maxiter=10 * n)
+        step, _ = cg(hessian, -gradient, atol=0.0, maxiter=10 * n,
+                     **{_CG_TOLERANCE: min(0.1, 0.1 * goal / norm)})
         trial = x + step
         _, trial_gradient = problem.value_gradient(trial)
         if not float(np.linalg.norm(trial_gradient)) < norm:
