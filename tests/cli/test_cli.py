@@ -970,3 +970,31 @@ def test_an_output_may_not_overwrite_an_input_or_need_a_missing_folder(tmp_path,
     assert games.read_bytes() == before
     assert main(["fit", str(games), *common, "--model", str(tmp_path / "no" / "m.skops")]) == 2
     assert "there is no folder" in capsys.readouterr().err
+
+
+def test_predictions_that_fail_part_way_leave_no_half_file(tmp_path, monkeypatch, capsys):
+    # A LETOR file's predictions were written chunk by chunk under their name:
+    # an error in a later chunk left part of a table behind.
+    from svmcompare.cli import letor
+
+    model, items = _small_letor_model(tmp_path)
+    out = tmp_path / "p.csv"
+    assert main(["predict", model, items, "-o", str(out)]) == 0
+    whole = out.read_text()
+    out.unlink()
+    monkeypatch.setattr(letor, "PAIR_CHUNK", 5)
+    calls = []
+    real = letor.with_predictions
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("a chunk that cannot be scored")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(letor, "with_predictions", failing)
+    assert main(["predict", model, items, "-o", str(out)]) == 2
+    assert not out.exists() and not list(tmp_path.glob(".p.csv*"))
+    monkeypatch.setattr(letor, "with_predictions", real)
+    assert main(["predict", model, items, "-o", str(out)]) == 0
+    assert out.read_text() == whole  # chunks of 5 pairs make the same table

@@ -524,11 +524,30 @@ def write_table(table, output):
     """Write a CSV table to ``output``, or to standard output for "-" (as
     ``predict -o -``); returns whether a file was written, so that the
     command's summary line stays off a table piped to another program."""
+    with written_whole(output) as target:
+        table.to_csv(target, index=False)
+    return output != "-"
+
+
+@contextlib.contextmanager
+def written_whole(output):
+    """The target to write ``output`` through: standard output for "-", else
+    a file beside it that takes its name only once the writing ends without
+    an error (an error or an interrupt part-way left half a table under the
+    name, e.g. a LETOR file's predictions written chunk by chunk)."""
+    import os
     import sys
 
-    to_stdout = output == "-"
-    table.to_csv(sys.stdout if to_stdout else output, index=False)
-    return not to_stdout
+    if output == "-":
+        yield sys.stdout
+        return
+    path = Path(output)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        yield str(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def with_predictions(out, model, X, context, proba, interval=None, bootstrap=None):

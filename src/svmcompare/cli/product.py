@@ -44,6 +44,7 @@ from .options import (
     take_pairs,
     with_predictions,
     write_table,
+    written_whole,
 )
 from .plots import plot_evaluation
 from .rolling import add_rolling_command
@@ -417,11 +418,11 @@ def _predict(args):
                          "to get probabilities.")
     frames = (graded_predictions(args, model) if is_letor(args.pairs)
               else [_pair_predictions(args, model)])
-    target = sys.stdout if args.output == "-" else args.output
     count = 0
-    for k, out in enumerate(frames):  # one frame, or a LETOR file's pairs chunk by chunk
-        out.to_csv(target, index=False, header=k == 0, mode="w" if k == 0 else "a")
-        count += len(out)
+    with written_whole(args.output) as target:
+        for k, out in enumerate(frames):  # one frame, or a LETOR file's pairs chunk by chunk
+            out.to_csv(target, index=False, header=k == 0, mode="w" if k == 0 else "a")
+            count += len(out)
     if args.output != "-":
         print(f"{count} predictions written to {args.output}")
     return 0
