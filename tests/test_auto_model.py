@@ -612,3 +612,12 @@ def test_a_none_parameter_survives_a_pickle_of_the_results():
     loaded = pickle.loads(pickle.dumps(search)).cv_results_
     assert list(loaded["class_weight"]) == list(search.cv_results_["class_weight"])
     assert None in list(loaded["class_weight"])
+
+
+def test_an_estimator_with_probabilities_in_a_search_without_them_is_refused():
+    # Its probability=True was dropped silently: the refitted model had no
+    # predict_proba although the docs say the estimator's settings are kept.
+    X, _, y = _three_feature_pairs()
+    with pytest.raises(ValueError, match="set probability=True on SVMCompareCV"):
+        SVMCompareCV(SVMCompare(kernel="linear", probability=True), cv=3, n_jobs=1,
+                     param_grid={"C": [1.0]}).fit(X, y)

@@ -112,7 +112,9 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
     tol : float, default=1e-3
         Stopping tolerance on the maximal KKT violation of the dual.
     max_iter : int or None, default=None
-        Maximum SMO steps; None means max(10_000_000, 100 m).
+        Maximum SMO steps of the exact solver; None means max(10_000_000,
+        100 m).  The primal solvers (``solver="linear"``, Nystroem, the
+        squared hinge) stop by their own limits and tolerance, not by it.
     cache_size : float, default=200
         Megabytes for kernel rows during fitting (exact solver).  With
         ``probability=True`` the fit's rows stay for its calibration folds,

@@ -589,6 +589,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if not grid_points(grid):
             raise ValueError(f"param_grid has no points: {grid!r}; give each parameter at "
                              "least one value.")
+        if base.get_params().get("probability") and not self.probability:
+            raise ValueError("estimator has probability=True, but SVMCompareCV(probability=False) "
+                             "decides for the refitted model (which would have none): set "
+                             "probability=True on SVMCompareCV.")
         if any("probability" in point for point in grid_points(grid)):
             raise ValueError("param_grid sets 'probability': SVMCompareCV(probability=...) "
                              "decides it for every point; leave it out of the grid.")
