@@ -85,3 +85,17 @@ def test_C_path_shares_the_kernel_and_equals_single_fits(class_weight):
         assert model.objective_ == pytest.approx(single.objective_, rel=1e-9)
         np.testing.assert_allclose(model.decision_function(Xt), single.decision_function(Xt),
                                    atol=1e-7)
+
+
+def test_a_pair_of_weight_zero_is_left_out():
+    # Its items stayed in the LP's expansion basis: the fit moved by 0.34.
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(40, "l1", equality_fraction=0.3, random_state=0)
+    weight = np.ones(40)
+    weight[::5] = 0.0
+    kept = weight > 0
+    with_zeros = SVMCompareLP(C=1.0, gamma=0.5).fit(X, y, sample_weight=weight)
+    without = SVMCompareLP(C=1.0, gamma=0.5).fit(X[kept], y[kept])
+    np.testing.assert_allclose(with_zeros.decision_function(X), without.decision_function(X),
+                               atol=1e-9)
