@@ -621,3 +621,13 @@ def test_an_estimator_with_probabilities_in_a_search_without_them_is_refused():
     with pytest.raises(ValueError, match="set probability=True on SVMCompareCV"):
         SVMCompareCV(SVMCompare(kernel="linear", probability=True), cv=3, n_jobs=1,
                      param_grid={"C": [1.0]}).fit(X, y)
+
+
+def test_link_settings_of_a_grid_may_be_numpy_strings():
+    # The grid's own link values were compared by type: np.str_ is not str,
+    # every link option was dropped and the search failed (KeyError).
+    X, _, y = _three_feature_pairs()
+    grid = {"kernel": ["linear"], "C": [1.0], "tie_band": np.array(["constant", "pair"])}
+    search = SVMCompareCV(cv=3, probability=True, n_jobs=1, param_grid=grid).fit(X, y)
+    assert set(search.cv_results_["tie_band"]) == {"constant", "pair"}
+    assert len(search.cv_results_) == 4  # each band with both links

@@ -273,3 +273,19 @@ def test_a_refit_keeps_no_attribute_of_the_fit_before():
 
     with pytest.raises(NotFittedError):
         model.predict_proba(X[:2])  # no link of an earlier fit
+
+
+def test_a_refused_refit_leaves_the_fit_before_whole():
+    # The refit's attributes were cleared before it could be refused: a
+    # model with its old ranking and no probability link.
+    from svmcompare import NoRankingError
+    from svmcompare.datasets import make_norm_pairs
+
+    X0, y0 = make_norm_pairs(300, "l2", random_state=1)
+    X, y = make_norm_pairs(300, "l2", equality_fraction=0.1, noise=1.0, random_state=0)
+    model = SVMCompare(C=1.0, gamma=1.0, class_weight=None, on_degenerate="raise",
+                       probability=True, random_state=0).fit(X0, y0)
+    expected = model.predict_proba(X0[:4])
+    with pytest.raises(NoRankingError):
+        model.fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X0[:4]), expected)

@@ -135,3 +135,13 @@ def test_equally_likely_wins_either_way_predict_a_tie():
     same = np.stack([X[:5, 0], X[:5, 0]], axis=1)  # x against itself
     assert model.predict(same).tolist() == [0] * 5
     np.testing.assert_array_equal(model.predict(X[:, ::-1]), -model.predict(X))
+
+
+def test_a_cost_matrix_decides_ties_of_costs_too():
+    # The swap-symmetric tie was forced whenever x better and x' better
+    # cost the same, even at 200 times their cost.
+    from svmcompare.ranking_function import least_cost_labels
+
+    proba = np.array([[0.45, 0.10, 0.45]])
+    cost = [[0, 100, 1], [0.5, 100, 0.5], [1, 100, 0]]
+    assert least_cost_labels(proba, cost)[0] in (-1, 1)

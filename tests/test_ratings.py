@@ -285,3 +285,16 @@ def test_reaching_2400_does_not_depend_on_unrelated_earlier_games():
         return elo.ratings(["a"])[0]
 
     assert final_rating(False) == final_rating(True)
+
+
+@pytest.mark.parametrize("system", [Elo, Glicko])
+def test_a_kept_reference_to_the_ratings_keeps_its_values(system):
+    # A period's step writes its players in place: a reference kept before
+    # a later update changed with it.
+    model = system()
+    model.update(["a"], ["b"], [1.0], period=[1])
+    snapshot = model.rating_
+    before = snapshot.copy()
+    model.update(["a"], ["b"], [1.0], period=[2])
+    np.testing.assert_array_equal(snapshot, before)
+    assert not np.array_equal(model.rating_, before)

@@ -635,3 +635,12 @@ def test_a_naive_now_is_read_on_the_clock_of_zoned_times():
         np.testing.assert_allclose(time_decay(times, 1, now="2020-01-03T05:00:00+00:00"),
                                    [0.25, 0.5])
         np.testing.assert_allclose(time_decay(times, 1), [0.5, 1.0])
+
+
+def test_a_naive_now_the_zone_skips_or_repeats_is_read():
+    # 02:30 on the night clocks go forward does not exist in Berlin, and on
+    # the night they go back it happens twice: pandas' own errors came out.
+    for day, now in (("2024-03-30", "2024-03-31 02:30"), ("2024-10-26", "2024-10-27 02:30")):
+        times = pd.Series(pd.to_datetime([f"{day} 02:30"]).tz_localize("Europe/Berlin"))
+        weight = time_decay(times, 1, now=now)[0]
+        assert 0.47 < weight < 0.53  # a day (give or take the hour the clocks move)

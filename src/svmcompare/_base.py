@@ -167,11 +167,6 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""
-        # A refit sets its own: an exact fit's dual objective must not outlive a
-        # linear refit, nor a probability link a refit without probabilities
-        # (set_params(probability=True) would have used the old link).
-        for name in _FIT_SPECIFIC:
-            vars(self).pop(name, None)
         problem = prepared.problem
         without_direction = hinge_without_direction(self, prepared, result)
         # May raise (SVMCompare with beta >= 0) before any fitted state is set;
@@ -179,6 +174,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         with degenerate_warnings_silenced() if without_direction else nullcontext():
             scale, degenerate = self.problem_kind.rank_scale(self, result.bias,
                                                              result.bias_noise)
+        # A refit sets its own: an exact fit's dual objective must not outlive a
+        # linear refit, nor a probability link a refit without probabilities
+        # (set_params(probability=True) would have used the old link); after
+        # rank_scale, which may refuse the fit with the earlier one intact.
+        for name in _FIT_SPECIFIC:
+            vars(self).pop(name, None)
         if degenerate is not None:
             self.degenerate_ = degenerate
         if without_direction and degenerate:
@@ -368,7 +369,7 @@ def training_spread(model, Xs):
     return spread if spread is not None else score_spread(model.ranking_.difference(Xs))
 
 
-def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
+def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample, w_sample=None):
     """Fitted state from :func:`svmcompare.solvers.all_pairs.solve_all_pairs`
     (graded items: r(z) = scale * u^T z, no rows and so no support vectors);
     a threshold of eq. (6) is chosen on the sample of training pairs."""
@@ -382,7 +383,7 @@ def store_all_pairs(model, scaler, kernel, result, Xs_sample, y_sample):
     model.intercept_ = float(result.bias)
     model.converged_ = bool(result.converged)
     model.problem_kind.finish(model, lambda: model.ranking_.difference(Xs_sample), y_sample,
-                              None)
+                              w_sample)
     return model
 
 

@@ -182,7 +182,10 @@ def _fit_all_pairs(estimator, X, y, groups, sample_weight):
     del Z  # the problem holds its own copy, in block order
     with solver_threads(estimator.n_jobs):
         result = solve_all_pairs(problem, bias=estimator.ties == "keep", tol=estimator.tol)
-    store_all_pairs(model, scaler, kernel, result, sample, labels)
+    # Each sampled pair weighs as its formed pair does: the product of its items' weights.
+    weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    pair_weight = None if weight is None else weight[first] * weight[second]
+    store_all_pairs(model, scaler, kernel, result, sample, labels, pair_weight)
     estimator.n_pairs_ = problem.n_pairs
     return model
 

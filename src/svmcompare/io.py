@@ -111,6 +111,9 @@ def read_table(path, numeric=None, check_header=None):
                                 na_values=missing, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
+    for caught_warning in caught:  # the others reach the caller as they were
+        if not issubclass(caught_warning.category, pd.errors.ParserWarning):
+            warnings.warn(caught_warning.message, caught_warning.category, stacklevel=2)
     if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
         _check_extra_fields(path, sep, len(names))
     lines = _row_lines(path, sep, len(frame))

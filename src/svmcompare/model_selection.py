@@ -629,7 +629,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                    "n_pruned": pruned,
                    **_split_columns("error", errors), **_split_columns("auc", aucs)}
             for k, option in enumerate(links):
-                if any(name in point and not _same(point[name], value)
+                if any(name in point and str(point[name]) != value  # (np.str_ too)
                        for name, value in option.items()):
                     continue  # the grid fixed this link setting to another value
                 banded = {**row, **option}
@@ -809,7 +809,8 @@ def _check_disjoint_validation(splits, n_pairs):
     for _, val in splits:
         np.add.at(counts, val, 1)
     if counts.max(initial=0) > 1:
-        raise ValueError(f"cv validates pair {int(np.argmax(counts > 1))} in {counts.max()} "
+        twice = int(np.argmax(counts > 1))
+        raise ValueError(f"cv validates pair {twice} in {counts[twice]} "
                          "splits (e.g. RepeatedKFold, ShuffleSplit): probability=True fits "
                          "each split's link on the other splits' held-out pairs, so every "
                          "pair must be held out once at most. Use KFold, GroupKFold or "

@@ -168,6 +168,8 @@ def least_cost_labels(proba, cost=None):
     argmin_j sum_i P(i) cost[i, j]; zero-one cost (None): the most probable."""
     expected = -proba if cost is None else proba @ check_cost(cost)
     labels = np.asarray(LABELS)[np.argmin(expected, axis=1)]
+    if cost is not None:
+        return labels  # a cost matrix says what each label costs, ties of costs too
     # x better and x' better equally good (a pair of equals on neutral ground,
     # up to rounding): argmin would take the first, -1, and break the swap
     # symmetry predict(x, x') = -predict(x', x); the tie is the symmetric answer.
@@ -304,8 +306,8 @@ class ComparisonMixin:
         the label of least expected cost under :meth:`predict_proba`: with
         ``cost=None``, the most probable outcome (zero-one cost), so that the
         labels agree with the probabilities; with a cost matrix, the label
-        that minimizes sum_i P(i) cost[i, j].  Where x better and x' better
-        are equally good (a decision of 0: a pair of equals, or items far from
+        that minimizes sum_i P(i) cost[i, j].  Under zero-one cost, where x
+        better and x' better are equally good (a decision of 0: a pair of equals, or items far from
         every training item of an RBF model), the tie, even when it is less
         probable than each: the one label that keeps predict(x', x) =
         -predict(x, x').  Without probabilities, the comparison rule

@@ -243,6 +243,11 @@ class _RatingSystem:
             self._check_order(period.min())
         played = None if played is None else np.asarray(played).ravel()
         index = self._index(ids, create=True)
+        # New arrays for this update (each period then writes its players in
+        # place): a reference kept from before, e.g. ``snapshot = elo.rating_``,
+        # keeps its values.
+        for name in self._arrays:
+            setattr(self, name, getattr(self, name).copy())
         i, j = index[first], index[second]
         before = {f"{name}{side}": np.empty(score.size) for name in self._state
                   for side in (1, 2)}
@@ -322,6 +327,7 @@ class Elo(_RatingSystem):
     """
 
     _state = ("rating", "games")
+    _arrays = ("rating_", "games_", "_reached_2400")  # what a period's step writes
 
     def __init__(self, initial_rating=1200.0, k_factor="fide", cap=400.0):
         # Infinite or NaN values would give infinite or NaN ratings, not an error.
@@ -392,6 +398,7 @@ class Glicko(_RatingSystem):
     """
 
     _state = ("rating", "rd")
+    _arrays = ("rating_", "rd_", "_last")  # what a period's step writes
 
     def __init__(self, initial_rating=1500.0, initial_rd=350.0, c=15.0):
         if not _is_finite_number(initial_rating):

@@ -180,7 +180,9 @@ def time_decay(times, half_life, now=None):
             # A clock time without a zone next to zoned times: on their clock
             # (read alone, it was taken as UTC, hours off).
             wall = pd.Timestamp(moment[0] * 86_400.0, unit="s")
-            moment = [(wall.tz_localize(zone).tz_convert("UTC").tz_localize(None)
+            # (a clock time the zone skips or repeats: the later / standard one)
+            moment = [(wall.tz_localize(zone, ambiguous=False, nonexistent="shift_forward")
+                       .tz_convert("UTC").tz_localize(None)
                        - pd.Timestamp(0)) / pd.Timedelta(days=1)]
         if now_unit != unit:
             # Days since 1970 against round numbers, a season's year against

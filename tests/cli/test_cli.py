@@ -998,3 +998,15 @@ def test_predictions_that_fail_part_way_leave_no_half_file(tmp_path, monkeypatch
     monkeypatch.setattr(letor, "with_predictions", real)
     assert main(["predict", model, items, "-o", str(out)]) == 0
     assert out.read_text() == whole  # chunks of 100 pairs make the same table
+
+
+def test_an_output_through_a_link_writes_its_target(tmp_path):
+    # The table went to a temporary file renamed over the link, which became
+    # a file of its own while its target kept the old table.
+    model, items = _small_letor_model(tmp_path)
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    assert main(["rank", model, items, "-o", str(link)]) == 0
+    assert link.is_symlink() and target.read_text().startswith("id,")

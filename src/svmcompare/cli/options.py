@@ -541,7 +541,10 @@ def written_whole(output):
     if output == "-":
         yield sys.stdout
         return
-    path = Path(output)
+    path = Path(output).resolve()  # through a link, to its target
+    if path.exists() and not path.is_file():  # a device or a pipe (/dev/stdout): as it is
+        yield str(path)
+        return
     temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         yield str(temporary)

@@ -484,7 +484,7 @@ def _positions(out, model, Z, confidence):
     import numpy as np
 
     queries = [np.arange(len(out))] if "qid" not in out else \
-        [np.flatnonzero(out["qid"].to_numpy() == q) for q in out["qid"].unique()]
+        list(out.reset_index(drop=True).groupby("qid", sort=False).indices.values())
     position, best, worst = (np.empty(len(out), dtype=np.int64) for _ in range(3))
     for rows in queries:
         position[rows] = model.rank_positions(Z[rows])
