@@ -25,6 +25,7 @@ for a bad value, the line (counting the header as line 1).
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -111,10 +112,13 @@ def read_table(path, numeric=None, check_header=None):
                                 na_values=missing, **_EXACT_FLOATS)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({exc}).") from exc
-    for caught_warning in caught:  # the others reach the caller as they were
-        if not issubclass(caught_warning.category, pd.errors.ParserWarning):
+    extra_fields = False
+    for caught_warning in caught:
+        if issubclass(caught_warning.category, pd.errors.ParserWarning):
+            extra_fields = True
+        else:  # the others reach the caller as they were
             warnings.warn(caught_warning.message, caught_warning.category, stacklevel=2)
-    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+    if extra_fields:
         _check_extra_fields(path, sep, len(names))
     lines = _row_lines(path, sep, len(frame))
     if lines is not None:
@@ -125,21 +129,28 @@ def read_table(path, numeric=None, check_header=None):
 def _check_extra_fields(path, sep, n_names):
     """Refuse a row with a value beyond the header's columns, naming its line
     (empty fields there, a trailing delimiter, are dropped)."""
+    with _csv_records(path, sep) as reader:
+        next(reader, None)
+        for record in reader:
+            extra = [field for field in record[n_names:] if field.strip()]
+            if extra:
+                raise ValueError(f"{path.name}, line {reader.line_num}: {len(record)} "
+                                 f"fields where the header names {n_names} columns "
+                                 f"(an extra value {extra[0]!r}); give every row the "
+                                 "header's columns.")
+
+
+@contextlib.contextmanager
+def _csv_records(path, sep):
+    """A csv reader of the file's records as pandas reads them (a byte-order
+    mark dropped, no limit on a cell's size, which pandas does not have)."""
     import csv
 
     limit = csv.field_size_limit()
     try:
         csv.field_size_limit(2**31 - 1)
         with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-            reader = csv.reader(handle, delimiter=sep)
-            next(reader, None)
-            for record in reader:
-                extra = [field for field in record[n_names:] if field.strip()]
-                if extra:
-                    raise ValueError(f"{path.name}, line {reader.line_num}: {len(record)} "
-                                     f"fields where the header names {n_names} columns "
-                                     f"(an extra value {extra[0]!r}); give every row the "
-                                     "header's columns.")
+            yield csv.reader(handle, delimiter=sep)
     finally:
         csv.field_size_limit(limit)
 
@@ -166,11 +177,8 @@ def data_row_lines(path, sep=None, n_rows=None):
         return None
     sep = _separator(path) if sep is None else sep
     starts = []
-    limit = csv.field_size_limit()
     try:
-        csv.field_size_limit(2**31 - 1)  # pandas has no limit on a cell's size
-        with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-            reader = csv.reader(handle, delimiter=sep)
+        with _csv_records(path, sep) as reader:
             end = 0
             for k, record in enumerate(reader):
                 blank = not record or (len(record) == 1 and not record[0].strip())
@@ -179,8 +187,6 @@ def data_row_lines(path, sep=None, n_rows=None):
                 end = reader.line_num
     except csv.Error:
         return None  # read otherwise than pandas reads it: lines by rows
-    finally:
-        csv.field_size_limit(limit)
     if physical == len(starts) + 1:
         return None
     return np.asarray(starts, dtype=np.int64)

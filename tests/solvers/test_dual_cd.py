@@ -375,14 +375,13 @@ def test_newton_cg_converges_at_tiny_costs_cold_and_warm():
 
 
 def _id_game_rows(seed, players=8, n=330):
-    """Flipped rows of eq. (8) of games between ids of spread strengths: each
-    decided game toward its winner (label 1), each draw both ways (label -1)."""
-    rng = np.random.default_rng(seed)
-    strength = np.linspace(-1.5, 1.5, players)
-    a = rng.integers(0, players, n)
-    b = (a + rng.integers(1, players, n)) % players
-    d = strength[b] - strength[a] + rng.logistic(size=n)
-    label = np.where(d > 0.8, 1, np.where(d < -0.8, -1, 0))
+    """Flipped rows of eq. (8) of :func:`id_games`' games: each decided game
+    toward its winner (label 1), each draw both ways (label -1)."""
+    from ..test_bootstrap import id_games
+
+    wide, label, _, _ = id_games(players, n, seed)
+    a = np.asarray(wide[:, :players].argmax(axis=1)).ravel()  # each side's one id
+    b = np.asarray(wide[:, players:].argmax(axis=1)).ravel()
     won = label != 0
     loser = np.where(label[won] > 0, a[won], b[won])
     winner = np.where(label[won] > 0, b[won], a[won])
