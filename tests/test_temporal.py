@@ -1,6 +1,8 @@
 """Time: decay weights (closed form) and the rolling refit (against fits made
 by hand on the same earlier pairs)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -644,3 +646,25 @@ def test_a_naive_now_the_zone_skips_or_repeats_is_read():
         times = pd.Series(pd.to_datetime([f"{day} 02:30"]).tz_localize("Europe/Berlin"))
         weight = time_decay(times, 1, now=now)[0]
         assert 0.47 < weight < 0.53  # a day (give or take the hour the clocks move)
+
+
+def test_a_unix_clock_read_as_numbers_is_named():
+    """Seconds since 1970 as numbers: every second a period and a half-life in
+    seconds, silently; the warning names the clock and the fix, and the
+    values stay numbers (the user may mean them)."""
+    seconds = 1_600_000_000 + 86_400 * np.arange(4)
+    with pytest.warns(UserWarning, match=r"Unix clock \(seconds since 1970: 2020-09-13 to "
+                                         r"2020-09-16\).*unit='s'"):
+        weights = time_decay(seconds, 86_400)
+    np.testing.assert_allclose(weights, [0.125, 0.25, 0.5, 1.0])
+    with pytest.warns(UserWarning, match=r"milliseconds since 1970.*unit='ms'"):
+        time_decay(1000 * seconds, 86_400_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        time_decay([1, 2, 3], 1)  # rounds
+        time_decay([20240101, 20240115], 14)  # YYYYMMDD dates
+        time_decay(np.array([1.6e9 + 0.5, 1.6e9 + 1]), 1)  # not integers
+    X, y, _, _ = id_games(players=6, n=40, seed=0)
+    with pytest.warns(UserWarning, match="periods holds integers"):
+        rolling_fit(SVMCompare(kernel="linear"), X, y,
+                    1_600_000_000 + 86_400 * np.repeat(np.arange(4), 10))

@@ -37,7 +37,7 @@ from ._validation import (
     take_rows,
 )
 from .bootstrap import alignment
-from .datasets.games import read_times, time_keys
+from .datasets.games import read_times, time_keys, unix_clock_hint
 from .exceptions import outside_stacklevel
 from .solvers.interrupt import bar_options
 
@@ -158,6 +158,9 @@ def time_decay(times, half_life, now=None):
     if times.size == 0:
         raise ValueError("times is empty.")
     values, unit = _read_times(times, "times")
+    hint = unix_clock_hint(values, "times") if unit is None else None
+    if hint is not None:
+        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
     half_life = _half_life_in(half_life, unit)
     if now is None:
         reference = values.max()
@@ -306,6 +309,9 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     keys, kind = time_keys(given if categorical else periods, "periods",
                            at=lambda k: f"periods[{k}]")
     keys = keys.to_numpy()
+    hint = unix_clock_hint(keys, "periods") if kind == "numbers" else None
+    if hint is not None:  # each distinct second a refit
+        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
     order, where = np.unique(keys, return_index=True)
     labels = periods[where]  # each period as given, for ratings, fit_seconds and messages
     if order.size < 2:

@@ -522,3 +522,13 @@ def test_dates_with_utc_offsets_are_local_times_or_utc_when_mixed():
     # Several offsets: one timeline, UTC's (pandas refused the column).
     mixed = read_times(pd.Series(["2020-01-04T10:00:00Z", "2020-01-04T12:00:00+01:00"]))
     assert list(mixed) == [pd.Timestamp("2020-01-04 10:00"), pd.Timestamp("2020-01-04 11:00")]
+
+
+def test_a_unix_clock_as_game_times_is_named():
+    """Every second a rating period: Glicko's deviations at their ceiling for
+    everyone; the warning says so and how to pass dates."""
+    games = pd.DataFrame({"a": [0, 1, 2, 0], "b": [1, 2, 0, 2], "r": ["H", "D", "A", "H"],
+                          "t": 1_600_000_000 + 86_400 * np.arange(4)})
+    with pytest.warns(UserWarning, match=r"the time column 't' holds integers.*Unix clock"):
+        games_features(games, first="a", second="b", result="r",
+                       outcome_map={"H": -1, "D": 0, "A": 1}, time="t")

@@ -13,6 +13,7 @@ player.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Hashable
 
 import numpy as np
@@ -25,6 +26,7 @@ from .._validation import (
     first_missing,
     plain_value,
 )
+from ..exceptions import outside_stacklevel
 from ..pairs import id_text, true_false_advice
 from .chess import PLAYER_FEATURES, check_prior_games, history_features, period_numbers
 
@@ -96,6 +98,33 @@ def _yyyymmdd(numbers_):
     plausible = (month >= 1) & (month <= 12) & (day >= 1) & (day <= 31)
     return bool(values.size and np.all((year >= 1000) & (year <= 2999))
                 and 2 * np.count_nonzero(plausible) > values.size)
+
+
+# Integer times in these ranges are, in practice, Unix clocks (seconds or
+# milliseconds since 1970, 1973 to 2100), not numbered periods.
+_UNIX_CLOCKS = (("seconds", "s", 1e8, 4.2e9), ("milliseconds", "ms", 1e11, 4.2e12))
+
+
+def unix_clock_hint(values, name="the time column"):
+    """A warning's text when integer times look like a Unix clock, else None.
+
+    As numbers, every second (or millisecond) of such a clock is a period:
+    Glicko's deviations, periods since a side's last game and half-lives
+    then count seconds, silently (a deviation at its ceiling for everyone).
+    """
+    values = np.asarray(values, dtype=float)
+    if values.size == 0 or not np.all(values == np.round(values)):
+        return None
+    low, high = float(values.min()), float(values.max())
+    for unit, code, start, end in _UNIX_CLOCKS:
+        if start <= low and high <= end and high > low:
+            first, last = (pd.Timestamp(v, unit=code).strftime("%Y-%m-%d") for v in (low, high))
+            return (f"{name} holds integers from {low:.0f} to {high:.0f}, which look like a "
+                    f"Unix clock ({unit} since 1970: {first} to {last}); as numbers every "
+                    f"one of its {unit} is a period (rating periods, periods since the last "
+                    f"game and half-lives count {unit}). If they are times, pass them as "
+                    f"dates: pd.to_datetime(column, unit={code!r}).")
+    return None
 
 
 def _row(k):
@@ -204,7 +233,6 @@ def _parse_dates(text, name, at):
     change a day into a month: ISO dates as ISO 8601, months written as words,
     and day/month dates in the column's order.
     """
-    import warnings
 
     short = text.str.contains(_SHORT_DASHED).to_numpy()
     if short.any():
@@ -397,6 +425,9 @@ def _periods(values, period, played=None):
         levels = np.unique(keys if played is None else keys[played])
         return np.searchsorted(levels, keys, side="left").astype(np.int64)
     keys = keys.astype(np.int64)
+    hint = unix_clock_hint(keys, name) if kind == "numbers" else None
+    if hint is not None:
+        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
     # As given: a period without games still passes (Glicko's deviations
     # grow over it, periods_since_last_game counts it), as days do for dates.
     return keys - keys.min()
