@@ -405,3 +405,19 @@ def test_a_plain_model_board_checks_its_confidence_too(board_model):
     model, _, _, items = board_model
     with pytest.raises(ValueError, match="confidence"):
         leaderboard(model.estimator_, items, np.arange(8), confidence=90)
+
+
+def test_intervals_asked_of_a_model_without_replicates_are_refused(board_model):
+    """The table would silently have no interval columns (a new user's
+    README recipe on a search); the command line refuses the same."""
+    model, _, _, items = board_model
+    with pytest.raises(ValueError, match="need a bootstrap: .* has no replicates"):
+        leaderboard(model.estimator_, items, np.arange(8), confidence=0.9)
+    plain = leaderboard(model.estimator_, items, np.arange(8))
+    assert "score_lower" not in plain.columns
+    # A bootstrap: its intervals at 90% by default, or at the confidence asked.
+    default = leaderboard(model, items, np.arange(8))
+    wide = leaderboard(model, items, np.arange(8), confidence=0.99)
+    assert (wide["score_upper"] - wide["score_lower"] >=
+            default["score_upper"] - default["score_lower"] - 1e-12).all()
+    assert (default["score_lower"] <= default["score"]).all()

@@ -110,7 +110,7 @@ def game_counts(a, b, y, ids):
                          "losses": losses})
 
 
-def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None):
+def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=None):
     """The items sorted by score r(x), best first.
 
     Parameters
@@ -123,8 +123,10 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
     games : tuple (a, b, y), optional
         Games as ids of x and x' and labels in {-1, 0, 1} (-1: a won), all
         of one length: adds games, wins, draws and losses of each item.
-    confidence : float, default=0.9
-        Of the intervals.
+    confidence : float, optional
+        Of the intervals, which need a ``BootstrapCompare`` (refused with any
+        other model, whose table would have none); None: 0.9 with a
+        bootstrap, no intervals without.
     min_games : int, optional
         With ``games``: rank only the items with at least this many games
         (positions and their intervals among those).  An item of a few games
@@ -140,7 +142,15 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
     """
     from .bootstrap import check_confidence, positions
 
-    check_confidence(confidence)  # also where there are no replicates to use it
+    bootstrap = hasattr(model, "replicates_")
+    if confidence is not None:
+        check_confidence(confidence)
+        if not bootstrap:
+            raise ValueError(f"confidence={confidence!r} asks for intervals, which need a "
+                             f"bootstrap: {type(model).__name__} has no replicates. Fit "
+                             "BootstrapCompare(model) (e.g. n_resamples=200) and pass it, or "
+                             "leave confidence=None for a table without intervals.")
+    confidence = 0.9 if confidence is None else confidence
     items = _check_items(items)
     ids = _check_ids(ids, items.shape[0])
     if games is not None:
@@ -163,7 +173,7 @@ def leaderboard(model, items, ids, *, games=None, confidence=0.9, min_games=None
         ids, counts = ids[rows], counts.iloc[rows].reset_index(drop=True)
     score = np.asarray(model.rank(items), dtype=float)
     table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
-    if hasattr(model, "replicates_"):
+    if bootstrap:
         table["score_lower"], table["score_upper"] = model.rank_interval(items, confidence)
         table["position_best"], table["position_worst"] = \
             model.rank_position_interval(items, confidence)

@@ -528,7 +528,7 @@ def _leaderboard(args):
         raise ValueError("--until / --after select the --games rows to count: give them with "
                          "--games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
-                        confidence=args.interval or 0.9, min_games=args.min_games)
+                        confidence=args.interval, min_games=args.min_games)
     if args.min_games is not None:  # the head to head among the ranked items only
         ranked = np.isin(np.asarray(ids, dtype=object), table["id"].to_numpy())
         Z, ids = Z[np.flatnonzero(ranked)], np.asarray(ids, dtype=object)[ranked]
