@@ -47,8 +47,11 @@ def test_the_auto_model_tunes_by_log_loss_and_beats_the_frequencies():
     # The simplest point within one standard error of the best mean log-loss.
     best = results["mean_log_loss"].min()
     chosen = results.loc[results["selected"]].iloc[0]
-    assert model.best_score_ == chosen["mean_log_loss"]
-    assert best <= model.best_score_ <= best + results["std_log_loss"].max() / np.sqrt(5)
+    # scikit-learn's convention: the mean test score of row best_index_, larger is better.
+    assert results.index[results["selected"]].tolist() == [model.best_index_]
+    assert model.best_score_ == results["mean_test_score"].iloc[model.best_index_]
+    assert model.best_score_ == -chosen["mean_log_loss"]
+    assert best <= -model.best_score_ <= best + results["std_log_loss"].max() / np.sqrt(5)
     proba = model.predict_proba(Xt, ct)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert _log_loss(proba, yt) < _frequencies(y, yt) - 0.2
@@ -61,7 +64,7 @@ def test_scoring_defaults_and_errors():
     X, y = make_norm_pairs(120, "l1", random_state=0)
     grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
     plain = SVMCompareCV(param_grid=grid).fit(X, y)
-    assert plain.best_score_ == pytest.approx(plain.cv_results_["mean_error"].min())
+    assert plain.best_score_ == pytest.approx(-plain.cv_results_["mean_error"].min())
     assert not hasattr(plain, "predict_proba")
     with pytest.raises(ValueError, match="needs probability=True"):
         SVMCompareCV(param_grid=grid, scoring="log_loss").fit(X, y)
@@ -402,7 +405,7 @@ def test_the_search_always_weighs_the_model_one_would_fit_without_it(norm_data):
     own = results[(results["kernel"] == "rbf") & (results["gamma"] == 1.0)
                   & (results["C"] == 1.0) & (results["class_weight"] == "auto")]
     assert len(own) == 1
-    assert search.best_score_ <= float(own["mean_error"].iloc[0])
+    assert search.best_score_ >= -float(own["mean_error"].iloc[0])
     linear = SVMCompareCV(SVMCompare(kernel="linear", C=0.05)).fit(X, y)
     assert np.isclose(linear.cv_results_["C"], 0.05).sum() == 1
     at_grid_point = SVMCompareCV(SVMCompare(kernel="linear", C=0.1)).fit(X, y)

@@ -426,7 +426,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         The chosen grid point (with ``tie_band`` and ``link`` when
         ``probability=True``).
     best_score_ : float
-        Its mean validation score.
+        Its mean validation score as scikit-learn's searches give it, larger
+        is better: ``cv_results_["mean_test_score"][best_index_]`` (minus the
+        log-loss or the zero-one error, the AUC itself).
+    best_index_ : int
+        Its row of ``cv_results_``.
     selection_ : str
         The rule that chose it ("half_se", "one_se" or "best"; see
         ``selection``).
@@ -674,7 +678,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.scoring_ = scoring
         self.loss_ = loss
         self.cv_results_ = summary
-        self.best_score_ = float(summary.loc[best, column])
+        self.best_index_ = int(best)
+        self.best_score_ = float(summary.loc[best, "mean_test_score"])
         model = clone(base).set_params(**self.best_params_, probability=False) \
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
         # A degenerate refit's warning says what the search chose, not "try

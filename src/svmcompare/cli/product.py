@@ -130,8 +130,9 @@ def _fit(args):
         chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
                            for k, v in point.best_params_.items())
         folds = "cross-validation" if args.auto else "5-fold cross-validation"
+        value = point.cv_results_[f"mean_{point.scoring_}"].iloc[point.best_index_]
         print(f"chosen by {folds} ({point.scoring_}): {chosen} "
-              f"(score {point.best_score_:.4f})")
+              f"({point.scoring_.replace('_', '-')} {value:.4f})")
         point = point.best_estimator_
     # A file keeps the refitted model of a search (with its replicates).
     model = fitted if args.bootstrap else point
