@@ -15,6 +15,7 @@ from svmcompare.leaderboard import (
     head_to_head,
     leaderboard,
     leaderboard_html,
+    plot_leaderboard,
     write_leaderboard,
 )
 
@@ -421,3 +422,29 @@ def test_intervals_asked_of_a_model_without_replicates_are_refused(board_model):
     assert (wide["score_upper"] - wide["score_lower"] >=
             default["score_upper"] - default["score_lower"] - 1e-12).all()
     assert (default["score_lower"] <= default["score"]).all()
+
+
+def test_close_items_head_to_head_is_coloured_by_its_own_edges():
+    """Win probabilities of 33-50% were one shade of a 0-1 scale (a new
+    user's board of LLMs): the colour is the edge P(row better) - P(column
+    better), full at the board's largest, blue for the row item better."""
+    proba = np.array([[[0, 0, 0], [0.45, 0.20, 0.35], [0.40, 0.25, 0.35]],
+                      [[0.35, 0.20, 0.45], [0, 0, 0], [0.38, 0.24, 0.38]],
+                      [[0.35, 0.25, 0.40], [0.38, 0.24, 0.38], [0, 0, 0]]])
+    table = pd.DataFrame({"position": [1, 2, 3], "id": ["a", "b", "c"], "score": [1.0, 0.5, 0.4]})
+    page = leaderboard_html(table, (["a", "b", "c"], proba))
+    colours = re.findall(r'<td class="cell" style="background:#(\w{6})', page)
+    rgb = [tuple(int(c[k:k + 2], 16) for k in (0, 2, 4)) for c in colours]
+    # Row by row, the diagonal left out: a-b, a-c, b-a, b-c, c-a, c-b.
+    assert rgb[0] == (31, 90, 170)  # the largest edge (0.10): full blue
+    assert rgb[2] == (190, 50, 40)  # its mirror: full red
+    assert rgb[3] == rgb[5] == (255, 255, 255)  # even
+    assert rgb[1][2] > rgb[1][0] and rgb[1][0] > 31  # half the edge: a lighter blue
+    assert "full colour at an edge of 10 points" in page
+    figure = plot_leaderboard(table, (["a", "b", "c"], proba))
+    image = figure.axes[1].images[0]
+    assert image.get_clim() == pytest.approx((-0.10, 0.10))
+    np.testing.assert_allclose(image.get_array()[0, 1], 0.10)
+    import matplotlib.pyplot as plt
+
+    plt.close(figure)

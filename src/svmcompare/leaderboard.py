@@ -271,11 +271,24 @@ def _bar_svg(row, low, high, width=220, height=14):
     return "".join(parts)
 
 
-def _color(p):
-    """White to blue as P(row item better) goes 0 to 1."""
-    t = 0.0 if np.isnan(p) else float(p)
-    r, g, b = (int(255 + (c - 255) * t) for c in (31, 90, 170))
-    return f"#{r:02x}{g:02x}{b:02x}", ("#fff" if t > 0.55 else "#222")
+def _edge_scale(proba):
+    """The largest |P(row better) - P(column better)| off the diagonal: the
+    colours' full scale (at least 0.05), so that a board of close items
+    (every edge within 0.15) is not one uniform shade."""
+    ids = proba.shape[0]
+    off = ~np.eye(ids, dtype=bool)
+    edge = np.abs(proba[:, :, 0] - proba[:, :, 2])[off]
+    edge = edge[np.isfinite(edge)]
+    return max(float(edge.max()) if edge.size else 0.0, 0.05)
+
+
+def _color(edge, scale):
+    """Red (row item worse) through white (even) to blue (row item better)
+    as P(row better) - P(column better) goes from -scale to scale."""
+    t = 0.0 if np.isnan(edge) else float(np.clip(edge / scale, -1.0, 1.0))
+    full = (31, 90, 170) if t >= 0 else (190, 50, 40)
+    r, g, b = (int(255 + (c - 255) * abs(t)) for c in full)
+    return f"#{r:02x}{g:02x}{b:02x}", ("#fff" if abs(t) > 0.55 else "#222")
 
 
 def _score_decimals(spread):
@@ -335,8 +348,10 @@ def leaderboard_html(table, head=None, title="Leaderboard"):
 
 
 def _head_html(ids, proba):
+    scale = _edge_scale(proba)
     out = ["<table>", "<caption>Head to head: P(row better) / P(tie) / P(column better), "
-           "in %</caption>", '<tr><th class="id"></th>']
+           f"in %; blue: the row item better, red: worse (full colour at an edge of "
+           f"{100 * scale:.0f} points)</caption>", '<tr><th class="id"></th>']
     out += [f"<th>{html.escape(str(i))}</th>" for i in ids]
     out.append("</tr>")
     for i, name in enumerate(ids):
@@ -346,7 +361,7 @@ def _head_html(ids, proba):
                 out.append('<td class="cell">&mdash;</td>')
                 continue
             win, tie, loss = proba[i, j]
-            background, ink = _color(win)
+            background, ink = _color(win - loss, scale)
             out.append(f'<td class="cell" style="background:{background};color:{ink}">'
                        f"{100 * win:.0f} / {100 * tie:.0f} / {100 * loss:.0f}</td>")
         out.append("</tr>")
@@ -382,18 +397,24 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
     if head is not None:
         ids, proba = head
         ax = axes[0, 1]
-        image = ax.imshow(proba[:, :, 0], cmap="Blues", vmin=0, vmax=1)
+        # The edge, on a scale of the board's own largest: close items' edges
+        # (33-50% wins) were one shade of a 0-1 scale.
+        edge = proba[:, :, 0] - proba[:, :, 2]
+        scale = _edge_scale(proba)
+        image = ax.imshow(edge, cmap="RdBu", vmin=-scale, vmax=scale)
         ax.set_xticks(range(len(ids)), [str(i) for i in ids], rotation=60, ha="right")
         ax.set_yticks(range(len(ids)), [str(i) for i in ids])
         for i in range(len(ids)):
             for j in range(len(ids)):
                 if i != j and len(ids) <= 15:
-                    ax.text(j, i, f"{100 * proba[i, j, 1]:.0f}", ha="center", va="center",
-                            fontsize=7, color="white" if proba[i, j, 0] > 0.55 else "black")
-        ax.set_title("P(row better); numbers: P(tie) in %")
-        fig.colorbar(image, ax=ax, shrink=0.8)
+                    ax.text(j, i, f"{100 * proba[i, j, 0]:.0f}\n{100 * proba[i, j, 1]:.0f}",
+                            ha="center", va="center", fontsize=6, linespacing=0.9,
+                            color="white" if abs(edge[i, j]) > 0.55 * scale else "black")
+        ax.set_title("head to head, in %: P(row better)\nover P(tie)", fontsize=10)
+        bar = fig.colorbar(image, ax=ax, shrink=0.8)
+        bar.set_label("P(row better) - P(column better)")
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=120)
+        fig.savefig(path, dpi=120, bbox_inches="tight")  # the colour bar's label
         plt.close(fig)
     return fig
