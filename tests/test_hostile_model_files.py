@@ -530,6 +530,73 @@ def test_a_recurring_id_must_repeat_its_node(files):
     assert time.perf_counter() - start < 5
 
 
+
+def test_a_deep_tree_where_a_value_belongs_is_refused_in_one_line(files, capsys):
+    """A value node whose content is 900 nested lists (1.8 KB): the id check
+    copied every node's tree recursively before its checks, a RecursionError
+    and a traceback at every loader."""
+    def deep(schema):
+        node = _json(0, node_id=6000)
+        node["content"] = "@@DEEP@@"
+        plant(schema, node)
+
+    edit_schema(files / "model.skops", deep)
+    members = _members(files / "model.skops")
+    members["schema.json"] = members["schema.json"].replace(b'"@@DEEP@@"',
+                                                            b"[" * 900 + b"]" * 900)
+    _write(files / "model.skops", members)
+    with pytest.raises(ValueError, match="evil: a value is not a JSON number"):
+        load_model(files / "model.skops")
+    assert main(["rank", str(files / "model.skops"), "-o", "-"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_nested_recurring_nodes_cost_the_check_no_copies(files):
+    """Levels of lists each with an id, the whole repeated: the check kept a
+    serialized copy of every id'd node's tree (a 30 MB file: 2.1 GB and 27 s).
+    It now compares a recurring id's node with the first, each pair once."""
+    import tracemalloc
+
+    from svmcompare._trusted import check_schema
+
+    def nested():
+        node = _list([_json("x" * 8) for _ in range(2000)])
+        for level in range(40):
+            node = _list([node])
+            node["__id__"] = 7000 + level
+        return node
+
+    def plant_twice(schema):
+        first = nested()
+        plant(schema, _list([first, copy.deepcopy(first)]))
+
+    from svmcompare._archive import Archive, read_regular_file
+
+    original = (files / "model.skops").read_bytes()
+    edit_schema(files / "model.skops", plant_twice)
+    archive = Archive(read_regular_file(files / "model.skops"), "model.skops")
+    text = archive.read("schema.json")
+    schema = json.loads(text)
+    arrays = {name: header for name, header in archive.arrays.items() if "/" not in name}
+    tracemalloc.start()
+    try:
+        check_schema(schema, arrays, "model.skops", lambda version: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < len(text)  # a serialized copy per level: 40x the file
+    # And the repeat must still be a repeat.
+    def changed(schema):
+        first = nested()
+        second = copy.deepcopy(first)
+        second["content"][0]["content"][0]["content"][0]["content"] = json.dumps("y")
+        plant(schema, _list([first, second]))
+
+    (files / "model.skops").write_bytes(original)
+    edit_schema(files / "model.skops", changed)
+    with pytest.raises(ValueError, match="names two different nodes"):
+        load_model(files / "model.skops")
+
 def test_an_array_member_is_read_once_and_scalars_are_scalars(files):
     path = files / "model.skops"
     members = _members(path)
