@@ -407,6 +407,16 @@ PREDICTOR_EDITS = {
         {"edit_meta": _set("context_names", [1])}, "context_names is not a list"),
     "a probability vector that is not one": (
         {"edit_arrays": _poke("class_prior", 2.0)}, "class_prior is not a probability"),
+    # Found by a review of stop 56: both orders of a pair said "x better".
+    "a negative threshold": ({"edit_meta": _set("threshold", -5.0)},
+                             "threshold -5.0 is negative"),
+    # Integers past float's range: an OverflowError or numpy's TypeError escaped.
+    "a huge integer gamma": ({"edit_meta": _set("gamma", 10**400)}, "gamma is 1000.* not a"),
+    "a huge integer threshold": ({"edit_meta": _set("threshold", 10**400)},
+                                 "threshold is 1000.* not a"),
+    "a huge integer cost": ({"edit_meta": _set("cost", [[0, 10**400, 1], [1, 0, 1],
+                                                        [1, 1, 0]])},
+                            "cost matrix is malformed .*too large"),
 }
 
 
@@ -650,6 +660,16 @@ def _edit_model(files, edit):
     (lambda m: setattr(m, "class_prior_", np.array([np.nan, -5.0, np.inf])), "class_prior"),
     (lambda m: setattr(m, "best_estimator_", None) or m.calibrator_.link_.coef_.fill(np.nan),
      "holds NaN"),
+    # A reversed link (every probability swapped, most pairs ties) or one of the
+    # wrong width (an error only at predict time): accepted where no scoring
+    # part is written (an asymmetric link).
+    (lambda m: setattr(m.calibrator_, "symmetric", False) or m.calibrator_.link_.coef_.fill(-3.0),
+     "the score's >= 0"),
+    (lambda m: setattr(m.calibrator_, "symmetric", False)
+     or setattr(m.calibrator_.link_, "coef_", np.array([1.0, 2.0, 3.0])),
+     "one for the score and one per context column \\(1\\)"),
+    (lambda m: setattr(m.calibrator_, "symmetric", False) or setattr(m, "threshold_", -5.0),
+     "threshold_ -5.0 is negative"),
 ])
 def test_a_loaded_model_is_a_consistent_fitted_model(files, edit, message):
     """What load_model builds is what scoring uses, and it is consistent."""
@@ -908,3 +928,40 @@ def test_a_bootstrap_s_replicate_scales_are_a_fit_s(bootstrap_model, tmp_path, n
         load_model(path)
     # The scoring part (the point model's) does not hold the replicates' map.
     np.testing.assert_array_equal(load_predictor(path).predict(X[:5]), model.predict(X[:5]))
+
+
+def test_an_ordinal_model_s_grades_are_distinct_and_in_order(tmp_path):
+    """Repeated or reordered grades (thresholds between them) predicted one
+    grade for everything or grades out of order, silently."""
+    from svmcompare import OrdinalSVM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.digitize(X @ [1.0, -1.0, 0.5], [-1.0, 0.0, 1.0])
+    for classes in ([0, 0, 2, 3], [1, 0, 2, 3], [0.5, -1e300, 7.0, 2.0]):
+        model = OrdinalSVM(kernel="linear").fit(X, y)
+        model.classes_ = np.asarray(classes)
+        save_model(model, tmp_path / "ordinal.skops")
+        with pytest.raises(ValueError, match="classes_ are not distinct grades"):
+            load_model(tmp_path / "ordinal.skops")
+    # An ordered Categorical's grades keep their declared (not alphabetical) order.
+    names = np.array(["low", "medium", "high", "top"])[y]
+    grades = pd.Categorical(names, categories=["low", "medium", "high", "top"], ordered=True)
+    model = OrdinalSVM(kernel="linear").fit(X, grades)
+    save_model(model, tmp_path / "named.skops")
+    loaded = load_model(tmp_path / "named.skops")
+    assert list(loaded.classes_) == ["low", "medium", "high", "top"]
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_feature_names_are_distinct(tmp_path):
+    """Two columns of one name (ids renamed in both parts of a file): commands
+    failed later with pandas' 'cannot reindex on an axis with duplicate
+    labels' or a TypeError."""
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    model = SVMCompare(kernel="linear").fit(X, y)
+    model.feature_names_in_ = np.asarray(["is_T01"] * X.shape[2], dtype=object)
+    save_model(model, tmp_path / "ids.skops")
+    for reader in (load_model, load_predictor):
+        with pytest.raises(ValueError, match="feature_names repeat a name \\('is_T01'\\)"):
+            reader(tmp_path / "ids.skops")

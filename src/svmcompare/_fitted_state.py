@@ -205,7 +205,8 @@ def _check_one(estimator, version, path, fail):
         check_state(*state, f"{path}: the model")
     else:  # what the scoring part cannot describe: checked here as check_state would
         _check_ranking(ranking, fail)
-        _finite(np.float64(estimator.threshold_), "threshold", fail)
+        if _finite(_float(estimator.threshold_, "threshold", fail), "threshold", fail) < 0:
+            fail(f"threshold_ {estimator.threshold_} is negative (eq. 6: a fit's is >= 0)")
     if hasattr(estimator, "calibrator_"):  # its outcomes, which check_state does not read
         _check_link(estimator, fail)
 
@@ -307,10 +308,10 @@ def _check_link(estimator, fail):
     write): finite, positive scales, outcomes -1, 0, 1."""
     link = estimator.calibrator_
     for name in ("scale_", "limit_"):
-        value = np.float64(getattr(link, name))
+        value = _float(getattr(link, name), f"probability link's {name}", fail)
         if not (np.isfinite(value) and value > 0):
             fail(f"probability link's {name} is {value}")
-    score_scale = np.float64(estimator.score_scale_)
+    score_scale = _float(estimator.score_scale_, "score_scale_", fail)
     if not (np.isfinite(score_scale) and score_scale > 0):
         fail(f"score_scale_ is {score_scale}")
     prior = _finite(estimator.class_prior_, "class_prior_", fail)
@@ -320,7 +321,15 @@ def _check_link(estimator, fail):
     if inner is not None:  # a ScoreCalibrator's ordered logit
         classes = np.asarray(inner.classes_)
         cuts = _finite(inner.thresholds_, "link thresholds", fail)
-        _finite(inner.coef_, "link coefficients", fail)
+        coef = _finite(inner.coef_, "link coefficients", fail)
+        # The score's weight, then the context's: (1 + q,), the score's >= 0
+        # (the fit refits with w = 0 rather than keep a reversed one).
+        context = estimator.ranking_.context_coef
+        width = 1 + (0 if context is None else np.asarray(context).size)
+        if coef is None or coef.shape != (width,) or coef[0] < 0:
+            fail(f"probability link's coefficients are not one for the score and one per "
+                 f"context column ({width}), the score's >= 0 (a negative one reverses every "
+                 "probability)")
         if classes.ndim != 1 or classes.size < 2 or not np.all(np.isin(classes, LABELS)) \
                 or np.any(np.diff(classes) <= 0) or cuts.shape != (classes.size - 1,) \
                 or np.any(np.diff(cuts) < 0):
@@ -329,7 +338,8 @@ def _check_link(estimator, fail):
         for name in ("coef_", "band_coef_", "feature_min_", "feature_max_", "feature_mean_",
                      "feature_scale_"):
             _finite(getattr(link, name), f"probability link's {name}", fail)
-        _finite(np.float64(link.band_intercept_), "probability link's band_intercept_", fail)
+        _finite(_float(link.band_intercept_, "probability link's band_intercept_", fail),
+                "probability link's band_intercept_", fail)
 
 
 def _check_ordinal(estimator, fail):
@@ -338,6 +348,25 @@ def _check_ordinal(estimator, fail):
     if classes.ndim != 1 or classes.size < 2 or cuts.shape != (classes.size - 1,) \
             or np.any(np.diff(cuts) < 0):
         fail("thresholds_ do not fit its classes_")
+    # Grades each once, numbers in increasing order (an ordered Categorical's
+    # categories keep their declared order): thresholds between classes in
+    # another order, or repeated grades, predict nonsense silently.
+    try:
+        distinct = len(set(classes.tolist())) == classes.size
+    except TypeError:  # unhashable
+        distinct = False
+    numeric = classes.dtype.kind in "biuf"
+    if not distinct or (numeric and not (np.all(np.isfinite(classes))
+                                         and np.all(np.diff(classes) > 0))):
+        fail("classes_ are not distinct grades (numbers in increasing order)")
+
+
+def _float(value, name, fail):
+    """``value`` as a float64, or a failure naming it (an integer past float's range)."""
+    try:
+        return np.float64(value)
+    except (OverflowError, TypeError, ValueError):
+        fail(f"{name} is {str(value)[:40]}, not a finite number")
 
 
 def _finite(value, name, fail):

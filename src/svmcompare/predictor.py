@@ -17,6 +17,7 @@ by both readers, not scored as all ties by one of them.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 
 import numpy as np
@@ -137,6 +138,9 @@ def check_state(meta, arrays, where):
         fail(f"unknown kernel {str(meta['kernel'])[:60]!r}")
     for name in ("gamma", "coef0", "threshold"):
         _finite_number(meta[name], name, fail)
+    if meta["threshold"] < 0:  # eq. (6): a tie is |d| <= tau; a fit's tau is >= 0
+        fail(f"threshold {meta['threshold']} is negative (a pair would be both x better and "
+             "x' better)")
     if not isinstance(meta["degree"], int) or isinstance(meta["degree"], bool) \
             or not 1 <= meta["degree"] <= 100:
         fail(f"degree {meta['degree']!r} is not an integer in 1..100")
@@ -169,10 +173,14 @@ def check_state(meta, arrays, where):
     if names is not None and (not isinstance(names, list) or len(names) != p
                               or not all(isinstance(n, str) for n in names)):
         fail(f"feature_names is not a list of {p} strings")
+    if names is not None and len(set(names)) != len(names):  # columns are read by name
+        fail(f"feature_names repeat a name ({_repeated(names)!r})")
     names = meta.get("context_names")
     if names is not None and (not isinstance(names, list) or len(names) != n_context
                               or not all(isinstance(n, str) for n in names)):
         fail(f"context_names is not a list of {n_context} strings")
+    if names is not None and len(set(names)) != len(names):
+        fail(f"context_names repeat a name ({_repeated(names)!r})")
     if meta["calibrator"] is not None:
         _check_link(meta["calibrator"], arrays, kept, n_context, fail)
     if meta["cost"] is not None:
@@ -210,9 +218,24 @@ def _check_link(link, arrays, kept, n_context, fail):
         fail("class_prior is not a probability vector")
 
 
+def _repeated(names):
+    """The first name that occurs twice (for messages)."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            return name[:60]
+        seen.add(name)
+    return None
+
+
 def _finite_number(value, name, fail):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) \
-            or not np.isfinite(value):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        fail(f"{name} is {str(value)[:40]}, not a finite number")
+    try:
+        finite = math.isfinite(value)  # an int past float's range overflows here
+    except OverflowError:
+        finite = False
+    if not finite:
         fail(f"{name} is {str(value)[:40]}, not a finite number")
 
 

@@ -154,8 +154,12 @@ def check_cost(cost):
         return None
     try:
         matrix = np.asarray(cost, dtype=np.float64)
+    except OverflowError:  # an integer past float's range
+        raise ValueError("cost must be a finite 3 x 3 matrix; it holds a number too large for "
+                         "a float.") from None
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"cost must be a 3 x 3 matrix of numbers; got {cost!r}.") from exc
+        raise TypeError(f"cost must be a 3 x 3 matrix of numbers; got {str(cost)[:200]}.") \
+            from exc
     if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
         raise ValueError("cost must be a finite 3 x 3 matrix: cost[i, j] is the cost of "
                          "predicting labels[j] when the truth is labels[i] (labels -1, 0, 1); "
