@@ -965,3 +965,19 @@ def test_feature_names_are_distinct(tmp_path):
     for reader in (load_model, load_predictor):
         with pytest.raises(ValueError, match="feature_names repeat a name \\('is_T01'\\)"):
             reader(tmp_path / "ids.skops")
+
+
+def test_the_scoring_part_must_be_the_model_s_own(probability_model, tmp_path, capsys):
+    """Weights negated in the scoring part alone: predict (which reads it)
+    reversed every label while evaluate (the full model) scored 3.5% error."""
+    path = tmp_path / "model.skops"
+    save_model(probability_model, path)
+    _edit_predictor(path, edit_arrays=lambda a: a.update(weights=-a["weights"]))
+    with pytest.raises(ValueError, match="scoring part and the model disagree on weights"):
+        load_model(path)
+    save_model(probability_model, path)
+    _edit_predictor(path, edit_meta=_set("threshold", 0.5))
+    with pytest.raises(ValueError, match="disagree on threshold"):
+        load_model(path)
+    save_model(probability_model, path)
+    assert load_model(path).threshold_ == probability_model.threshold_  # as written: agree

@@ -150,6 +150,7 @@ def load_model(path):
     trusted = check_schema(schema, arrays, path, _version_check(path))
     model = _construct(archive.data, trusted, path)
     _check_loaded(model, path)
+    _check_scoring_part(archive, path, model)
     return model
 
 
@@ -186,6 +187,12 @@ def load_predictor(path):
         :class:`BadPredictorError`, naming the part).
     """
     archive = Archive(read_regular_file(path), path)
+    part = _scoring_part(archive, path)
+    return None if part is None else Predictor(*part)
+
+
+def _scoring_part(archive, path):
+    """The file's scoring part as checked (JSON, arrays), or None."""
     if _predictor.JSON_MEMBER not in archive.names:
         if any(name.startswith(_predictor.ARRAY_PREFIX) for name in archive.names):
             raise BadPredictorError(f"{path}: the scoring part has arrays but no "
@@ -203,7 +210,32 @@ def load_predictor(path):
     if meta["version"] != _schema_version(archive, path):
         raise BadPredictorError(f"{where} says version {str(meta['version'])[:40]} but the "
                                 "rest of the file another: the file was edited or mixed.")
-    return Predictor(meta, arrays)
+    return meta, arrays
+
+
+def _check_scoring_part(archive, path, model):
+    """The scoring part (what ``predict`` reads) must be the loaded model's
+    own, as :func:`save_model` writes it: a file whose parts disagree scored
+    one way on ``predict`` and another on ``evaluate`` (weights negated in the
+    scoring part alone reversed every label)."""
+    part = _scoring_part(archive, path)
+    if part is None:  # nothing to disagree with: predict reads this model too
+        return
+    # The state as this model's save wrote it (under the file's own version).
+    own = predictor_state(model, part[0]["version"])
+    if own is None:
+        raise BadPredictorError(f"{path}: the file has a scoring part where its model has "
+                                "none: the file was edited or mixed.")
+    (meta, arrays), (own_meta, own_arrays) = part, own
+    own_meta = json.loads(json.dumps(own_meta))  # as written
+    differ = [k for k in sorted(own_meta.keys() | meta.keys())
+              if own_meta.get(k) != meta.get(k)]
+    differ += [k for k in sorted(own_arrays.keys() | arrays.keys())
+               if k not in arrays or k not in own_arrays
+               or not np.array_equal(np.asarray(own_arrays[k]), arrays[k])]
+    if differ:
+        raise BadPredictorError(f"{path}: the scoring part and the model disagree on "
+                                f"{', '.join(differ[:5])}: the file was edited or mixed.")
 
 
 def _schema_version(archive, path):
