@@ -931,14 +931,15 @@ def test_a_bootstrap_s_replicate_scales_are_a_fit_s(bootstrap_model, tmp_path, n
 
 
 def test_an_ordinal_model_s_grades_are_distinct_and_in_order(tmp_path):
-    """Repeated or reordered grades (thresholds between them) predicted one
-    grade for everything or grades out of order, silently."""
+    """Repeated grades (thresholds between them) predicted one grade for
+    everything, silently; an ordered Categorical's grades load in their
+    declared order, whatever it is."""
     from svmcompare import OrdinalSVM
 
     rng = np.random.default_rng(1)
     X = rng.normal(size=(60, 3))
     y = np.digitize(X @ [1.0, -1.0, 0.5], [-1.0, 0.0, 1.0])
-    for classes in ([0, 0, 2, 3], [1, 0, 2, 3], [0.5, -1e300, 7.0, 2.0]):
+    for classes in ([0, 0, 2, 3], [0.5, np.nan, 7.0, 2.0], np.array([1, 1, 2, 3], np.uint8)):
         model = OrdinalSVM(kernel="linear").fit(X, y)
         model.classes_ = np.asarray(classes)
         save_model(model, tmp_path / "ordinal.skops")
@@ -952,6 +953,12 @@ def test_an_ordinal_model_s_grades_are_distinct_and_in_order(tmp_path):
     loaded = load_model(tmp_path / "named.skops")
     assert list(loaded.classes_) == ["low", "medium", "high", "top"]
     np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    # Places, 1 the best: numbers in a declared decreasing order (a review found
+    # them refused by a first version of this check).
+    places = pd.Categorical(4 - y, categories=[4, 3, 2, 1], ordered=True)
+    model = OrdinalSVM(kernel="linear").fit(X, places)
+    save_model(model, tmp_path / "places.skops")
+    assert list(load_model(tmp_path / "places.skops").classes_) == [4, 3, 2, 1]
 
 
 def test_feature_names_are_distinct(tmp_path):
@@ -981,3 +988,19 @@ def test_the_scoring_part_must_be_the_model_s_own(probability_model, tmp_path, c
         load_model(path)
     save_model(probability_model, path)
     assert load_model(path).threshold_ == probability_model.threshold_  # as written: agree
+
+
+def test_repeated_column_names_are_refused_at_fit_not_at_load():
+    """A context or item table with one name twice fitted and saved, then
+    could not be loaded (a review of the load-time check)."""
+    from svmcompare import GroupRankSVM
+
+    X, y = make_norm_pairs(80, "l1", random_state=0)
+    context = pd.DataFrame(np.ones((80, 2)), columns=["home", "home"])
+    with pytest.raises(ValueError, match="the context repeats the column name 'home'"):
+        SVMCompare(kernel="linear").fit(X, y, context=context)
+    rng = np.random.default_rng(0)
+    items = pd.DataFrame(rng.normal(size=(40, 3)), columns=["x", "x", "z"])
+    with pytest.raises(ValueError, match="X repeats the column name 'x'"):
+        GroupRankSVM(kernel="linear").fit(items, rng.integers(0, 3, 40),
+                                          groups=np.repeat([0, 1], 20))

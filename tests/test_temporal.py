@@ -664,7 +664,15 @@ def test_a_unix_clock_read_as_numbers_is_named():
         time_decay([1, 2, 3], 1)  # rounds
         time_decay([20240101, 20240115], 14)  # YYYYMMDD dates
         time_decay(np.array([1.6e9 + 0.5, 1.6e9 + 1]), 1)  # not integers
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # stamps, not clocks: YYYYMMDDHH, YYYYMMDDHHMM
+        time_decay([2020010112, 2020010118], 6)
+        time_decay([202001011230, 202001011830], 6)
     X, y, _, _ = id_games(players=6, n=40, seed=0)
     with pytest.warns(UserWarning, match="periods holds integers"):
         rolling_fit(SVMCompare(kernel="linear"), X, y,
                     1_600_000_000 + 86_400 * np.repeat(np.arange(4), 10))
+    # Rounds as periods, a Unix clock as the times that age them: named too.
+    with pytest.warns(UserWarning, match="times holds integers"):
+        rolling_fit(SVMCompare(kernel="linear"), X, y, np.repeat(np.arange(4), 10),
+                    times=1_600_000_000 + 86_400 * np.arange(40), half_life=30 * 86_400)

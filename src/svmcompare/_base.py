@@ -37,6 +37,7 @@ from ._validation import (
     check_pairs_labels,
     check_sample_weight,
     check_weighted_labels,
+    column_names,
 )
 from .exceptions import (
     DegenerateWarning,
@@ -352,6 +353,7 @@ def fit_solution(model, X, y, context=None, sample_weight=None, start=None):
     """``fit`` without probabilities (its solver started by ``start(prepared)``
     when given); returns the prepared problem, the solver result and the
     feature map, from which the calibration folds start."""
+    column_names(context)  # a repeated name refused before the solve, not after
     prepared = prepare(model, X, y, context, sample_weight)
     options = {} if start is None else dict(start(prepared))
     if model._folds_read_rows(prepared):

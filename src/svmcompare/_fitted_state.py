@@ -348,17 +348,15 @@ def _check_ordinal(estimator, fail):
     if classes.ndim != 1 or classes.size < 2 or cuts.shape != (classes.size - 1,) \
             or np.any(np.diff(cuts) < 0):
         fail("thresholds_ do not fit its classes_")
-    # Grades each once, numbers in increasing order (an ordered Categorical's
-    # categories keep their declared order): thresholds between classes in
-    # another order, or repeated grades, predict nonsense silently.
+    # Grades each once (repeated ones predicted one grade for everything), in
+    # any order: an ordered Categorical keeps its declared order (places 4, 3,
+    # 2, 1 with 1 the best), numbers sorted otherwise.
     try:
         distinct = len(set(classes.tolist())) == classes.size
     except TypeError:  # unhashable
         distinct = False
-    numeric = classes.dtype.kind in "biuf"
-    if not distinct or (numeric and not (np.all(np.isfinite(classes))
-                                         and np.all(np.diff(classes) > 0))):
-        fail("classes_ are not distinct grades (numbers in increasing order)")
+    if not distinct or (classes.dtype.kind == "f" and not np.all(np.isfinite(classes))):
+        fail("classes_ are not distinct grades")
 
 
 def _float(value, name, fail):

@@ -255,12 +255,20 @@ def pair_feature_names(X):
     return a_names
 
 
-def column_names(table):
+def column_names(table, what="the context"):
     """The column names (as text) of a DataFrame, e.g. a pair context given as
-    one, or None for an array (or a Series: one column, nothing to order)."""
+    one, or None for an array (or a Series: one column, nothing to order).
+    A repeated name is refused: a saved model reads its columns by name."""
     if not hasattr(table, "columns"):
         return None
-    return [str(c) for c in table.columns]
+    names = [str(c) for c in table.columns]
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"{what} repeats the column name {name!r}; rename one of them (a "
+                             "saved model reads its columns by name).")
+        seen.add(name)
+    return names
 
 
 def _wide_pairs(X):

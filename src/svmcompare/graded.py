@@ -71,7 +71,7 @@ def _item_feature_names(X):
     columns = getattr(X, "columns", None)
     if columns is None or len(columns) == 0 or not all(isinstance(c, str) for c in columns):
         return None
-    return np.asarray(list(columns), dtype=object)
+    return np.asarray(column_names(X, "X"), dtype=object)  # (a repeated name refused)
 
 
 def _record_feature_names(estimator, names):

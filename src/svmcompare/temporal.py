@@ -334,6 +334,10 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         # As time_decay reads them: a missing or impossible time named, never a
         # weight of 0; the half-life in their unit (a timedelta for dates).
         moments, unit = _read_times(given, "times")
+        hint = unix_clock_hint(moments, "times") if unit is None and times is not None \
+            else None  # (periods read as times were named above)
+        if hint is not None:
+            warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
         half_life = _half_life_in(half_life, unit)
     decision = np.full(n, np.nan)
     proba = None

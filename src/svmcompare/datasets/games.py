@@ -13,6 +13,7 @@ player.
 from __future__ import annotations
 
 import numbers
+import time
 import warnings
 from collections.abc import Hashable
 
@@ -100,9 +101,12 @@ def _yyyymmdd(numbers_):
                 and 2 * np.count_nonzero(plausible) > values.size)
 
 
-# Integer times in these ranges are, in practice, Unix clocks (seconds or
-# milliseconds since 1970, 1973 to 2100), not numbered periods.
-_UNIX_CLOCKS = (("seconds", "s", 1e8, 4.2e9), ("milliseconds", "ms", 1e11, 4.2e12))
+# Integer times from 1980 to a year from now in seconds or milliseconds since
+# 1970 are, in practice, Unix clocks, not numbered periods.  (Later bounds read
+# stamps such as 2020010112, YYYYMMDDHH, as seconds of 2034; earlier ones
+# YYYYMMDDHHMM as milliseconds of 1976.)
+_UNIX_CLOCKS = (("seconds", "s", 1.0), ("milliseconds", "ms", 1e3))
+_CLOCK_START = 315_532_800.0  # 1980-01-01 in seconds since 1970
 
 
 def unix_clock_hint(values, name="the time column"):
@@ -116,8 +120,9 @@ def unix_clock_hint(values, name="the time column"):
     if values.size == 0 or not np.all(values == np.round(values)):
         return None
     low, high = float(values.min()), float(values.max())
-    for unit, code, start, end in _UNIX_CLOCKS:
-        if start <= low and high <= end and high > low:
+    end = time.time() + 366 * 86_400.0
+    for unit, code, per_second in _UNIX_CLOCKS:
+        if _CLOCK_START * per_second <= low and high <= end * per_second and high > low:
             first, last = (pd.Timestamp(v, unit=code).strftime("%Y-%m-%d") for v in (low, high))
             return (f"{name} holds integers from {low:.0f} to {high:.0f}, which look like a "
                     f"Unix clock ({unit} since 1970: {first} to {last}); as numbers every "
