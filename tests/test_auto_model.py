@@ -667,3 +667,18 @@ def test_link_settings_of_a_grid_may_be_numpy_strings():
     search = SVMCompareCV(cv=3, probability=True, n_jobs=1, param_grid=grid).fit(X, y)
     assert set(search.cv_results_["tie_band"]) == {"constant", "pair"}
     assert len(search.cv_results_) == 4  # each band with both links
+
+
+def test_a_fold_without_a_varying_feature_is_named_before_any_fit():
+    """History features of a first season (every side without earlier games)
+    are all alike: a fold trained on that season alone failed inside the
+    search with a message that named no fold."""
+    from sklearn.model_selection import GroupKFold
+
+    X, y = make_norm_pairs(200, "l1", random_state=0)
+    X[:80] = 0.0  # the first season: no history yet
+    season = np.repeat([1, 2], [80, 120])
+    with pytest.raises(ValueError, match=r"split 0 trains on 80 pairs \(group\(s\) 1\) whose "
+                                         "every feature is constant"):
+        SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=GroupKFold(2)).fit(
+            X, y, groups=season)

@@ -582,6 +582,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         splitter = _splitter(self.cv, y, groups)
         splits = _checked_splits(splitter, y, groups)
         _check_split_labels(base, y, sample_weight, splits, groups)
+        _check_split_features(X, splits, groups)
         if self.probability:
             _check_disjoint_validation(splits, y.size)
         if self.probability and len(splits) < 2:
@@ -820,6 +821,29 @@ def _check_disjoint_validation(splits, n_pairs):
                          "each split's link on the other splits' held-out pairs, so every "
                          "pair must be held out once at most. Use KFold, GroupKFold or "
                          "TimeSeriesSplit.")
+
+
+def _check_split_features(X, splits, groups):
+    """Refuse, before any fit, a split whose training pairs have no varying
+    feature although all pairs have one: history features of a first season
+    alone (every side without earlier games) failed inside the search with
+    the estimator's message, which named no fold."""
+    if not isinstance(X, np.ndarray):
+        return  # sparse pairs (identities): their ids vary
+    def varies(part):
+        return bool(np.any(part.max(axis=(0, 1)) > part.min(axis=(0, 1)))) if part.size \
+            else False
+
+    if not varies(X):
+        return  # no pair can train: the fit says why, as without a search
+    for k, (train, _) in enumerate(splits):
+        if not varies(X[train]):
+            trained = np.unique(groups[train])[:5] if groups is not None else []
+            where = f" (group(s) {', '.join(map(str, trained))})" if len(trained) else ""
+            raise ValueError(f"cv's split {k} trains on {train.size} pairs{where} whose every "
+                             "feature is constant (e.g. history features of a first season, "
+                             "where no side has earlier games): no model can be fitted there. "
+                             "Leave those pairs out or use folds that train on more of them.")
 
 
 def _check_split_labels(base, y, sample_weight, splits, groups):

@@ -244,6 +244,60 @@ class RollingResult:
     fit_seconds: pd.Series
 
 
+def periods_before_first(periods, first=None):
+    """Which pairs :func:`rolling_fit` fits on before the first period it
+    predicts: those of every earlier period (a mask of shape (n_pairs,)).
+
+    What a model chosen once for a replay may be chosen on (``svmcompare
+    rolling --auto``): nothing from a predicted period.
+
+    Parameters
+    ----------
+    periods, first : as :func:`rolling_fit`.
+    """
+    n = np.shape(periods)[0] if np.ndim(periods) else 0
+    _, keys, _, order, _, start = _period_order(periods, n, first)
+    return keys < order[start]
+
+
+def _period_order(periods, n, first):
+    """(periods as an array, each pair's key, their kind, the sorted distinct
+    keys, each period as given, the position of the first to predict)."""
+    given, periods = periods, np.asarray(periods)
+    if periods.shape != (n,):
+        raise ValueError(f"periods has shape {periods.shape}; expected ({n},).")
+    missing = pd.isna(periods)
+    if np.any(missing):
+        raise ValueError(f"periods[{np.flatnonzero(missing)[0]}] is missing (NaN, NaT or None): "
+                         "give every pair a period.")
+    # np.asarray turns [1, "a", 2] into the text "1", "a", "2" (ordered as text),
+    # and an object array of both cannot be sorted at all: refuse a mix either way.
+    mixed = pd.api.types.infer_dtype(given, skipna=False) in ("mixed", "mixed-integer")
+    if mixed:
+        kinds = sorted({type(p).__name__ for p in np.asarray(given, dtype=object)})
+        raise TypeError(f"periods must be all numbers, all dates or all sortable labels of one "
+                        f"type (seasons such as 2019-20, an ordered Categorical); got "
+                        f"{', '.join(kinds)}.")
+    # In time's order, as games_features reads a time column: date strings as
+    # dates, an ordered Categorical in its declared order, never text order.
+    categorical = isinstance(getattr(given, "dtype", None), pd.CategoricalDtype)
+    keys, kind = time_keys(given if categorical else periods, "periods",
+                           at=lambda k: f"periods[{k}]")
+    keys = keys.to_numpy()
+    hint = unix_clock_hint(keys, "periods") if kind == "numbers" else None
+    if hint is not None:  # each distinct second a refit
+        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
+    order, where = np.unique(keys, return_index=True)
+    labels = periods[where]  # each period as given, for ratings, fit_seconds and messages
+    if order.size < 2:
+        raise ValueError("periods has a single period: nothing earlier to fit on.")
+    start = 1 if first is None else _first_position(first, order, labels, kind, periods)
+    if start < 1 or start >= order.size:
+        raise ValueError(f"first={first!r} leaves no earlier period to fit on or no period "
+                         "to predict.")
+    return periods, keys, kind, order, labels, start
+
+
 def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, half_life=None,
                 times=None, first=None, items=None, item_ids=None, progress="auto"):
     """Before each period, fit on all earlier pairs and predict the period's.
@@ -288,38 +342,7 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     n = y.size
     context = check_context(context, n)
     sample_weight = check_sample_weight(sample_weight, n)
-    given, periods = periods, np.asarray(periods)
-    if periods.shape != (n,):
-        raise ValueError(f"periods has shape {periods.shape}; expected ({n},).")
-    missing = pd.isna(periods)
-    if np.any(missing):
-        raise ValueError(f"periods[{np.flatnonzero(missing)[0]}] is missing (NaN, NaT or None): "
-                         "give every pair a period.")
-    # np.asarray turns [1, "a", 2] into the text "1", "a", "2" (ordered as text),
-    # and an object array of both cannot be sorted at all: refuse a mix either way.
-    mixed = pd.api.types.infer_dtype(given, skipna=False) in ("mixed", "mixed-integer")
-    if mixed:
-        kinds = sorted({type(p).__name__ for p in np.asarray(given, dtype=object)})
-        raise TypeError(f"periods must be all numbers, all dates or all sortable labels of one "
-                        f"type (seasons such as 2019-20, an ordered Categorical); got "
-                        f"{', '.join(kinds)}.")
-    # In time's order, as games_features reads a time column: date strings as
-    # dates, an ordered Categorical in its declared order, never text order.
-    categorical = isinstance(getattr(given, "dtype", None), pd.CategoricalDtype)
-    keys, kind = time_keys(given if categorical else periods, "periods",
-                           at=lambda k: f"periods[{k}]")
-    keys = keys.to_numpy()
-    hint = unix_clock_hint(keys, "periods") if kind == "numbers" else None
-    if hint is not None:  # each distinct second a refit
-        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
-    order, where = np.unique(keys, return_index=True)
-    labels = periods[where]  # each period as given, for ratings, fit_seconds and messages
-    if order.size < 2:
-        raise ValueError("periods has a single period: nothing earlier to fit on.")
-    start = 1 if first is None else _first_position(first, order, labels, kind, periods)
-    if start < 1 or start >= order.size:
-        raise ValueError(f"first={first!r} leaves no earlier period to fit on or no period "
-                         "to predict.")
+    periods, keys, kind, order, labels, start = _period_order(periods, n, first)
     moments = None
     if half_life is not None and times is None and kind == "order":
         moments = keys.astype(float)  # an ordered Categorical's periods: their positions

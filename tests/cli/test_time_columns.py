@@ -240,3 +240,43 @@ def test_an_items_table_keeps_every_feature_whatever_the_kept_rows_use(tmp_path,
     assert main(["fit", str(tmp_path / "m.csv"), "--items", str(tmp_path / "items.csv"), *GAME,
                  "--kernel", "linear", "--model", str(model)]) == 0
     assert list(load_model(model).feature_names_in_) == ["is_big", "is_red", "is_new"]
+
+
+def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, capsys):
+    """rolling's default (linear, C = 1) is not what fit --auto would choose
+    (a new user's replay: 1.0442 against 1.0403 with the choice carried over
+    by hand); --auto chooses it on the earlier periods only and refits it."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GroupKFold
+
+    from svmcompare import SVMCompareCV, pairs_from_frame
+    from svmcompare.datasets import make_league
+    from svmcompare.temporal import periods_before_first, rolling_fit
+
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    capsys.readouterr()
+    base = ["rolling", str(tmp_path / "lg" / "matches.csv"), *GAME, "--context", "home_adv",
+            "--period", "season", "--no-progress", "--auto"]
+    assert main([*base, "--kernel", "rbf", "-o", str(tmp_path / "x.csv")]) == 2
+    assert "--auto chooses the kernel" in capsys.readouterr().err
+    assert main([*base, "--first", "2", "-o", str(tmp_path / "x.csv")]) == 2
+    assert "which hold one period: folds need two" in capsys.readouterr().err
+    assert main([*base, "--first", "3", "-o", str(tmp_path / "auto.csv")]) == 0
+    printed = capsys.readouterr().err
+    assert "chosen once on the 480 results before the first predicted period" in printed
+    # The same in Python: the search on seasons 1-2, its choice refitted each season.
+    matches, _ = make_league(random_state=0)
+    data = pairs_from_frame(matches, a="home", b="away", outcome="result",
+                            outcome_map={"H": -1, "D": 0, "A": 1}, context="home_adv",
+                            sparse=True)
+    seasons = matches["season"].to_numpy()
+    earlier = periods_before_first(seasons, 3)
+    assert earlier.sum() == 480 and set(seasons[earlier]) == {1, 2}
+    search = SVMCompareCV(probability=True, cv=GroupKFold(2), random_state=0).fit(
+        data.X[earlier], data.y[earlier], context=data.context[earlier],
+        groups=seasons[earlier])
+    replay = rolling_fit(clone(search.best_estimator_), data.X, data.y, seasons,
+                         context=data.context, first=3, progress=False)
+    written = pd.read_csv(tmp_path / "auto.csv")
+    np.testing.assert_allclose(written["p_tie"], replay.proba[replay.predicted][:, 1],
+                               atol=1e-9)
