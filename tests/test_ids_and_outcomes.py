@@ -85,6 +85,24 @@ def test_a_missing_id_is_named_not_a_phantom_team(missing):
                          outcome_map={"H": -1, "D": 0, "A": 1})
 
 
+
+def test_a_filtered_frame_s_row_is_named_by_its_label():
+    """A test season taken from a bigger table keeps its index: "row 23" (a
+    position) was no label .loc could find (a new user's row 7601)."""
+    kwargs = dict(a="home", b="away", outcome="result", outcome_map={"H": -1, "D": 0, "A": 1})
+    matches = pd.DataFrame({"home": ["A", "B", "C", "A", "D"], "away": ["B", "C", "A", "D", "A"],
+                            "result": ["H", "D", "A", "H", "A"]}, index=[7597, 7598, 7599,
+                                                                         7600, 7601])
+    train = pairs_from_frame(matches.iloc[:3], **kwargs)
+    with pytest.raises(ValueError, match=r"matches the row labelled 7601 \(position 1\), "
+                                         "column home: item 'D' is not in ids"):
+        pairs_from_frame(matches.iloc[3:], ids=train.ids, **kwargs)
+    bad = matches.assign(result=["H", "D", "X", "H", "A"])
+    with pytest.raises(ValueError, match=r"the row labelled 7599 \(position 2\): outcome 'X'"):
+        pairs_from_frame(bad, **kwargs)
+    with pytest.raises(ValueError, match="matches row 2: outcome 'X'"):
+        pairs_from_frame(bad.reset_index(drop=True), **kwargs)
+
 def test_an_empty_id_cell_in_a_file_names_its_line(tmp_path, capsys):
     (tmp_path / "pairs.csv").write_text("item_a,item_b,y\nA,B,1\nB,C,0\nC,A,-1\n,B,1\n")
     code = main(["fit", str(tmp_path / "pairs.csv"), "--model", str(tmp_path / "m.skops")])

@@ -634,8 +634,9 @@ def _positions(frame, columns, position, name, items):
             import sys
 
             print(f"note: {name}: {len(missing)} id(s) not in {where} scored as the mean "
-                  f"item (--unknown mean): {shown}{more}; an --interval of theirs is the mean "
-                  "item's, narrower than a new item's own would be", file=sys.stderr)
+                  f"item (--unknown mean): {shown}{more} (with --interval, their intervals "
+                  "are the mean item's, narrower than a new item's own would be)",
+                  file=sys.stderr)
             for rows in found.values():
                 rows[np.isnan(rows)] = len(position)
         else:

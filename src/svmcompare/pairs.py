@@ -364,7 +364,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
             where = "" if period is None else f" for its {period} {values[first][1]}"
             missing = len({values[k] for k in np.flatnonzero(known < 0)})
             table_name = "the items table" if items is not None else "ids"
-            raise ValueError(f"matches row {first}, column {column}: item {item!r} "
+            raise ValueError(f"matches {row_name(matches, first)}, column {column}: item {item!r} "
                              f"is not in {table_name}{where} ({missing} such id(s) in "
                              f"{column}); unknown='mean' scores them as the mean item.")
         positions[column] = known
@@ -397,7 +397,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         if mapped.isna().any():
             first = int(np.flatnonzero(mapped.isna().to_numpy())[0])
             value = plain_value(matches[outcome].iloc[first])
-            raise ValueError(f"matches row {first}: outcome {value!r} is "
+            raise ValueError(f"matches {row_name(matches, first)}: outcome {value!r} is "
                              f"not in outcome_map (keys {sorted(outcome_map, key=str)})"
                              f"{true_false_advice(matches[outcome], outcome)}.")
         y = mapped.to_numpy().astype(np.int64)
@@ -582,17 +582,29 @@ def true_false_advice(column, name):
             "to labels yourself")
 
 
+def row_name(frame, position):
+    """Where the row at ``position`` of ``frame`` is, for messages: "row k"
+    on a default index, else its label, which is what ``.loc`` finds (a
+    filtered frame's row 7601, not its position 23)."""
+    import pandas as pd
+
+    index = frame.index
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return f"row {position}"
+    return f"the row labelled {plain_value(index[position])!r} (position {position})"
+
+
 def _check_ids(matches, a, b, allow_self):
     """Refuse a missing id and, unless allowed, an item compared with itself."""
     missing = first_missing(matches, (a, b))
     if missing is not None:
         row, column = missing
-        raise ValueError(f"matches row {row}, column {column}: the id is missing.")
+        raise ValueError(f"matches {row_name(matches, row)}, column {column}: the id is missing.")
     same = id_text(matches[a].to_numpy()) == id_text(matches[b].to_numpy())
     if same.any() and not allow_self:
         row = int(np.flatnonzero(same)[0])
         item = plain_value(matches[a].iloc[row])
-        raise ValueError(f"matches row {row}: item {item!r} is compared with itself "
+        raise ValueError(f"matches {row_name(matches, row)}: item {item!r} is compared with itself "
                          f"({a} = {b}); remove such rows or pass allow_self=True.")
 
 
@@ -672,7 +684,8 @@ def matches_from_rankings(results, *, event, item, position, weight="item", unpl
                          "rename them first.")
     gap = first_missing(results, (event, item))
     if gap is not None:
-        raise ValueError(f"results row {gap[0]}, column {gap[1]}: the id is missing.")
+        raise ValueError(f"results {row_name(results, gap[0])}, column {gap[1]}: the id is "
+                         "missing.")
     places = _positions_of(results, position, unplaced)
     if unplaced == "drop":
         results, places = results[~np.isnan(places)], places[~np.isnan(places)]
@@ -733,7 +746,7 @@ def _check_single_entries(results, codes, event, item):
     if twice.any():
         row = int(np.flatnonzero(twice.to_numpy())[0])
         which, where = (plain_value(results[c].iloc[row]) for c in (item, event))
-        raise ValueError(f"results row {row}: item {which!r} appears twice in event "
+        raise ValueError(f"results {row_name(results, row)}: item {which!r} appears twice in event "
                          f"{where!r}.")
 
 
