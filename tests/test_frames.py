@@ -166,3 +166,16 @@ def test_empty_tables_are_refused():
     with pytest.raises(ValueError, match="items has no rows"):
         pairs_from_frame(pd.DataFrame({"a": ["x"], "b": ["y"]}), pd.DataFrame({"id": []}),
                          a="a", b="b", unknown="mean")
+
+
+def test_a_and_b_columns_that_differ_are_named():
+    """One b_ column missing of 21: the message listed the first eight names
+    of each side, the same on both (a new user's MovieLens pairs)."""
+    names = [f"f{k}" for k in range(21)]
+    frame = pd.DataFrame(np.zeros((4, 42)), columns=[f"a_{n}" for n in names]
+                         + [f"b_{n}" for n in names])
+    with pytest.raises(ValueError, match=r"a_ only: \['f20'\]"):
+        SVMCompare(kernel="linear").fit(frame.drop(columns="b_f20"), np.array([1, -1, 0, 1]))
+    swapped = frame.rename(columns={"b_f3": "b_f4", "b_f4": "b_f3"})
+    with pytest.raises(ValueError, match="in another order from position 3: a_f3 against b_f4"):
+        SVMCompare(kernel="linear").fit(swapped, np.array([1, -1, 0, 1]))

@@ -347,3 +347,23 @@ def test_all_pairs_and_formed_pairs_weigh_the_threshold_alike():
                 for pairs in ("all", "materialize")]
     assert fits[0].pair_model_.threshold_ == pytest.approx(fits[1].pair_model_.threshold_,
                                                            rel=1e-4)
+
+
+def test_no_ranking_with_ties_kept_names_this_estimator_s_options():
+    """Its pair model's advice named SVMCompare's on_degenerate and class_weight
+    default 'auto', which the graded estimators do not have (a new user's
+    ratings): the error names theirs."""
+    from svmcompare import NoRankingError
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    grades = np.clip(np.round(X[:, 0] + rng.normal(size=200)) + 3, 1, 5)
+    queries = np.repeat(np.arange(10), 20)
+    for fit in (lambda cw: GroupRankSVM(ties="keep", class_weight=cw).fit(X, grades,
+                                                                           groups=queries),
+                lambda cw: OrdinalSVM(ties="keep", class_weight=cw).fit(X, grades)):
+        with pytest.raises(NoRankingError, match=r"\(ties='keep', class_weight=None\) found no "
+                                                 "ranking.*class_weight='auto' or 'balanced'"):
+            fit(None)
+        assert "on_degenerate" not in str(pytest.raises(NoRankingError, fit, None).value)
+        fit("balanced")  # fits

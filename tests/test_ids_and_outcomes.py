@@ -203,3 +203,19 @@ def test_an_interrupt_after_the_save_says_the_file_is_complete(tmp_path, capsys,
     assert "interrupted after" in err and "m.skops was written (that file is complete)" in err
     monkeypatch.undo()
     assert isinstance(load_model(tmp_path / "m.skops"), SVMCompare)
+
+
+def test_ids_that_differ_from_the_items_only_by_type_are_named():
+    """Items read with text ids, matches with numbers: every id was 'not in the
+    items table', and the hint (unknown='mean') scored all as the mean item."""
+    items = pd.DataFrame({"id": ["1", "2", "3"], "drama": [1, 0, 1]})
+    matches = pd.DataFrame({"a": [1, 2], "b": [2, 3], "y": [1, 0]})
+    for unknown in ("error", "mean"):
+        with pytest.raises(ValueError, match=r"matches column a holds 1 \(int\) where the items "
+                                             r"table's id holds '1' \(str\)"):
+            pairs_from_frame(matches, items, a="a", b="b", outcome="y",
+                             outcome_map={-1: -1, 0: 0, 1: 1}, unknown=unknown)
+    # A genuinely new id among known ones is still what unknown= decides.
+    new = pd.DataFrame({"a": ["1", "4"], "b": ["2", "3"], "y": [1, 0]})
+    with pytest.raises(ValueError, match="item '4' is not in the items table"):
+        pairs_from_frame(new, items, a="a", b="b", outcome="y", outcome_map={-1: -1, 0: 0, 1: 1})

@@ -250,8 +250,19 @@ def pair_feature_names(X):
         raise ValueError("A DataFrame of pairs needs a_<feature> columns for x and b_<feature> "
                          f"columns for x'; got columns {list(X.columns)[:8]}.")
     if a_names != b_names:
+        a_set, b_set = set(a_names), set(b_names)
+        only_a = [n for n in a_names if n not in b_set]
+        only_b = [n for n in b_names if n not in a_set]
+        if only_a or only_b:  # the names that differ, wherever they are
+            detail = "; ".join(part for part in (
+                f"a_ only: {only_a[:8]}" if only_a else "",
+                f"b_ only: {only_b[:8]}" if only_b else "") if part)
+        else:
+            at = next(k for k, (p, q) in enumerate(zip(a_names, b_names, strict=True)) if p != q)
+            detail = f"in another order from position {at}: a_{a_names[at]} against " \
+                     f"b_{b_names[at]}"
         raise ValueError(f"The a_ and b_ columns must name the same features in the same order; "
-                         f"got a_: {a_names[:8]}, b_: {b_names[:8]}.")
+                         f"{detail}.")
     return a_names
 
 

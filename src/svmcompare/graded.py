@@ -22,6 +22,7 @@ from ._validation import (
 )
 from .baselines import SVMRank
 from .compare import SVMCompare
+from .exceptions import NoRankingError
 from .kernels import LINEAR, resolve_kernel
 from .metrics import kendall_tau_per_group
 from .pairs import check_items, pair_indices, sample_pair_indices
@@ -103,6 +104,20 @@ def _no_pairs_error():
 def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
     """Validate items and fit the pair model on their within-group pairs, formed
     (``pairs="materialize"``) or not (``pairs="all"``); sets ``n_pairs_``."""
+    try:
+        return _fit_pairs_of(estimator, X, y, groups, max_pairs, sample_weight)
+    except NoRankingError as exc:
+        # The pair model's advice names SVMCompare's options (on_degenerate, its
+        # class_weight default 'auto'), which this estimator does not have.
+        raise NoRankingError(
+            f"{type(estimator).__name__}(ties='keep', class_weight="
+            f"{estimator.class_weight!r}) found no ranking: the pairs of equal grade weigh too "
+            "little for the tie band to have a scale (beta >= 0, the paper's rule; a search "
+            "over C skips such points). Weigh them more (class_weight='auto' or 'balanced') "
+            "or leave them out (ties='drop').") from exc
+
+
+def _fit_pairs_of(estimator, X, y, groups, max_pairs, sample_weight):
     X, y, groups = check_items(X, y, groups)
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
     # OrdinalSVM's max_pairs caps formed pairs and does not decide "auto".

@@ -358,6 +358,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     positions = {}
     for column, values in ((a, a_key), (b, b_key)):
         known = pd.Index(key.index).get_indexer(values)
+        if np.any(known < 0) and items is not None and period is None:
+            _check_id_types(values[known < 0], key.index, column, id_column)
         if np.any(known < 0) and unknown == "error":
             first = int(np.flatnonzero(known < 0)[0])
             item = plain_value(values[first] if period is None else values[first][0])
@@ -580,6 +582,22 @@ def true_false_advice(column, name):
     return (f"; column {name!r} holds True / False, which no key of a map matches: convert "
             f"it first, e.g. column.astype(int) (True -> 1, False -> 0), or map True / False "
             "to labels yourself")
+
+
+def _check_id_types(unknown, known, column, id_column):
+    """Refuse ids that miss the items table only by their type: text '1' in
+    the items, the number 1 in the matches (every id would be unknown, and
+    unknown='mean' would score them all as the mean item)."""
+    known = list(known)
+    by_text = dict(zip(id_text(np.asarray(known, dtype=object)), known, strict=True))
+    texts = id_text(np.asarray(list(unknown), dtype=object))
+    if not all(t in by_text for t in texts):
+        return
+    ours, theirs = plain_value(unknown[0]), plain_value(by_text[texts[0]])
+    raise ValueError(f"matches column {column} holds {ours!r} ({type(ours).__name__}) where the "
+                     f"items table's {id_column} holds {theirs!r} ({type(theirs).__name__}): "
+                     "ids match by value and type; convert one column (e.g. .astype(str)) "
+                     "first.")
 
 
 def row_name(frame, position):
