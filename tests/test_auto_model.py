@@ -682,3 +682,39 @@ def test_a_fold_without_a_varying_feature_is_named_before_any_fit():
                                          "every feature is constant"):
         SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=GroupKFold(2)).fit(
             X, y, groups=season)
+
+
+def test_a_squared_hinge_search_with_probabilities_does_not_warn_of_lemma_1():
+    """The README's races: the squared hinge's search chose class_weight=None
+    (6% dead heats), whose refit has beta >= 0, and warned, though its
+    direction is the problem's own and the link makes the predictions."""
+    import warnings
+
+    import pandas as pd
+    from sklearn.model_selection import GroupKFold
+
+    from svmcompare import matches_from_rankings, pairs_from_frame
+    from svmcompare.exceptions import DegenerateWarning
+
+    rng, rows = np.random.default_rng(0), []
+    for race in range(60):
+        field = rng.choice(list("abcdefgh"), size=5, replace=False)
+        time = np.round([ord(h) + rng.normal(0, 3) for h in field])
+        rows += [{"race": race, "horse": h, "place": p}
+                 for h, p in zip(field, pd.Series(time).rank(method="min"), strict=True)]
+    matches = matches_from_rankings(pd.DataFrame(rows), event="race", item="horse",
+                                    position="place")
+    pairs = pairs_from_frame(matches, a="item_a", b="item_b", outcome="y",
+                             outcome_map={-1: -1, 0: 0, 1: 1}, sparse=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateWarning)
+        model = SVMCompareCV(probability=True, cv=GroupKFold(5)).fit(
+            pairs.X, pairs.y, sample_weight=matches["weight"], groups=matches["event"])
+    assert model.loss_ == "squared_hinge"
+    assert model.best_estimator_.degenerate_  # recorded, not shouted
+    # Without probabilities the comparison rule uses the fallback threshold: it warns.
+    with pytest.warns(DegenerateWarning):
+        SVMCompareCV(probability=False, cv=GroupKFold(5),
+                     param_grid={"kernel": ["linear"], "loss": ["squared_hinge"],
+                                 "class_weight": [None], "C": [1e-6]}).fit(
+            pairs.X, pairs.y, sample_weight=matches["weight"], groups=matches["event"])

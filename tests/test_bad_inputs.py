@@ -321,3 +321,15 @@ def test_numbers_numpy_cannot_take_are_read_as_numbers():
     for name in ("C", "gamma"):
         with pytest.raises(ValueError, match=f"{name} must be (a )?positive"):
             SVMCompare(**{name: 10**400}).fit(X, y)
+
+
+def test_labels_re_encoded_by_cross_val_predict_are_explained():
+    """cross_val_predict(method='predict_proba') passes y encoded as 0, 1, 2;
+    the refusal says so (a new user's scikit-learn habit)."""
+    from sklearn.model_selection import cross_val_predict
+
+    X, y = make_norm_pairs(90, "l1", random_state=0)
+    with pytest.raises(ValueError, match="scikit-learn's cross_val_predict passes"):
+        cross_val_predict(SVMCompare(kernel="linear", probability=True), X, y, cv=3,
+                          method="predict_proba")
+    assert cross_val_predict(SVMCompare(kernel="linear"), X, y, cv=3).shape == y.shape

@@ -235,7 +235,14 @@ def check_labels(y, n_pairs=None):
     if bad.any():
         values = np.unique(farr[bad])[:5]
         shown = ", ".join(f"{v:g}" for v in values)
-        raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).")
+        encoded = ""
+        if set(np.unique(farr)) <= {0.0, 1.0, 2.0}:
+            # scikit-learn re-encodes labels as 0, 1, 2 before fitting for
+            # cross_val_predict(method="predict_proba"), which then cannot work.
+            encoded = (" Labels 0, 1, 2 are what scikit-learn's cross_val_predict passes for "
+                       "method='predict_proba' (it re-encodes -1, 0, 1): with this estimator "
+                       "fit each fold yourself, or use method='predict'.")
+        raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).{encoded}")
     return farr.astype(np.int64)
 
 

@@ -10,6 +10,7 @@ mean) and refits it on all pairs.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
 
@@ -33,7 +34,7 @@ from ._validation import (
 from .calibration import StandardizedTieFeatures, fit_link, tie_features_for
 from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
-from .exceptions import NoRankingError, chosen_by_search
+from .exceptions import NoRankingError, chosen_by_search, degenerate_warnings_silenced
 from .grid_search import (  # the engine's public functions, importable from here as before
     PATH_GRAM_BYTES,
     C_paths,
@@ -685,7 +686,13 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
         # A degenerate refit's warning says what the search chose, not "try
         # another C or class weight": the search has weighed those already.
-        with chosen_by_search(*_choice(self.best_params_, scoring)):
+        # None for the squared hinge with probabilities: its direction is the
+        # problem's own (a unique solution) and the link, not Lemma 1's scale,
+        # makes the predictions; only the comparison rule's threshold falls
+        # back, which predict does not use (the README's races warned for it).
+        quiet = degenerate_warnings_silenced() if self.probability and \
+            model.get_params().get("loss") == "squared_hinge" else contextlib.nullcontext()
+        with chosen_by_search(*_choice(self.best_params_, scoring)), quiet:
             model.fit(X, y, context=context, sample_weight=sample_weight)
         if self.probability:
             model.set_params(probability=True)

@@ -701,7 +701,9 @@ def note_degenerate(model, path):
     fit (``degenerate_``: its direction is where the solver stopped, not one
     the problem defines, and its scores can sit at rounding level): a new
     user's leaderboard of ids read 4e-8 for the top team."""
-    if getattr(model, "degenerate_", False):
+    # (The squared hinge's direction is unique: its degenerate_ says only that
+    # Lemma 1's tie band has no scale, which scores and probabilities do not use.)
+    if getattr(model, "degenerate_", False) and getattr(model, "loss", "hinge") != "squared_hinge":
         print(f"note: {path} holds a degenerate fit (degenerate_ = True): its scores keep the "
               "direction where the solver stopped, which can change with tol, and can be "
               "tiny; for ratings of ids fit with --loss squared_hinge (also with --auto), "
