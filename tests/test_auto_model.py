@@ -302,11 +302,11 @@ def test_one_se_rule_uses_paired_fold_differences():
 
 
 
-def test_a_model_is_judged_by_the_link_it_would_return():
-    """A noisy link option of a simpler model (a pair band's folds spread
-    widely) does not let that model in when its best link, the row returned,
-    is clearly worse than the best (a new user's LLM judgments: the search
-    returned a row 0.0046 worse against half a standard error of 0.0005)."""
+def test_a_model_in_by_one_link_is_returned_with_its_best():
+    """The documented rule: a model is within the rule when one of its links
+    is, and is returned with its best link, whose own row may lie outside
+    (a new user read this as the rule broken; judging by the returned row
+    was measured worse on their data, BENCHMARKS.md stop 56)."""
     import pandas as pd
 
     from svmcompare.model_selection import _simplest_within_se
@@ -322,17 +322,15 @@ def test_a_model_is_judged_by_the_link_it_would_return():
     summary["mean_log_loss"] = summary.filter(like="split").mean(axis=1)
     params = [{"kernel": "linear", "C": r["C"], "tie_band": r["tie_band"], "link": r["link"]}
               for r in rows]
-    # The pair band alone would pass the rule (mean excess 0.008, half a standard
-    # error 0.017) ...
     excess = summary.filter(like="split").to_numpy() - base
-    assert excess[2].mean() <= 0.5 * excess[2].std(ddof=1) / np.sqrt(4)
-    # ... but C = 1e-6 would be returned with its constant band (excess 0.005 on
-    # every fold): the best stays.
-    assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 0
-    # Its constant band within the rule: then C = 1e-6 is chosen, with that band.
-    summary.loc[1, [f"split{k}_log_loss" for k in range(4)]] = base + [0.001, -0.001] * 2
-    summary["mean_log_loss"] = summary.filter(like="split").mean(axis=1)
+    assert excess[2].mean() <= 0.5 * excess[2].std(ddof=1) / np.sqrt(4)  # the pair band: in
+    assert excess[1].mean() > 0.5 * excess[1].std(ddof=1) / np.sqrt(4)  # its constant: out
+    # C = 1e-6 is in (by its pair band) and returned with its best link, the constant one.
     assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 1
+    # Neither of its links near the best: the best stays.
+    summary.loc[2, [f"split{k}_log_loss" for k in range(4)]] = base + 0.05
+    summary["mean_log_loss"] = summary.filter(like="split").mean(axis=1)
+    assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 0
 
 def test_cv_results_have_per_fold_scores():
     X, y, context = _home_pairs(300, 3)
