@@ -680,6 +680,13 @@ def test_a_fold_without_a_varying_feature_is_named_before_any_fit():
                                          "every feature is constant"):
         SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=GroupKFold(2)).fit(
             X, y, groups=season)
+    # Sparse pairs of item features alike (wide: x's columns, then x''s).
+    import scipy.sparse as sp
+
+    wide = sp.csr_matrix(np.hstack([X[:, 0], X[:, 1]]))
+    with pytest.raises(ValueError, match=r"split 0 trains on 80 pairs \(group\(s\) 1\)"):
+        SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=GroupKFold(2)).fit(
+            wide, y, groups=season)
 
 
 def test_a_squared_hinge_search_with_probabilities_does_not_warn_of_lemma_1():
@@ -716,3 +723,30 @@ def test_a_squared_hinge_search_with_probabilities_does_not_warn_of_lemma_1():
                      param_grid={"kernel": ["linear"], "loss": ["squared_hinge"],
                                  "class_weight": [None], "C": [1e-6]}).fit(
             pairs.X, pairs.y, sample_weight=matches["weight"], groups=matches["event"])
+    # A plain fit alike: quiet with its link, warned without.
+    plain = SVMCompare(kernel="linear", loss="squared_hinge", class_weight=None, C=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateWarning)
+        fitted = clone(plain).set_params(probability=True).fit(
+            pairs.X, pairs.y, sample_weight=matches["weight"])
+    assert fitted.degenerate_
+    with pytest.warns(DegenerateWarning):
+        clone(plain).fit(pairs.X, pairs.y, sample_weight=matches["weight"])
+
+
+def test_a_squared_hinge_fit_without_a_direction_still_warns():
+    """Every pair also with the opposite label: the squared hinge's unique
+    solution has no direction (every score the same); the link alone spreads
+    the probabilities, which must not pass in silence (a review of the quiet
+    refits)."""
+    from svmcompare.exceptions import DegenerateWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2, 3))
+    y = rng.choice([-1, 0, 1], size=300, p=[0.45, 0.1, 0.45])
+    X2, y2 = np.concatenate([X, X]), np.concatenate([y, -y])
+    with pytest.warns(DegenerateWarning):
+        search = SVMCompareCV(probability=True, cv=3, loss="squared_hinge",
+                              random_state=0).fit(X2, y2)
+    scores = search.best_estimator_.rank(X2[:, 0])
+    assert np.ptp(scores) == 0.0

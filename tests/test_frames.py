@@ -176,6 +176,9 @@ def test_a_and_b_columns_that_differ_are_named():
                          + [f"b_{n}" for n in names])
     with pytest.raises(ValueError, match=r"a_ only: \['f20'\]"):
         SVMCompare(kernel="linear").fit(frame.drop(columns="b_f20"), np.array([1, -1, 0, 1]))
+    repeated = frame.drop(columns="a_f20").rename(columns={"a_f19": "a_f18"})
+    with pytest.raises(ValueError, match="X repeats the column name 'a_f18'"):
+        SVMCompare(kernel="linear").fit(repeated, np.array([1, -1, 0, 1]))
     swapped = frame.rename(columns={"b_f3": "b_f4", "b_f4": "b_f3"})
     with pytest.raises(ValueError, match="in another order from position 3: a_f3 against b_f4"):
         SVMCompare(kernel="linear").fit(swapped, np.array([1, -1, 0, 1]))

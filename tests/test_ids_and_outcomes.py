@@ -215,6 +215,16 @@ def test_ids_that_differ_from_the_items_only_by_type_are_named():
                                              r"table's id holds '1' \(str\)"):
             pairs_from_frame(matches, items, a="a", b="b", outcome="y",
                              outcome_map={-1: -1, 0: 0, 1: 1}, unknown=unknown)
+    # One new id beside them (a promoted side) does not hide the mismatch, nor do periods.
+    promoted = pd.DataFrame({"a": [1, 4], "b": [2, 3], "y": [1, 0]})
+    with pytest.raises(ValueError, match=r"holds 1 \(int\) where the items table's id holds"):
+        pairs_from_frame(promoted, items, a="a", b="b", outcome="y",
+                         outcome_map={-1: -1, 0: 0, 1: 1}, unknown="mean")
+    seasons = pd.DataFrame({"id": ["1", "2", "3"] * 2, "season": [1, 1, 1, 2, 2, 2],
+                            "drama": [1, 0, 1, 1, 0, 1]})
+    with pytest.raises(ValueError, match=r"holds 1 \(int\) where the items table's id holds"):
+        pairs_from_frame(matches.assign(season=[1, 2]), seasons, a="a", b="b", outcome="y",
+                         outcome_map={-1: -1, 0: 0, 1: 1}, period="season", unknown="mean")
     # A genuinely new id among known ones is still what unknown= decides.
     new = pd.DataFrame({"a": ["1", "4"], "b": ["2", "3"], "y": [1, 0]})
     with pytest.raises(ValueError, match="item '4' is not in the items table"):

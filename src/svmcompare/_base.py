@@ -45,6 +45,7 @@ from .exceptions import (
     degenerate_warnings_silenced,
     degenerate_warnings_wanted,
     outside_stacklevel,
+    probabilities_follow_wanted,
     search_found,
 )
 from .kernels import LINEAR, NystroemMap, exact_feature_map
@@ -171,8 +172,10 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         problem = prepared.problem
         without_direction = hinge_without_direction(self, prepared, result)
         # May raise (SVMCompare with beta >= 0) before any fitted state is set;
-        # a fit certified without a direction says so in a warning of its own.
-        with degenerate_warnings_silenced() if without_direction else nullcontext():
+        # a fit certified without a direction says so in a warning of its own,
+        # and one whose Lemma 1 scale nothing uses says nothing.
+        quiet = without_direction or not lemma1_matters(self, prepared, result)
+        with degenerate_warnings_silenced() if quiet else nullcontext():
             scale, degenerate = self.problem_kind.rank_scale(self, result.bias,
                                                              result.bias_noise)
         # A refit sets its own: an exact fit's dual objective must not outlive a
@@ -255,6 +258,25 @@ def lemma1_applies(beta, bias_noise):
     and a ranking of scale 1 / (-beta) ~ 1e16, would depend on the order of
     the pairs."""
     return float(beta) < -max(float(bias_noise), 1e-300)
+
+
+def lemma1_matters(model, prepared, result):
+    """Whether a degenerate fit (beta >= 0: Lemma 1's tie band has no scale)
+    is worth a warning.  Not for the squared hinge with a probability link
+    (``probability=True``, or a search's refit calibrated afterwards) and a
+    direction: its solution is unique and the link, not the band, makes the
+    predictions (the README's races warned for nothing).  Without a direction
+    (every item's weight 0 up to rounding: pairs that cancel) it still warns,
+    since every score is then the same."""
+    if getattr(model, "loss", "hinge") != "squared_hinge" or not (
+            getattr(model, "probability", False) or probabilities_follow_wanted()):
+        return True
+    u = getattr(result, "u", None)
+    if u is None:
+        return True
+    items = np.abs(np.asarray(u)[:u.size - prepared.problem.context.shape[1]])
+    # u ~ C sum_t y_t d_t at small C: a real direction is far above C 1e-9.
+    return not (items.size and np.max(items) > 1e-9 * float(np.max(prepared.problem.C)))
 
 
 def hinge_without_direction(model, prepared, result):

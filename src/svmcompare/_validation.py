@@ -239,9 +239,9 @@ def check_labels(y, n_pairs=None):
         if set(np.unique(farr)) <= {0.0, 1.0, 2.0}:
             # scikit-learn re-encodes labels as 0, 1, 2 before fitting for
             # cross_val_predict(method="predict_proba"), which then cannot work.
-            encoded = (" Labels 0, 1, 2 are what scikit-learn's cross_val_predict passes for "
-                       "method='predict_proba' (it re-encodes -1, 0, 1): with this estimator "
-                       "fit each fold yourself, or use method='predict'.")
+            encoded = (" If they come from scikit-learn's cross_val_predict with "
+                       "method='predict_proba', which re-encodes -1, 0, 1 as 0, 1, 2: fit each "
+                       "fold yourself, or use method='predict'.")
         raise ValueError(f"y contains {shown}; labels must be -1, 0 or 1 (eq. 1).{encoded}")
     return farr.astype(np.int64)
 
@@ -256,6 +256,7 @@ def pair_feature_names(X):
     if not a_names:
         raise ValueError("A DataFrame of pairs needs a_<feature> columns for x and b_<feature> "
                          f"columns for x'; got columns {list(X.columns)[:8]}.")
+    check_unique_columns(X, "X")  # first: a repeated a_ name makes the sides differ in length
     if a_names != b_names:
         a_set, b_set = set(a_names), set(b_names)
         only_a = [n for n in a_names if n not in b_set]
@@ -291,8 +292,7 @@ def column_names(table, what="the context"):
 
 def _wide_pairs(X):
     """(n, 2, p) from a wide-layout DataFrame of pairs."""
-    names = pair_feature_names(X)
-    check_unique_columns(X, "X")
+    names = pair_feature_names(X)  # (repeated column names refused there)
     a = frame_values(X[[f"a_{n}" for n in names]])
     b = frame_values(X[[f"b_{n}" for n in names]])
     return np.stack([a, b], axis=1)

@@ -60,6 +60,18 @@ def degenerate_advice(usual):
     return usual if choice is None else choice[1]
 
 
+def probabilities_follow():
+    """Fits in this thread inside the block get a probability link afterwards
+    (a search's refit, calibrated on its held-out scores), as ``probability=True``
+    fits do: see :func:`svmcompare._base.lemma1_matters`."""
+    return thread_setting(_SILENCED, "link", True)
+
+
+def probabilities_follow_wanted():
+    """True inside :func:`probabilities_follow` in this thread."""
+    return bool(getattr(_SILENCED, "link", None))
+
+
 def degenerate_warnings_wanted():
     """False inside :func:`degenerate_warnings_silenced` in this thread."""
     return not getattr(_SILENCED, "on", None)

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv
@@ -34,7 +35,7 @@ from ._validation import (
 from .calibration import StandardizedTieFeatures, fit_link, tie_features_for
 from .calibration.held_out import calibrate_link
 from .compare import SVMCompare
-from .exceptions import NoRankingError, chosen_by_search, degenerate_warnings_silenced
+from .exceptions import NoRankingError, chosen_by_search, probabilities_follow
 from .grid_search import (  # the engine's public functions, importable from here as before
     PATH_GRAM_BYTES,
     C_paths,
@@ -686,13 +687,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             if "probability" in base.get_params() else clone(base).set_params(**self.best_params_)
         # A degenerate refit's warning says what the search chose, not "try
         # another C or class weight": the search has weighed those already.
-        # None for the squared hinge with probabilities: its direction is the
-        # problem's own (a unique solution) and the link, not Lemma 1's scale,
-        # makes the predictions; only the comparison rule's threshold falls
-        # back, which predict does not use (the README's races warned for it).
-        quiet = degenerate_warnings_silenced() if self.probability and \
-            model.get_params().get("loss") == "squared_hinge" else contextlib.nullcontext()
-        with chosen_by_search(*_choice(self.best_params_, scoring)), quiet:
+        follow = probabilities_follow() if self.probability else contextlib.nullcontext()
+        with chosen_by_search(*_choice(self.best_params_, scoring)), follow:
             model.fit(X, y, context=context, sample_weight=sample_weight)
         if self.probability:
             model.set_params(probability=True)
@@ -835,16 +831,20 @@ def _check_split_features(X, splits, groups):
     feature although all pairs have one: history features of a first season
     alone (every side without earlier games) failed inside the search with
     the estimator's message, which named no fold."""
-    if not isinstance(X, np.ndarray):
-        return  # sparse pairs (identities): their ids vary
-    def varies(part):
-        return bool(np.any(part.max(axis=(0, 1)) > part.min(axis=(0, 1)))) if part.size \
-            else False
+    if isinstance(X, SparsePairs):
+        def varies(rows):
+            both = sp.vstack([X.first[rows], X.second[rows]])
+            return bool(np.any(both.max(axis=0).toarray() > both.min(axis=0).toarray()))
+    else:  # each pair's extremes once (n x p), not a copy of the pairs per split
+        high, low = X.max(axis=1), X.min(axis=1)
 
-    if not varies(X):
+        def varies(rows):
+            return bool(np.any(high[rows].max(axis=0) > low[rows].min(axis=0)))
+
+    if not varies(np.arange(X.shape[0])):
         return  # no pair can train: the fit says why, as without a search
     for k, (train, _) in enumerate(splits):
-        if not varies(X[train]):
+        if not varies(train):
             trained = np.unique(groups[train])[:5] if groups is not None else []
             where = f" (group(s) {', '.join(map(str, trained))})" if len(trained) else ""
             raise ValueError(f"cv's split {k} trains on {train.size} pairs{where} whose every "

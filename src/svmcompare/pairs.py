@@ -358,8 +358,9 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     positions = {}
     for column, values in ((a, a_key), (b, b_key)):
         known = pd.Index(key.index).get_indexer(values)
-        if np.any(known < 0) and items is not None and period is None:
-            _check_id_types(values[known < 0], key.index, column, id_column)
+        if np.any(known < 0) and items is not None:
+            where = id_column if id_column in items.columns else "index"
+            _check_id_types(values[known < 0], key.index, column, where, period is not None)
         if np.any(known < 0) and unknown == "error":
             first = int(np.flatnonzero(known < 0)[0])
             item = plain_value(values[first] if period is None else values[first][0])
@@ -584,16 +585,30 @@ def true_false_advice(column, name):
             "to labels yourself")
 
 
-def _check_id_types(unknown, known, column, id_column):
+def _check_id_types(unknown, known, column, id_column, with_period):
     """Refuse ids that miss the items table only by their type: text '1' in
     the items, the number 1 in the matches (every id would be unknown, and
-    unknown='mean' would score them all as the mean item)."""
-    known = list(known)
-    by_text = dict(zip(id_text(np.asarray(known, dtype=object)), known, strict=True))
-    texts = id_text(np.asarray(list(unknown), dtype=object))
-    if not all(t in by_text for t in texts):
+    unknown='mean' would score them all as the mean item).  ``with_period``:
+    keys are (id, period), and an id matches only in its own period."""
+    known, unknown = list(known), list(unknown)
+
+    def as_text(keys):
+        if not with_period:
+            return list(id_text(np.asarray(keys, dtype=object)))
+        ids = id_text(np.asarray([k[0] for k in keys], dtype=object))
+        return list(zip(ids, (k[1] for k in keys), strict=True))
+
+    by_text = dict(zip(as_text(known), known, strict=True))
+    texts = as_text(unknown)
+    # One id that reads as a known one is enough: a new id beside it (the
+    # test season's promoted side) must not hide the mismatch of the rest.
+    at = next((k for k, t in enumerate(texts) if t in by_text), None)
+    if at is None:
         return
-    ours, theirs = plain_value(unknown[0]), plain_value(by_text[texts[0]])
+    ours, theirs = unknown[at], by_text[texts[at]]
+    if with_period:
+        ours, theirs = ours[0], theirs[0]
+    ours, theirs = plain_value(ours), plain_value(theirs)
     raise ValueError(f"matches column {column} holds {ours!r} ({type(ours).__name__}) where the "
                      f"items table's {id_column} holds {theirs!r} ({type(theirs).__name__}): "
                      "ids match by value and type; convert one column (e.g. .astype(str)) "
@@ -609,7 +624,9 @@ def row_name(frame, position):
     index = frame.index
     if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
         return f"row {position}"
-    return f"the row labelled {plain_value(index[position])!r} (position {position})"
+    label = index[position]
+    label = tuple(map(plain_value, label)) if isinstance(label, tuple) else plain_value(label)
+    return f"the row labelled {label!r} (position {position})"
 
 
 def _check_ids(matches, a, b, allow_self):
@@ -741,7 +758,8 @@ def _positions_of(results, position, unplaced):
     places = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(places).any():
         row = int(np.flatnonzero(np.isinf(places))[0])
-        raise ValueError(f"results row {row}: position {places[row]} is not finite.")
+        raise ValueError(f"results {row_name(results, row)}: position {places[row]} is not "
+                         "finite.")
     if unplaced == "error" and np.isnan(places).any():
         rows = np.flatnonzero(np.isnan(places))
         raise ValueError(f"results has {rows.size} row(s) without a position (first: row "

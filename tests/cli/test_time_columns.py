@@ -242,7 +242,8 @@ def test_an_items_table_keeps_every_feature_whatever_the_kept_rows_use(tmp_path,
     assert list(load_model(model).feature_names_in_) == ["is_big", "is_red", "is_new"]
 
 
-def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, capsys):
+def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, capsys,
+                                                                   monkeypatch):
     """rolling's default (linear, C = 1) is not what fit --auto would choose
     (a new user's replay: 1.0442 against 1.0403 with the choice carried over
     by hand); --auto chooses it on the earlier periods only and refits it."""
@@ -261,6 +262,9 @@ def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, cap
     assert "--auto chooses the kernel" in capsys.readouterr().err
     assert main([*base, "--first", "2", "-o", str(tmp_path / "x.csv")]) == 2
     assert "which hold one period: folds need two" in capsys.readouterr().err
+    for option in (["--tie-band", "pair"], ["--tol", "1e-8"], ["--link", "davidson"]):
+        assert main([*base, "--first", "3", *option, "-o", str(tmp_path / "x.csv")]) == 2
+        assert f"{option[0]} " in (err := capsys.readouterr().err) and "applies without it" in err
     assert main([*base, "--first", "3", "-o", str(tmp_path / "auto.csv")]) == 0
     printed = capsys.readouterr().err
     assert "chosen once on the 480 results before the first predicted period" in printed
@@ -280,3 +284,15 @@ def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, cap
     written = pd.read_csv(tmp_path / "auto.csv")
     np.testing.assert_allclose(written["p_tie"], replay.proba[replay.predicted][:, 1],
                                atol=1e-9)
+    # With --half-life the search weighs the results as the refits do (a review:
+    # it chose on unweighted results, then refitted under decay).
+    seen = {}
+    fit = SVMCompareCV.fit
+
+    def recording(self, X, y, context=None, groups=None, sample_weight=None):
+        seen["weight"] = sample_weight
+        return fit(self, X, y, context=context, groups=groups, sample_weight=sample_weight)
+
+    monkeypatch.setattr(SVMCompareCV, "fit", recording)
+    assert main([*base, "--first", "3", "--half-life", "1", "-o", str(tmp_path / "d.csv")]) == 0
+    np.testing.assert_allclose(np.unique(seen["weight"]), [0.5, 1.0])  # seasons 1 and 2

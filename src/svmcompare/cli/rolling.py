@@ -96,7 +96,7 @@ def _rated_items(args, features):
     return list(ids), sp.identity(len(ids), format="csr")
 
 
-def _chosen_once(args, X, y, context, weight, periods, first):
+def _chosen_once(args, X, y, context, weight, periods, times, first):
     """The model fit --auto would choose (folds by period) on the results before
     the first predicted period: a new user's replay with the default C = 1 scored
     1.0442 where the choice of --auto, carried over by hand, scored 1.0403."""
@@ -109,6 +109,13 @@ def _chosen_once(args, X, y, context, weight, periods, first):
     if args.kernel is not None:
         raise ValueError(f"--auto chooses the kernel (linear or RBF) itself; --kernel "
                          f"{args.kernel} applies without it.")
+    # As fit --auto: what the search chooses is not also set by hand.
+    for option, value, default in (("--tol", args.tol, 1e-3), ("--tie-band", args.tie_band,
+                                                                "constant"),
+                                   ("--link", args.link, "ordered")):
+        if value != default:
+            raise ValueError(f"--auto chooses the model and its probability link itself (at "
+                             f"the default tolerance); {option} {value} applies without it.")
     earlier = periods_before_first(periods, first)
     groups = periods[earlier]
     if len(set(groups.tolist())) < 2:
@@ -117,8 +124,14 @@ def _chosen_once(args, X, y, context, weight, periods, first):
                          "period.")
     search = SVMCompareCV(probability=True, cv=auto_folds(groups), random_state=0,
                           loss=auto_loss(args), progress=False if args.no_progress else "auto")
+    weights = None if weight is None else weight[earlier]
+    if args.half_life is not None:  # as the refits weigh them (fit --auto --half-life alike)
+        from ..temporal import time_decay
+
+        decay = time_decay((periods if times is None else times)[earlier], args.half_life)
+        weights = decay if weights is None else weights * decay
     search.fit(X[earlier], y[earlier], context=None if context is None else context[earlier],
-               sample_weight=None if weight is None else weight[earlier], groups=groups)
+               sample_weight=weights, groups=groups)
     chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
                        for k, v in search.best_params_.items())
     print(f"chosen once on the {int(earlier.sum())} results before the first predicted "
@@ -157,7 +170,7 @@ def run_rolling(args):
     first = _first(args.first, periods, extras[args.period], args.period, name)
     ids, items = _rated_items(args, features)
     if args.auto:
-        model = _chosen_once(args, X, y, context, weight, periods, first)
+        model = _chosen_once(args, X, y, context, weight, periods, times, first)
     else:
         # Linear unless --kernel says otherwise: a refit a period, and on history
         # features the RBF default of fit overfits (a new user's rugby replay:
