@@ -329,7 +329,7 @@ def test_labels_re_encoded_by_cross_val_predict_are_explained():
     from sklearn.model_selection import cross_val_predict
 
     X, y = make_norm_pairs(90, "l1", random_state=0)
-    with pytest.raises(ValueError, match="scikit-learn's cross_val_predict passes"):
+    with pytest.raises(ValueError, match="If they come from scikit-learn's cross_val_predict"):
         cross_val_predict(SVMCompare(kernel="linear", probability=True), X, y, cv=3,
                           method="predict_proba")
     assert cross_val_predict(SVMCompare(kernel="linear"), X, y, cv=3).shape == y.shape
