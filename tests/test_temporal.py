@@ -197,7 +197,7 @@ def test_half_life_weighs_earlier_weeks_as_time_decay_does(season):
     X, y, _, week = season
     result = rolling_fit(linear(), X, y, week, half_life=2.0, first=5, progress=False)
     assert result.predicted.sum() == 80
-    weight = time_decay(week[week < 5], 2.0, now=5)
+    weight = time_decay(week[week < 5], 2.0)  # as of the latest earlier week
     by_hand = linear().fit(X[week < 5], y[week < 5], sample_weight=weight)
     np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
 
@@ -573,7 +573,7 @@ def test_an_ordered_categorical_ages_by_its_declared_order(season):
     names = np.array(["pre", "opening", "early", "mid", "late", "final"])
     periods = pd.Categorical(names[week], categories=list(names), ordered=True)
     result = rolling_fit(linear(), X, y, periods, half_life=2.0, first="final", progress=False)
-    weight = time_decay(week[week < 5], 2.0, now=5)  # positions 0..5 of the categories
+    weight = time_decay(week[week < 5], 2.0)  # positions 0..4 of the categories: as of 4
     by_hand = linear().fit(X[week < 5], y[week < 5], sample_weight=weight)
     np.testing.assert_allclose(result.proba[week == 5], by_hand.predict_proba(X[week == 5]))
 
@@ -676,3 +676,18 @@ def test_a_unix_clock_read_as_numbers_is_named():
     with pytest.warns(UserWarning, match="times holds integers"):
         rolling_fit(SVMCompare(kernel="linear"), X, y, np.repeat(np.arange(4), 10),
                     times=1_600_000_000 + 86_400 * np.arange(40), half_life=30 * 86_400)
+
+
+def test_a_break_before_the_period_predicted_does_not_shrink_the_weights(season):
+    """Ages were measured from the predicted period's start: ten idle years
+    before it shrank every weight alike (a far smaller C) to a model of
+    scores near 1e-37 (a review). Now as of the latest earlier result."""
+    X, y, _, week = season
+    days = 7.0 * week
+    later = np.where(week == 5, days + 3650.0, days)
+    near = rolling_fit(linear(), X, y, week, times=days, half_life=30.0, first=5,
+                       progress=False)
+    far = rolling_fit(linear(), X, y, week, times=later, half_life=30.0, first=5,
+                      progress=False)
+    np.testing.assert_allclose(far.decision, near.decision)
+    assert np.nanmax(np.abs(far.decision)) > 0.1

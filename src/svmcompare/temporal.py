@@ -317,8 +317,9 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         their text order is not time's.
     context, sample_weight : optional, as :meth:`SVMCompare.fit`.
     half_life : float or timedelta-like, optional
-        Weigh earlier pairs by :func:`time_decay` at the start of the period
-        predicted; None: every earlier pair weighs the same.
+        Weigh earlier pairs by :func:`time_decay` as of the latest of them
+        (the newest weighs 1, so a break before the period predicted does not
+        shrink them all); None: every earlier pair weighs the same.
     times : array-like of shape (n_pairs,), optional
         When each pair took place, for the decay; ``periods`` when None.
     first : optional
@@ -372,15 +373,20 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         train, test = keys < order[position], keys == order[position]
         weight = take_rows(sample_weight, train)
         if moments is not None:
-            now = moments[test].min()  # the period's first time
-            age = now - moments[train]
-            if np.any(age < -1e-9 * max(1.0, abs(now))):
+            opening = moments[test].min()  # the period's first time
+            if np.any(moments[train] - opening > 1e-9 * max(1.0, abs(opening))):
+                age = opening - moments[train]
                 late = np.flatnonzero(train)[np.argmin(age)]
                 raise ValueError(f"times[{late}] (period {periods[late]}) is later than the "
                                  f"first time of period {period}: times must follow the "
                                  "periods' order (each period's results after the earlier "
                                  "periods').")
-            decay = np.exp2(-np.maximum(age, 0.0) / half_life)  # as time_decay weighs
+            # Ages from the latest earlier result, as time_decay's default and fit
+            # --half-life: from the period's start, a break before it (a summer,
+            # ten idle years) shrank every weight alike, a smaller C, down to a
+            # model that knew nothing (scores of 1e-37; a review).
+            age = moments[train].max() - moments[train]
+            decay = np.exp2(-age / half_life)  # as time_decay weighs
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
         try:
