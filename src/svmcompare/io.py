@@ -546,7 +546,7 @@ def _check_not_self(frame, columns, name):
         raise ValueError(f"{name}, line {file_line(frame.index, row)}: item "
                          f"{frame[columns.a].iloc[row]!r} is "
                          f"compared with itself ({columns.a} = {columns.b}); remove such rows "
-                         "or allow them (--allow-self-pairs).")
+                         "(fit, predict, evaluate and rolling also take --allow-self-pairs).")
 
 
 def _wide_columns(names, name):

@@ -418,12 +418,23 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                  **extra)
 
 
+# Ids are names: their text forms are fixed-width arrays as wide as the
+# longest id, so one id of 5 MB among 960 games took 19 GB (a review).
+MAX_ID_CHARS = 1000
+
+
 def id_text(values):
     """Ids as text, the key of identities: a whole number held as a float (a
     column with a gap becomes float64 in pandas) as the integer it is, so that
     1 and 1.0 are one team, not two; each value on its own, so a column's
-    other values (1.5) do not change its key."""
+    other values (1.5) do not change its key.  An id longer than
+    :data:`MAX_ID_CHARS` characters is refused."""
     values = np.asarray(values)
+    if values.dtype.kind == "O":
+        longest = max((v for v in values.ravel() if isinstance(v, str)), key=len, default="")
+        if len(longest) > MAX_ID_CHARS:
+            raise ValueError(f"an id of {len(longest):,} characters ({longest[:40]!r}...): ids "
+                             f"are names of at most {MAX_ID_CHARS:,} characters.")
     if values.dtype.kind == "f":
         whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
         text = values.astype(str).astype(object)

@@ -393,8 +393,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
             model = _fit_naming_period(estimator, period, X[train], y[train],
                                        take_rows(context, train), weight)
         except ValueError as exc:
-            raise ValueError(f"the fit on the results before period {period} failed: {exc} "
-                             "(a later first period gives it more results).") from exc
+            # More results help a fit short of them, not one whose weights are all 0.
+            hint = "" if "sample_weight" in str(exc) else \
+                " (a later first period gives it more results)"
+            raise ValueError(f"the fit on the results before period {period} failed: "
+                             f"{str(exc).rstrip('.')}{hint}.") from exc
         seconds[period] = _clock.perf_counter() - began
         rows = np.flatnonzero(test)
         decision[rows] = model.decision_function(X[rows], take_rows(context, rows))
