@@ -512,6 +512,10 @@ def read_pair_extras(path, columns=PairColumns(), results=False):
     weight = None
     if "weight" in frame.columns:
         weight = _numeric(frame, ["weight"], Path(path).name)[:, 0]
+        if np.any(weight < 0):  # named by its line, not only as sample_weight's rule
+            row = int(np.flatnonzero(weight < 0)[0])
+            raise ValueError(f"{Path(path).name}, line {file_line(frame.index, row)}, column "
+                             f"weight: {weight[row]:g} is negative (a weight is >= 0).")
     features = ("a_", "b_", "ctx_")
     shown = [c for c in frame.columns if not c.startswith(features) and c != "weight"]
     used = {columns.outcome, *columns.context}

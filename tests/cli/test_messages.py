@@ -397,3 +397,11 @@ def test_the_line_map_survives_long_cells_fixtures_and_dropped_rows(tmp_path, ca
     assert main(["rolling", str(tmp_path / "w.csv"), *common, "--period", "week", "-o",
                  str(tmp_path / "r.csv"), "--no-progress"]) == 2
     assert "w.csv, line 5: week = 'x3'" in capsys.readouterr().err
+
+
+def test_a_negative_weight_names_its_line(tmp_path, capsys):
+    """A weight of -1 was refused as 'sample_weight must be finite and
+    non-negative', naming no line (a review of the command line)."""
+    (tmp_path / "w.csv").write_text("item_a,item_b,y,weight\nA,B,1,1\nB,C,0,-1\nC,A,-1,1\n")
+    assert main(["fit", str(tmp_path / "w.csv"), "--model", str(tmp_path / "m.skops")]) == 2
+    assert "w.csv, line 3, column weight: -1 is negative" in capsys.readouterr().err
