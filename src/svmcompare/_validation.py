@@ -281,13 +281,21 @@ def column_names(table, what="the context"):
     if not hasattr(table, "columns"):
         return None
     names = [str(c) for c in table.columns]
+    repeated = first_repeated(names)
+    if repeated is not None:
+        raise ValueError(f"{what} repeats the column name {repeated!r}; rename one of them (a "
+                         "saved model reads its columns by name).")
+    return names
+
+
+def first_repeated(names):
+    """The first name that occurs a second time, or None."""
     seen = set()
     for name in names:
         if name in seen:
-            raise ValueError(f"{what} repeats the column name {name!r}; rename one of them (a "
-                             "saved model reads its columns by name).")
+            return name
         seen.add(name)
-    return names
+    return None
 
 
 def _wide_pairs(X):

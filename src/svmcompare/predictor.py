@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from ._validation import first_repeated
 from .ranking_function import ComparisonMixin, probabilities, set_ranking
 
 JSON_MEMBER = "svmcompare-predictor.json"
@@ -173,14 +174,15 @@ def check_state(meta, arrays, where):
     if names is not None and (not isinstance(names, list) or len(names) != p
                               or not all(isinstance(n, str) for n in names)):
         fail(f"feature_names is not a list of {p} strings")
-    if names is not None and len(set(names)) != len(names):  # columns are read by name
-        fail(f"feature_names repeat a name ({_repeated(names)!r})")
+    # Columns are read by name: each once.
+    if names is not None and (repeated := first_repeated(names)) is not None:
+        fail(f"feature_names repeat a name ({repeated[:60]!r})")
     names = meta.get("context_names")
     if names is not None and (not isinstance(names, list) or len(names) != n_context
                               or not all(isinstance(n, str) for n in names)):
         fail(f"context_names is not a list of {n_context} strings")
-    if names is not None and len(set(names)) != len(names):
-        fail(f"context_names repeat a name ({_repeated(names)!r})")
+    if names is not None and (repeated := first_repeated(names)) is not None:
+        fail(f"context_names repeat a name ({repeated[:60]!r})")
     if meta["calibrator"] is not None:
         _check_link(meta["calibrator"], arrays, kept, n_context, fail)
     if meta["cost"] is not None:
@@ -216,16 +218,6 @@ def _check_link(link, arrays, kept, n_context, fail):
     prior = _array(arrays, "class_prior", (3,), fail)
     if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
         fail("class_prior is not a probability vector")
-
-
-def _repeated(names):
-    """The first name that occurs twice (for messages)."""
-    seen = set()
-    for name in names:
-        if name in seen:
-            return name[:60]
-        seen.add(name)
-    return None
 
 
 def _finite_number(value, name, fail):

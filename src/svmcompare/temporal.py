@@ -37,7 +37,7 @@ from ._validation import (
     take_rows,
 )
 from .bootstrap import alignment
-from .datasets.games import read_times, time_keys, unix_clock_hint
+from .datasets.games import read_times, time_keys, warn_unix_clock
 from .exceptions import outside_stacklevel
 from .solvers.interrupt import bar_options
 
@@ -158,9 +158,8 @@ def time_decay(times, half_life, now=None):
     if times.size == 0:
         raise ValueError("times is empty.")
     values, unit = _read_times(times, "times")
-    hint = unix_clock_hint(values, "times") if unit is None else None
-    if hint is not None:
-        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
+    if unit is None:
+        warn_unix_clock(values, "times")
     half_life = _half_life_in(half_life, unit)
     if now is None:
         reference = values.max()
@@ -284,9 +283,8 @@ def _period_order(periods, n, first):
     keys, kind = time_keys(given if categorical else periods, "periods",
                            at=lambda k: f"periods[{k}]")
     keys = keys.to_numpy()
-    hint = unix_clock_hint(keys, "periods") if kind == "numbers" else None
-    if hint is not None:  # each distinct second a refit
-        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
+    if kind == "numbers":  # each distinct second a refit
+        warn_unix_clock(keys, "periods")
     order, where = np.unique(keys, return_index=True)
     labels = periods[where]  # each period as given, for ratings, fit_seconds and messages
     if order.size < 2:
@@ -358,10 +356,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         # As time_decay reads them: a missing or impossible time named, never a
         # weight of 0; the half-life in their unit (a timedelta for dates).
         moments, unit = _read_times(given, "times")
-        hint = unix_clock_hint(moments, "times") if unit is None and times is not None \
-            else None  # (periods read as times were named above)
-        if hint is not None:
-            warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
+        if unit is None and times is not None:  # (periods read as times were named above)
+            warn_unix_clock(moments, "times")
         half_life = _half_life_in(half_life, unit)
     decision = np.full(n, np.nan)
     proba = None

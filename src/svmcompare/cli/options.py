@@ -600,6 +600,12 @@ def is_linear(args, model=None):
     return kernel_of(args) == "linear" and getattr(args, "model_type", "compare") != "lp"
 
 
+def chosen_text(params):
+    """A search's chosen point as the command line prints it (C = 0.001, ...)."""
+    return ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                     for k, v in params.items())
+
+
 def auto_loss(args):
     """--loss, else for --auto the squared hinge on a table of ids without
     --items (a leaderboard: unique solutions, never scores at rounding level;

@@ -27,6 +27,7 @@ from .options import (
     check_file_features,
     check_filled,
     check_output_files,
+    chosen_text,
     column_keys,
     groups_of,
     items_of,
@@ -127,8 +128,7 @@ def _fit(args):
     fitted = _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight)
     point = fitted.estimator_ if args.bootstrap else fitted
     if args.auto or args.grid:
-        chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
-                           for k, v in point.best_params_.items())
+        chosen = chosen_text(point.best_params_)
         folds = "cross-validation" if args.auto else "5-fold cross-validation"
         value = point.cv_results_[f"mean_{point.scoring_}"].iloc[point.best_index_]
         print(f"chosen by {folds} ({point.scoring_}): {chosen} "

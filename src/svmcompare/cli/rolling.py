@@ -104,7 +104,7 @@ def _chosen_once(args, X, y, context, weight, periods, times, first):
 
     from ..model_selection import SVMCompareCV
     from ..temporal import periods_before_first
-    from .options import auto_folds, auto_loss
+    from .options import auto_folds, auto_loss, chosen_text
 
     if args.kernel is not None:
         raise ValueError(f"--auto chooses the kernel (linear or RBF) itself; --kernel "
@@ -132,10 +132,9 @@ def _chosen_once(args, X, y, context, weight, periods, times, first):
         weights = decay if weights is None else weights * decay
     search.fit(X[earlier], y[earlier], context=None if context is None else context[earlier],
                sample_weight=weights, groups=groups)
-    chosen = ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
-                       for k, v in search.best_params_.items())
     print(f"chosen once on the {int(earlier.sum())} results before the first predicted "
-          f"period (cross-validation by period, log_loss): {chosen}", file=sys.stderr)
+          f"period (cross-validation by period, log_loss): {chosen_text(search.best_params_)}",
+          file=sys.stderr)
     return clone(search.best_estimator_)
 
 

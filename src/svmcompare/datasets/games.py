@@ -109,8 +109,9 @@ _UNIX_CLOCKS = (("seconds", "s", 1.0), ("milliseconds", "ms", 1e3))
 _CLOCK_START = 315_532_800.0  # 1980-01-01 in seconds since 1970
 
 
-def unix_clock_hint(values, name="the time column"):
-    """A warning's text when integer times look like a Unix clock, else None.
+def warn_unix_clock(values, name="the time column"):
+    """A UserWarning (at the caller's line outside svmcompare) when integer
+    times look like a Unix clock.
 
     As numbers, every second (or millisecond) of such a clock is a period:
     Glicko's deviations, periods since a side's last game and half-lives
@@ -118,18 +119,20 @@ def unix_clock_hint(values, name="the time column"):
     """
     values = np.asarray(values, dtype=float)
     if values.size == 0 or not np.all(values == np.round(values)):
-        return None
+        return
     low, high = float(values.min()), float(values.max())
     end = time.time() + 366 * 86_400.0
     for unit, code, per_second in _UNIX_CLOCKS:
         if _CLOCK_START * per_second <= low and high <= end * per_second and high > low:
             first, last = (pd.Timestamp(v, unit=code).strftime("%Y-%m-%d") for v in (low, high))
-            return (f"{name} holds integers from {low:.0f} to {high:.0f}, which look like a "
-                    f"Unix clock ({unit} since 1970: {first} to {last}); as numbers every "
-                    f"one of its {unit} is a period (rating periods, periods since the last "
-                    f"game and half-lives count {unit}). If they are times, pass them as "
-                    f"dates: pd.to_datetime(column, unit={code!r}).")
-    return None
+            warnings.warn(
+                f"{name} holds integers from {low:.0f} to {high:.0f}, which look like a Unix "
+                f"clock ({unit} since 1970: {first} to {last}); as numbers every one of its "
+                f"{unit} is a period (rating periods, periods since the last game and "
+                f"half-lives count {unit}). If they are times, pass them as dates: "
+                f"pd.to_datetime(column, unit={code!r}).", UserWarning,
+                stacklevel=outside_stacklevel())
+            return
 
 
 def _row(k):
@@ -430,9 +433,8 @@ def _periods(values, period, played=None):
         levels = np.unique(keys if played is None else keys[played])
         return np.searchsorted(levels, keys, side="left").astype(np.int64)
     keys = keys.astype(np.int64)
-    hint = unix_clock_hint(keys, name) if kind == "numbers" else None
-    if hint is not None:
-        warnings.warn(hint, UserWarning, stacklevel=outside_stacklevel())
+    if kind == "numbers":
+        warn_unix_clock(keys, name)
     # As given: a period without games still passes (Glicko's deviations
     # grow over it, periods_since_last_game counts it), as days do for dates.
     return keys - keys.min()
