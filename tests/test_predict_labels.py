@@ -145,3 +145,23 @@ def test_a_cost_matrix_decides_ties_of_costs_too():
     proba = np.array([[0.45, 0.10, 0.45]])
     cost = [[0, 100, 1], [0.5, 100, 0.5], [1, 100, 0]]
     assert least_cost_labels(proba, cost)[0] in (-1, 1)
+
+
+def test_predict_log_proba_is_the_log_of_predict_proba_on_every_probability_model(data):
+    """scikit-learn's classifier method, on the plain model, the search and the
+    bootstrap; absent (as predict_proba) without probabilities."""
+    from svmcompare import BootstrapCompare
+
+    (X, y), (Xt, _) = data
+    plain = SVMCompare(kernel="linear", C=1.0, probability=True, random_state=0).fit(X, y)
+    search = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, probability=True,
+                          cv=3).fit(X, y)
+    boot = BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=3,
+                            random_state=0).fit(X, y)
+    for model in (plain, search, boot):
+        log_proba = model.predict_log_proba(Xt)
+        np.testing.assert_array_equal(log_proba, np.log(model.predict_proba(Xt)))
+        assert log_proba.shape == (len(Xt), 3) and np.isfinite(log_proba).all()
+    assert not hasattr(SVMCompare(kernel="linear").fit(X, y), "predict_log_proba")
+    assert not hasattr(SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3)
+                       .fit(X, y), "predict_log_proba")

@@ -474,6 +474,12 @@ class BootstrapCompare(BaseEstimator):
         self._check_probabilities()
         return self.estimator_.predict_proba(X, context)
 
+    def predict_log_proba(self, X, context=None):
+        """log P(y = -1), log P(y = 0), log P(y = 1) of the model fitted on all pairs."""
+        check_is_fitted(self)
+        self._check_probabilities()
+        return self.estimator_.predict_log_proba(X, context)
+
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly by the model fitted on all pairs."""
         check_is_fitted(self)

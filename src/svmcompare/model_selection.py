@@ -735,6 +735,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         """P(y = -1), P(y = 0), P(y = 1) of each pair (``probability=True``)."""
         return self._fitted().predict_proba(X, context)
 
+    @available_if(lambda self: self.probability)
+    def predict_log_proba(self, X, context=None):
+        """log P(y = -1), log P(y = 0), log P(y = 1) of each pair (``probability=True``)."""
+        return self._fitted().predict_log_proba(X, context)
+
     def score(self, X, y, sample_weight=None, context=None):
         """Fraction of pairs compared correctly by the refitted best model."""
         return self._fitted().score(X, y, sample_weight=sample_weight, context=context)

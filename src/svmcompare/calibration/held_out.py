@@ -157,6 +157,12 @@ class HeldOutCalibration:
         check_is_fitted(self, "calibrator_")
         return probabilities(self, X, context)
 
+    @available_if(lambda self: _has_probabilities(self))
+    def predict_log_proba(self, X, context=None):
+        """The natural logarithm of :meth:`predict_proba` (scikit-learn's
+        classifier method; every probability of the links is positive)."""
+        return np.log(self.predict_proba(X, context))
+
 
 def _has_probabilities(model):
     """``predict_proba`` exists with ``probability=True``; without it, say how
