@@ -243,3 +243,33 @@ def test_an_id_of_a_megabyte_is_refused_not_allocated_for_every_row():
     with pytest.raises(ValueError, match=r"an id of 1,001 characters \('Txxx"):
         games_features(games, first="a", second="b", result="r",
                        outcome_map={"H": -1, "D": 0, "A": 1})
+
+
+def test_ids_that_differ_only_in_spaces_are_refused_wherever_ids_are_read():
+    """'Arsenal' and 'Arsenal ' (a spreadsheet's trailing space) were two teams,
+    each with part of the games, in the identities, the items table and the
+    history features alike."""
+    from svmcompare.datasets import games_features
+
+    outcome_map = {"H": -1, "D": 0, "A": 1}
+    games = pd.DataFrame({"home": ["Arsenal", "Chelsea", "Arsenal ", "Real  Madrid"],
+                          "away": ["Chelsea", "Arsenal", "Spurs", "Real Madrid"],
+                          "result": ["H", "D", "A", "H"]})
+    with pytest.raises(ValueError, match=r"matches columns home and away: the ids 'Arsenal' and "
+                                         r"'Arsenal ' differ only in spaces"):
+        pairs_from_frame(games, a="home", b="away", outcome="result", outcome_map=outcome_map)
+    with pytest.raises(ValueError, match=r"games columns home and away: the ids 'Arsenal' and "
+                                         r"'Arsenal ' differ only in spaces"):
+        games_features(games, first="home", second="away", result="result",
+                       outcome_map=outcome_map)
+    clean = games.assign(home=games["home"].str.strip())
+    with pytest.raises(ValueError, match=r"the ids 'Real  Madrid' and 'Real Madrid'"):
+        pairs_from_frame(clean, a="home", b="away", outcome="result", outcome_map=outcome_map)
+    items = pd.DataFrame({"id": ["Arsenal", "Chelsea", "Spurs", "Spurs\u00a0"], "f": [1., 2, 3, 4]})
+    with pytest.raises(ValueError, match=r"items column id: the ids 'Spurs' and 'Spurs\\xa0'"):
+        pairs_from_frame(clean[:3], items, a="home", b="away", outcome="result",
+                         outcome_map=outcome_map)
+    # Ids that differ in more than spaces are distinct items, as before.
+    data = pairs_from_frame(clean[:3], a="home", b="away", outcome="result",
+                            outcome_map=outcome_map)
+    assert list(data.ids) == ["Arsenal", "Chelsea", "Spurs"]

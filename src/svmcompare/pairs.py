@@ -319,6 +319,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
         # Identities are keyed by the ids as text (1 and "1" are one team).
         a_key, b_key = id_text(a_ids), id_text(b_ids)
         ids = np.unique(np.concatenate([a_key, b_key])) if ids is None else _vocabulary(ids)
+        check_id_spacing(ids, f"matches columns {a} and {b}")
         if not sparse:
             check_allocation(16 * len(matches) * ids.size,
                              f"dense one-hot pairs of {ids.size} ids", "pass sparse=True.")
@@ -338,6 +339,10 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                     raise ValueError(f"{what} has no period column {period!r}.")
             item_ids = pd.Series(list(zip(item_ids, items[period], strict=True)),
                                  index=items.index)
+        check_id_spacing(item_ids.unique() if period is None else
+                         pd.unique(np.array([i for i, _ in item_ids], dtype=object)),
+                         f"items column {id_column}" if id_column in items.columns
+                         else "the items table's index")
         if item_ids.duplicated().any():
             what = "(id, period)" if period is not None else "id"
             repeated = item_ids[item_ids.duplicated()].iloc[0]
@@ -594,6 +599,23 @@ def true_false_advice(column, name):
     return (f"; column {name!r} holds True / False, which no key of a map matches: convert "
             f"it first, e.g. column.astype(int) (True -> 1, False -> 0), or map True / False "
             "to labels yourself")
+
+
+def check_id_spacing(ids, where):
+    """Refuse ids that differ only in spaces ("Arsenal" and "Arsenal ", or
+    "Real  Madrid" and "Real Madrid"): they would be two items where the data
+    mean one, each with half of its games (a trailing space of a spreadsheet
+    cell is the usual cause).  ``where`` names the ids in the message."""
+    seen = {}
+    for item in ids:
+        if not isinstance(item, str):
+            continue
+        item = str(item)  # numpy's str_ shows as np.str_('...')
+        first = seen.setdefault(" ".join(item.split()), item)
+        if first != item:
+            raise ValueError(f"{where}: the ids {first!r} and {item!r} differ only in spaces, so "
+                             "they would be two items. Strip the ids first (e.g. "
+                             "frame[column] = frame[column].str.strip()).")
 
 
 def _check_id_types(unknown, known, column, id_column, with_period):

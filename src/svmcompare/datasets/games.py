@@ -28,7 +28,7 @@ from .._validation import (
     plain_value,
 )
 from ..exceptions import outside_stacklevel
-from ..pairs import id_text, true_false_advice
+from ..pairs import check_id_spacing, id_text, true_false_advice
 from .chess import PLAYER_FEATURES, check_prior_games, history_features, period_numbers
 
 # The chess features without "moves_first": a position goes to the context.
@@ -678,6 +678,9 @@ def games_features(games, *, first, second, result, outcome_map=None, result_map
     table = pd.DataFrame({"white": id_text(games[first].to_numpy()),
                           "black": id_text(games[second].to_numpy()),
                           "score": score, "period": day})
+    check_id_spacing(pd.unique(np.concatenate([table["white"].to_numpy(),
+                                               table["black"].to_numpy()])),
+                     f"games columns {first} and {second}")
     same = (table["white"] == table["black"]).to_numpy()
     if same.any():
         bad = int(np.flatnonzero(same)[0])
