@@ -176,6 +176,8 @@ def test_degenerate_points_are_counted_not_shouted():
     assert message.startswith("SVMCompareCV chose class_weight=None, kernel='linear', C=")
     assert "smaller C" not in message and degenerate[0].filename == __file__
     assert message.endswith("(param_grid with class_weight='balanced').")
+    # The grid held other class weights that lost: say what else to search.
+    assert "search the squared hinge (loss='squared_hinge'" in message
     # A degenerate choice that already weighs ties by balance is told to weigh them more.
     grid["class_weight"], grid["C"] = ["balanced"], [1.0, 10.0]
     with warnings.catch_warnings(record=True) as caught:
@@ -750,3 +752,33 @@ def test_a_squared_hinge_fit_without_a_direction_still_warns():
                               random_state=0).fit(X2, y2)
     scores = search.best_estimator_.rank(X2[:, 0])
     assert np.ptp(scores) == 0.0
+
+
+def test_a_solver_warning_inside_a_search_names_its_point_C_and_split(monkeypatch):
+    """"The Newton-CG solver ... stopped short" came out of a search naming no
+    grid point or fold (a review could not reproduce it by refitting)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    import svmcompare.grid_search as grid_search
+
+    real = grid_search.solve
+
+    def short_at_small_C(model, *args, **kwargs):
+        if model.C < 0.05:
+            warnings.warn("The solver stopped short of its tolerance.", ConvergenceWarning,
+                          stacklevel=2)
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(grid_search, "solve", short_at_small_C)
+    X, y = make_norm_pairs(120, "l1", 0.3, random_state=0)
+    grid = {"kernel": ["linear"], "class_weight": ["balanced"], "C": [0.01, 1.0]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        SVMCompareCV(param_grid=grid, cv=3).fit(X, y)
+    said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(said) == 3, said  # one a split, none from the refit at C = 1
+    assert all(m.startswith("The solver stopped short of its tolerance (C=0.01) (a search's "
+                            "fit of kernel='linear', class_weight='balanced'") for m in said)
+    assert all("on a split of 80 training and 40 validation pairs" in m for m in said)

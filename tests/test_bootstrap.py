@@ -398,3 +398,21 @@ def test_two_items_warn_that_score_intervals_have_no_width():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         BootstrapCompare(model, n_resamples=5, random_state=0, progress=False).fit(X, y)
+
+
+def test_replicates_of_a_degenerate_model_do_not_repeat_its_warning():
+    """A search's degenerate choice warned, then its bootstrap said "200 of 200
+    replicates had beta >= 0 ... see on_degenerate" with advice its user had
+    no say in (a review)."""
+    import warnings
+
+    from svmcompare.exceptions import DegenerateWarning
+
+    X, y, _, _ = id_games(players=8, n=400, seed=7)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = BootstrapCompare(SVMCompare(kernel="linear", class_weight=None, C=100.0),
+                                 n_resamples=8, random_state=0, progress=False).fit(X, y)
+    assert model.estimator_.degenerate_ and model.n_degenerate_ > 0
+    said = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert not any("bootstrap replicates" in m for m in said), said

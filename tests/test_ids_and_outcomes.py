@@ -273,3 +273,27 @@ def test_ids_that_differ_only_in_spaces_are_refused_wherever_ids_are_read():
     data = pairs_from_frame(clean[:3], a="home", b="away", outcome="result",
                             outcome_map=outcome_map)
     assert list(data.ids) == ["Arsenal", "Chelsea", "Spurs"]
+
+
+def test_groups_of_ids_that_never_meet_are_named_where_ids_are_read(tmp_path, capsys):
+    """Three regional sides that only played each other were rated on the
+    world's scale without a word (a review's national teams)."""
+    outcome_map = {"H": -1, "D": 0, "A": 1}
+    games = pd.DataFrame({"home": ["A", "B", "C", "X1", "X2", "A"],
+                          "away": ["B", "C", "A", "X2", "X3", "C"],
+                          "result": ["H", "D", "A", "H", "H", "D"]})
+    with pytest.warns(UserWarning, match=r"matches columns home and away: 3 of 6 ids never meet "
+                                         r"the main group, not even through others: X1, X2, X3"):
+        pairs_from_frame(games, a="home", b="away", outcome="result", outcome_map=outcome_map)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        train = pairs_from_frame(games[:3], a="home", b="away", outcome="result",
+                                 outcome_map=outcome_map)
+        # New pairs in a fit's columns are not a fit's games: C never meets A or B here.
+        pairs_from_frame(games[:1], a="home", b="away", ids=train.ids)
+    path = tmp_path / "m.csv"
+    games.to_csv(path, index=False)
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--model", str(tmp_path / "m.skops")]) == 0
+    assert "3 of 6 ids never meet the main group" in capsys.readouterr().err

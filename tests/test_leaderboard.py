@@ -448,3 +448,71 @@ def test_close_items_head_to_head_is_coloured_by_its_own_edges():
     import matplotlib.pyplot as plt
 
     plt.close(figure)
+
+
+def test_items_apart_from_the_main_group_are_flagged_and_named(board_model, games_file,
+                                                                capsys):
+    """Three regional sides that only ever met each other were placed on the
+    world's board (10th of 337) without a word (a review)."""
+    from svmcompare.leaderboard import apart_from_main_group
+
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    # t6 and t7 only ever meet each other.
+    alone = np.isin(a, ["t6", "t7"]) | np.isin(b, ["t6", "t7"])
+    keep = ~alone | (np.isin(a, ["t6", "t7"]) & np.isin(b, ["t6", "t7"]))
+    games = (a[keep], b[keep], y[keep])
+    expected = np.isin(ids, ["t6", "t7"])
+    np.testing.assert_array_equal(apart_from_main_group(games[0], games[1], ids), expected)
+    # An item without games is apart too; an unknown id in the games changes nothing.
+    np.testing.assert_array_equal(
+        apart_from_main_group(np.append(games[0], "zz"), np.append(games[1], "t0"),
+                              [*ids, "t8"]), np.append(expected, True))
+    with pytest.warns(UserWarning, match=r"2 of 8 item\(s\) never met the main group of the "
+                                         r"games, not even through others: t6, t7"):
+        table = leaderboard(model, items, ids, games=games)
+    assert set(table.loc[table["apart"], "id"]) == {"t6", "t7"}
+    page = leaderboard_html(table)
+    assert "t6 *" in page and "2 item(s) never met the main group" in page
+    # A connected board says nothing and flags none.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not leaderboard(model, items, ids, games=(a, b, y))["apart"].any()
+
+
+def test_records_that_run_against_the_scores_are_named(board_model):
+    """--a and --b swapped on the games file inverted every record silently."""
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    with pytest.warns(UserWarning, match=r"records run against the scores \(Spearman -"):
+        leaderboard(model, items, ids, games=(b, a, y))
+
+
+def test_head_to_head_takes_the_boards_min_games(board_model):
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    best = ids[np.argmax(model.estimator_.rank(items))]
+    few = (a != best) & (b != best)
+    few[np.flatnonzero(~few)[:2]] = True  # the best item keeps two games
+    games = (a[few], b[few], y[few])
+    top, _ = head_to_head(model.estimator_, items, ids, top=3, games=games, min_games=10)
+    board = leaderboard(model, items, ids, games=games, min_games=10)
+    assert best not in top and list(top) == list(board["id"][:3])
+    assert best in head_to_head(model.estimator_, items, ids, top=3)[0]
+    with pytest.raises(ValueError, match="give games"):
+        head_to_head(model.estimator_, items, ids, min_games=10)
+
+
+def test_the_page_says_which_games_it_counts(games_file):
+    folder, path, model = games_file
+    base = ["leaderboard", str(model), "--games", str(path), "--a", "home", "--b", "away",
+            "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    assert main([*base, "--until", "round=9", "-o", str(folder / "window.html")]) == 0
+    page = (folder / "window.html").read_text()
+    n = int((pd.read_csv(path)["round"] <= 9).sum())
+    assert f"the {n} games of {path.name} with --until round=9" in page
+    assert "Head to head on neutral ground" in page

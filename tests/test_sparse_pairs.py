@@ -184,14 +184,17 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     assert main(["fit", str(tmp_path / "m.csv"), "--model", str(model_path),
                  "--probability"]) == 0
     model = load_model(model_path)
-    # The defaults for an identities-only table: linear, every id shrunk alike.
+    # The defaults for an identities-only table: linear, every id shrunk alike,
+    # the squared hinge (a unique solution).
     assert model.kernel == "linear" and not model.scale_indicators
+    assert model.loss == "squared_hinge"
     reference = SVMCompare(kernel="linear", probability=True, random_state=0,
-                           scale_indicators=False, verbose=False).fit(dense, y)
+                           scale_indicators=False, loss="squared_hinge",
+                           verbose=False).fit(dense, y)
     assert main(["predict", str(model_path), str(tmp_path / "m.csv"), "--proba",
                  "-o", str(tmp_path / "p.csv")]) == 0
     out = pd.read_csv(tmp_path / "p.csv")
-    # The sparse fit's solver (dual coordinate descent) to the default tol = 1e-3.
+    # The sparse fit's solver (Newton-CG) to the default tol = 1e-3.
     np.testing.assert_allclose(out["rank_difference"], reference.decision_function(dense),
                                atol=2e-3)
     np.testing.assert_allclose(out[["p_x_better", "p_tie", "p_xprime_better"]],
@@ -201,7 +204,8 @@ def test_the_command_line_keeps_identities_sparse(tmp_path):
     framed = pairs_from_frame(table, a="item_a", b="item_b", outcome="y",
                               outcome_map={-1: -1, 0: 0, 1: 1}, as_frame=True)
     named = SVMCompare(kernel="linear", probability=True, random_state=0,
-                       scale_indicators=False, verbose=False).fit(framed.X, framed.y)
+                       scale_indicators=False, loss="squared_hinge",
+                       verbose=False).fit(framed.X, framed.y)
     np.testing.assert_allclose(named.decision_function(framed.X),
                                reference.decision_function(dense))
     save_model(named, tmp_path / "dense.skops")

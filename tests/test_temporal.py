@@ -1,6 +1,7 @@
 """Time: decay weights (closed form) and the rolling refit (against fits made
 by hand on the same earlier pairs)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -142,9 +143,10 @@ def test_a_periods_warnings_name_the_period(season):
     model = SVMCompare(kernel="linear", scale_indicators=False, class_weight=None, C=10.0)
     with pytest.warns(DegenerateWarning) as caught:
         rolling_fit(model, X, y, week, first=4, progress=False)
-    periods = [str(w.message).rsplit("(the fit before period ", 1)[-1] for w in caught
-               if issubclass(w.category, DegenerateWarning)]
-    assert periods and set(periods) <= {"4)", "5)"}
+    messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert messages and all(re.search(r"\(the fit before period [45](\)|; the same for the "
+                                      r"fits before periods 5: 2 of 2 fits\))$", m)
+                            for m in messages), messages
     assert all(w.filename == __file__ for w in caught)
 
 
@@ -306,8 +308,8 @@ def test_cli_fit_weighs_results_by_age(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "games.csv"), "--time", "day", "--half-life", "70",
                  "--kernel", "linear", "--model", str(model)]) == 0
     assert "halve every 70 days" in capsys.readouterr().out
-    by_hand = SVMCompare(kernel="linear", scale_indicators=False, random_state=0).fit(
-        X, y, sample_weight=time_decay(dates, 70.0))
+    by_hand = SVMCompare(kernel="linear", scale_indicators=False, random_state=0,
+                         loss="squared_hinge").fit(X, y, sample_weight=time_decay(dates, 70.0))
     np.testing.assert_allclose(load_model(model).rank(items.toarray()), by_hand.rank(items),
                                atol=1e-6)
     assert main(["fit", str(tmp_path / "games.csv"), "--half-life", "70",
@@ -363,8 +365,9 @@ def test_cli_rolling_writes_what_rolling_fit_predicts(tmp_path, capsys):
     X, y, features, context = read_pairs(matches, return_context=True, columns=columns)
     _, extras = read_pair_extras(matches, columns)
     ids = identities_of(features)
+    # A table of ids: the command line's replay takes the squared hinge.
     expected = rolling_fit(SVMCompare(kernel="linear", probability=True, random_state=0,
-                                      scale_indicators=False),
+                                      scale_indicators=False, loss="squared_hinge"),
                            X, y, extras["season"].to_numpy(dtype=float), context=context,
                            half_life=1.0,
                            items=sp.identity(len(ids), format="csr"), item_ids=ids,
@@ -691,3 +694,26 @@ def test_a_break_before_the_period_predicted_does_not_shrink_the_weights(season)
                       progress=False)
     np.testing.assert_allclose(far.decision, near.decision)
     assert np.nanmax(np.abs(far.decision)) > 0.1
+
+
+def test_a_warning_of_every_periods_fit_is_said_once_with_its_periods(season):
+    """A degenerate fit of every season printed the same 900 characters six
+    times (a review's replay)."""
+    import warnings
+
+    from svmcompare.exceptions import DegenerateWarning
+
+    X, y, _, week = season
+    degenerate = SVMCompare(kernel="linear", class_weight=None, C=100.0, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rolling_fit(degenerate, X, y, week, first=2, progress=False)
+    said = [w for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert said, "the fits were expected to be degenerate"
+    messages = [str(w.message) for w in said]
+    # Each kind once (beta numerically 0, beta >= 0), every fit counted once.
+    assert len(said) <= 2 and len({m.split(" (C=")[0].split("beta = ")[0] for m in messages}) \
+        == 1, messages
+    counted = [int(re.search(r"(\d+) of 4 fits\)$", m).group(1)) if "fits)" in m else 1
+               for m in messages]
+    assert sum(counted) == 4 and any(c > 1 for c in counted), messages

@@ -428,11 +428,15 @@ class BootstrapCompare(BaseEstimator):
             for drawn in jobs)
         self.n_degenerate_ = sum(bool(getattr(m, "degenerate_", False))
                                  for m in self.replicates_)
-        if self.n_degenerate_:
+        # A degenerate point model has said so itself: its replicates, the same
+        # model on resampled pairs, being so too is no news (200 of 200 repeated
+        # what the search's choice had said, with advice its user had no say in).
+        if self.n_degenerate_ and not getattr(point_model(self), "degenerate_", False):
             warnings.warn(f"{self.n_degenerate_} of {self.n_resamples} bootstrap replicates "
-                          "had beta >= 0 (degenerate_: the tie band has no scale at this C; "
-                          "see SVMCompare's on_degenerate).", DegenerateWarning,
-                          stacklevel=outside_stacklevel())
+                          "had beta >= 0 where the model on all pairs did not (degenerate_: "
+                          "the tie band has no scale at this C; see SVMCompare's "
+                          "on_degenerate): their intervals mix fits of two kinds.",
+                          DegenerateWarning, stacklevel=outside_stacklevel())
         items = _training_items(X)
         reference = point_model(self).rank(items)
         self.scales_, self.offsets_ = (np.array(v) for v in zip(

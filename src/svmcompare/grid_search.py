@@ -20,9 +20,11 @@ built on it.  Every estimator also works unchanged in scikit-learn's
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import numbers
 import time
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -34,7 +36,7 @@ from tqdm.auto import tqdm
 from ._base import expansion_index, prepare, solve, store, training_spread
 from ._problem import row_expansion
 from ._validation import check_C, check_costs, check_pairs_labels, take_rows
-from .exceptions import NoRankingError, degenerate_warnings_silenced
+from .exceptions import NoRankingError, degenerate_warnings_silenced, outside_stacklevel
 from .kernels import BlockBases
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
@@ -141,7 +143,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
             # coordinate descent.
             start = {"v0": primal, "alpha0": alpha * (C / previous),
                      "first_smoothing": PATH_FIRST_SMOOTHING}
-        result, feature_map = solve(model, step, **start)
+        with _naming_fit(f"C={C:g}"):
+            result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
         elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
@@ -156,6 +159,29 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
             models[i] = None
     # The item kernel goes with the fits (the validation block comes next).
     return models, replace(prepared, gram=None)
+
+
+_SEARCHED = ("kernel", "gamma", "class_weight", "scale_indicators", "loss")
+
+
+@contextlib.contextmanager
+def _naming_fit(where):
+    """A solver's ConvergenceWarning said again with which fit it is about
+    (``where``): inside a search "the solver stopped short" named no grid point
+    or split, and refitting the chosen point alone did not reproduce it (a
+    review)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, ConvergenceWarning):
+            warnings.warn(f"{str(warning.message).rstrip('.')} ({where}).", warning.category,
+                          stacklevel=outside_stacklevel())
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
 
 
 def _corner_start(problem, gram):
@@ -260,8 +286,15 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
                    held_out, bases=None):
     """Fit the C path on the split's training pairs, score on its validation pairs."""
     train, val = split
-    models, prepared = _fit_path(estimator, X[train], y[train], Cs, take_rows(context, train),
-                                 take_rows(sample_weight, train), bases)
+    params = estimator.get_params()
+    point = ", ".join(f"{name}={params[name]!r}" for name in _SEARCHED if name in params
+                      and not (name == "gamma" and params.get("kernel") == "linear"))
+    with _naming_fit(f"a search's fit of {point} on a split of {len(train)} training and "
+                     f"{len(val)} validation pairs; the search scored that point there as it "
+                     "stood"):
+        models, prepared = _fit_path(estimator, X[train], y[train], Cs,
+                                     take_rows(context, train), take_rows(sample_weight, train),
+                                     bases)
     decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
                                 bases)
     # The path's models share its scaler, hence its standardized training pairs

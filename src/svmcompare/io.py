@@ -668,6 +668,12 @@ def _identities(frame, columns, sparse=False):
     else:
         seen = pd.concat([frame[columns.a], frame[columns.b]]).astype(str)
         ids = np.asarray(sorted(seen.unique()), dtype=object)
+        from .pairs import check_id_spacing, warn_separate_groups  # not on predict's light path
+
+        where = f"columns {columns.a} and {columns.b}"
+        check_id_spacing(ids, where)
+        warn_separate_groups(frame[columns.a].astype(str), frame[columns.b].astype(str), ids,
+                             where)
     identity = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
     return ids, identity, [f"{IDENTITY_PREFIX}{i}" for i in ids]
 

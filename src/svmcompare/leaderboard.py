@@ -11,6 +11,7 @@ network) or as a PNG / SVG figure (matplotlib).
 from __future__ import annotations
 
 import html
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ._validation import check_labels, check_positive
-from .pairs import id_text
+from .exceptions import outside_stacklevel
+from .pairs import apart_from_main_group, id_text
 
 FORMATS = (".csv", ".html", ".png", ".svg")
 
@@ -110,6 +112,62 @@ def game_counts(a, b, y, ids):
                          "losses": losses})
 
 
+def _warn_apart(ids, apart):
+
+    if not apart.any():
+        return
+    names = [str(i) for i in ids[apart]]
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    warnings.warn(f"{len(names)} of {len(ids)} item(s) never met the main group of the games, "
+                  f"not even through others: {shown} (column 'apart'). Their scores are on no "
+                  "common scale with the main group's: where such an item stands among them is "
+                  "the model's prior, not its results.", UserWarning,
+                  stacklevel=outside_stacklevel())
+
+
+def _warn_records_against_scores(score, counts):
+    """A board whose records run against its scores (the best-scored items lose
+    most) has its games' sides or outcomes swapped relative to the fit."""
+    from scipy.stats import spearmanr
+
+
+    played = counts["games"].to_numpy() > 0
+    if played.sum() < 5:
+        return
+    net = ((counts["wins"] - counts["losses"]) / counts["games"].clip(lower=1)).to_numpy()
+    rho = spearmanr(score[played], net[played]).statistic
+    if np.isfinite(rho) and rho < -0.5:
+        warnings.warn(f"the games' records run against the scores (Spearman {rho:.2f} between "
+                      "each item's score and its wins minus losses a game): are the games' two "
+                      "sides (a and b) or their outcomes swapped relative to the fit?",
+                      UserWarning, stacklevel=outside_stacklevel())
+
+
+def _with_min_games(items, ids, counts, min_games):
+    """The items (rows of ``items``, ``ids``, ``counts``) of at least ``min_games`` games."""
+    check_positive(min_games, "min_games", integer=True)
+    keep = counts["games"].to_numpy() >= min_games
+    if not keep.any():
+        most = int(counts["games"].max()) if len(counts) else 0
+        raise ValueError(f"no item has {min_games} games or more (the most: {most}"
+                         + ("; the games name none of the items' ids)" if most == 0 else
+                            "); lower min_games."))
+    rows = np.flatnonzero(keep)
+    items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
+    return items, ids[rows], counts.iloc[rows].reset_index(drop=True)
+
+
+def _counted_games(games, ids):
+    """Games, wins, draws and losses of each id, and whether it is apart from
+    the main group, from ``games`` = (a, b, y)."""
+    if not isinstance(games, (tuple, list)) or len(games) != 3:
+        raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
+                        "and x' in each game and its label.")
+    counts = game_counts(*games, ids)
+    counts["apart"] = apart_from_main_group(games[0], games[1], ids)
+    return counts
+
+
 def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=None):
     """The items sorted by score r(x), best first.
 
@@ -122,7 +180,12 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
         Distinct ids (compared as text), in the order of the items' rows.
     games : tuple (a, b, y), optional
         Games as ids of x and x' and labels in {-1, 0, 1} (-1: a won), all
-        of one length: adds games, wins, draws and losses of each item.
+        of one length: adds games, wins, draws and losses of each item, and
+        ``apart``: whether it never met the main group of the games, not
+        even through others (a warning names such items: where they stand
+        among the main group is the model's prior, not results).  A warning
+        also says when the records run against the scores (the games' sides
+        or outcomes swapped relative to the fit).
     confidence : float, optional
         Of the intervals, which need a ``BootstrapCompare`` (refused with any
         other model, whose table would have none); None: 0.9 with a
@@ -138,7 +201,7 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
         ``position`` (1 = best; tied scores share one), ``id``, ``score``;
         with a bootstrap ``score_lower``, ``score_upper``, ``position_best``,
         ``position_worst``; with games ``games``, ``wins``, ``draws``,
-        ``losses``.
+        ``losses``, ``apart``.
     """
     from .bootstrap import check_confidence, positions
 
@@ -154,24 +217,15 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
     items = _check_items(items)
     ids = _check_ids(ids, items.shape[0])
     if games is not None:
-        if not isinstance(games, (tuple, list)) or len(games) != 3:
-            raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
-                            "and x' in each game and its label.")
-        counts = game_counts(*games, ids)  # before the scores: a bad label fails fast
+        counts = _counted_games(games, ids)  # before the scores: a bad label fails fast
     if min_games is not None:
         if games is None:
             raise ValueError("min_games counts each item's games: give games=(a, b, y).")
-        check_positive(min_games, "min_games", integer=True)
-        keep = counts["games"].to_numpy() >= min_games
-        if not keep.any():
-            most = int(counts["games"].max()) if len(counts) else 0
-            raise ValueError(f"no item has {min_games} games or more (the most: {most}"
-                             + ("; the games name none of the items' ids)" if most == 0 else
-                                "); lower min_games."))
-        rows = np.flatnonzero(keep)
-        items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
-        ids, counts = ids[rows], counts.iloc[rows].reset_index(drop=True)
+        items, ids, counts = _with_min_games(items, ids, counts, min_games)
     score = np.asarray(model.rank(items), dtype=float)
+    if games is not None:
+        _warn_apart(ids, counts["apart"].to_numpy())
+        _warn_records_against_scores(score, counts)
     table = pd.DataFrame({"position": positions(score), "id": ids, "score": score})
     if bootstrap:
         table["score_lower"], table["score_upper"] = model.rank_interval(items, confidence)
@@ -182,7 +236,7 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
     return table.sort_values(["position", "id"], kind="stable").reset_index(drop=True)
 
 
-def head_to_head(model, items, ids, top=10):
+def head_to_head(model, items, ids, top=10, *, games=None, min_games=None):
     """Win / draw / loss probabilities of the ``top`` items by score against
     each other, on neutral ground (a pair context of zeros).
 
@@ -194,6 +248,9 @@ def head_to_head(model, items, ids, top=10):
     top : int, default=10
         How many of the best items to compare (a positive integer; all of
         them when there are fewer).
+    games, min_games : as :func:`leaderboard`
+        With both, the best items among those of at least ``min_games``
+        games, as the board ranks them.
 
     Returns
     -------
@@ -209,6 +266,10 @@ def head_to_head(model, items, ids, top=10):
     check_positive(top, "top (the number of items in the head-to-head table)", integer=True)
     items = _check_items(items)
     ids = _check_ids(ids, items.shape[0])
+    if min_games is not None:
+        if games is None:
+            raise ValueError("min_games counts each item's games: give games=(a, b, y).")
+        items, ids, _ = _with_min_games(items, ids, _counted_games(games, ids), min_games)
     order = np.argsort(-np.asarray(model.rank(items), dtype=float), kind="stable")[:top]
     k = order.size
     first, second = (order[index].ravel() for index in np.indices((k, k)))
@@ -227,16 +288,17 @@ def head_to_head(model, items, ids, top=10):
     return ids[order], proba
 
 
-def write_leaderboard(table, path, head=None, title="Leaderboard"):
+def write_leaderboard(table, path, head=None, title="Leaderboard", notes=()):
     """Write ``table`` (and ``head`` = :func:`head_to_head`'s output) to
-    ``path``: .csv (the table), .html (a self-contained page), .png or .svg
-    (a figure)."""
+    ``path``: .csv (the table), .html (a self-contained page, with ``notes``:
+    lines of text under the table, e.g. which games the records count), .png
+    or .svg (a figure)."""
     path = check_leaderboard_path(path)
     suffix = path.suffix.lower()
     if suffix == ".csv":
         table.to_csv(path, index=False)
     elif suffix == ".html":
-        path.write_text(leaderboard_html(table, head, title), encoding="utf-8")
+        path.write_text(leaderboard_html(table, head, title, notes), encoding="utf-8")
     else:
         plot_leaderboard(table, head, path, title)
 
@@ -313,8 +375,9 @@ def _cell_text(value, decimals):
     return text[1:] if text.startswith("-") and float(text) == 0.0 else text  # no "-0.000"
 
 
-def leaderboard_html(table, head=None, title="Leaderboard"):
-    """A static self-contained HTML page of the leaderboard."""
+def leaderboard_html(table, head=None, title="Leaderboard", notes=()):
+    """A static self-contained HTML page of the leaderboard (``notes``: lines
+    of text under the table)."""
     has_interval = "score_lower" in table
     columns = ["position", "id", "score"]
     if has_interval:
@@ -330,17 +393,26 @@ def leaderboard_html(table, head=None, title="Leaderboard"):
             for c in columns]
     out.append("<th>score" + (" and interval" if has_interval else "") + "</th></tr>")
     decimals = _score_decimals(high - low)
+    apart = table["apart"].to_numpy(dtype=bool) if "apart" in table else np.zeros(len(table), bool)
     for i, (_, row) in enumerate(table.iterrows()):
         cells = []
         for c in columns:
             # Each column's own value (iterrows turns an all-numeric row into floats).
             text = _cell_text(table[c].iloc[i], decimals if c.startswith("score") else None)
+            if c == "id" and apart[i]:
+                text += " *"
             cells.append(f'<td class="{"id" if c == "id" else ""}">{html.escape(text)}</td>')
         out.append("<tr>" + "".join(cells) + f"<td>{_bar_svg(row, low, high)}</td></tr>")
     out.append("</table>")
     if has_interval:
         out.append('<p class="note">Intervals: bootstrap percentile intervals of the score and '
                    "of the position among these items.</p>")
+    if apart.any():
+        out.append(f'<p class="note">* {int(apart.sum())} item(s) never met the main group of '
+                   "the games, not even through others: their scores are on no common scale "
+                   "with the main group's (where they stand among it is the model's prior, not "
+                   "results).</p>")
+    out += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
     if head is not None:
         out += _head_html(*head)
     out.append("</body></html>")
@@ -349,7 +421,8 @@ def leaderboard_html(table, head=None, title="Leaderboard"):
 
 def _head_html(ids, proba):
     scale = _edge_scale(proba)
-    out = ["<table>", "<caption>Head to head: P(row better) / P(tie) / P(column better), "
+    out = ["<table>", "<caption>Head to head on neutral ground (no pair context): P(row "
+           "better) / P(tie) / P(column better), "
            f"in %; blue: the row item better, red: worse (full colour at an edge of "
            f"{100 * scale:.0f} points)</caption>", '<tr><th class="id"></th>']
     out += [f"<th>{html.escape(str(i))}</th>" for i in ids]

@@ -811,8 +811,13 @@ def _choice(params, scoring):
         if params.get("class_weight") != "balanced" else \
         "still more (param_grid with class_weight={1: 1, -1: w}, w above the balanced weight " \
         "of ties, -1 being the flipped label of a tie)"
+    # The grid held the other class weights and they lost: what the search chose
+    # is what the folds validated, and the advice is for the ranking alone.
     return (f"SVMCompareCV chose {chosen} by cross-validated {criterion}",
-            f"If the ranking itself matters, search points that weigh ties {weigh}.")
+            f"Its {criterion} is what the folds validated; if the ranking itself matters (an "
+            "order of the items, a leaderboard), search the squared hinge (loss="
+            "'squared_hinge'; fit --auto --loss squared_hinge), whose solution is unique, or "
+            f"only points that weigh ties {weigh}.")
 
 
 def _check_disjoint_validation(splits, n_pairs):

@@ -318,8 +318,11 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
     if items is None:
         # Identities are keyed by the ids as text (1 and "1" are one team).
         a_key, b_key = id_text(a_ids), id_text(b_ids)
+        given_ids = ids
         ids = np.unique(np.concatenate([a_key, b_key])) if ids is None else _vocabulary(ids)
         check_id_spacing(ids, f"matches columns {a} and {b}")
+        if given_ids is None:  # pairs of their own ids, not new pairs in a fit's columns
+            warn_separate_groups(a_key, b_key, ids, f"matches columns {a} and {b}")
         if not sparse:
             check_allocation(16 * len(matches) * ids.size,
                              f"dense one-hot pairs of {ids.size} ids", "pass sparse=True.")
@@ -599,6 +602,45 @@ def true_false_advice(column, name):
     return (f"; column {name!r} holds True / False, which no key of a map matches: convert "
             f"it first, e.g. column.astype(int) (True -> 1, False -> 0), or map True / False "
             "to labels yourself")
+
+
+def apart_from_main_group(a, b, ids):
+    """Whether each id in ``ids`` is apart from the main group of the games
+    (``a``, ``b``): the largest set of ids that met one another, directly or
+    through others.  An id apart (a regional side that only ever played its
+    neighbours, an id without games) has a score on no common scale with the
+    main group's: its level there is the model's prior, not results."""
+    import pandas as pd
+    from scipy.sparse.csgraph import connected_components
+
+    index = pd.Index(id_text(np.asarray(ids, dtype=object)))
+    ia, ib = index.get_indexer(id_text(np.asarray(a, dtype=object))), \
+        index.get_indexer(id_text(np.asarray(b, dtype=object)))
+    met = (ia >= 0) & (ib >= 0)
+    n = len(index)
+    graph = sp.coo_matrix((np.ones(int(met.sum())), (ia[met], ib[met])), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    played = np.zeros(n, dtype=bool)
+    played[ia[met]] = played[ib[met]] = True
+    if not played.any():
+        return np.ones(n, dtype=bool)
+    main = np.bincount(label[played]).argmax()
+    return label != main
+
+
+def warn_separate_groups(a, b, ids, where):
+    """Warn when the games (``a``, ``b``) between ``ids`` fall into groups that
+    never meet: an identities model puts each group's ids on no common scale
+    with the main group's (their level there is its prior, not results)."""
+    apart = apart_from_main_group(a, b, ids)
+    if not apart.any():
+        return
+    names = [str(i) for i in np.asarray(ids, dtype=object)[apart]]
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    warnings.warn(f"{where}: {len(names)} of {len(apart)} ids never meet the main group, not "
+                  f"even through others: {shown}. A model of ids alone places them on no common "
+                  "scale with it (where they stand is its prior, not results); a leaderboard "
+                  "flags them (column 'apart').", UserWarning, stacklevel=outside_stacklevel())
 
 
 def check_id_spacing(ids, where):

@@ -470,7 +470,7 @@ def test_fit_calibration_flag_reaches_the_model_and_refuses_without_probability(
     assert "add --probability" in capsys.readouterr().err
     assert main(["fit", train, "--auto", "--probability", "--calibration", "loo", "--model",
                  str(tmp_path / "y.skops")]) == 2
-    assert "own search folds" in capsys.readouterr().err
+    assert "--auto chooses calibration itself" in capsys.readouterr().err
     assert not (tmp_path / "x.skops").exists() and not (tmp_path / "y.skops").exists()
 
 
@@ -738,13 +738,17 @@ def test_fit_takes_the_tie_band_and_link_of_a_single_fit(tmp_path, capsys):
     assert (fitted.tie_band, fitted.link) == ("pair", "davidson")
     data = pairs_from_frame(matches, a="home", b="away", outcome="result",
                             outcome_map={"H": -1, "D": 0, "A": 1}, sparse=True)
+    # On a table of ids a single fit takes the squared hinge (its solution is unique).
+    assert fitted.loss == "squared_hinge"
     python = SVMCompare(kernel="linear", probability=True, tie_band="pair", link="davidson",
-                        scale_indicators=False, random_state=0).fit(data.X, data.y)
+                        scale_indicators=False, loss="squared_hinge",
+                        random_state=0).fit(data.X, data.y)
     np.testing.assert_allclose(fitted.predict_proba(data.X[:50]),
                                python.predict_proba(data.X[:50]), atol=1e-10)
     capsys.readouterr()
     for extra, message in ((["--tie-band", "pair"], "add --probability"),
-                           (["--probability", "--auto", "--link", "davidson"], "choose the tie"),
+                           (["--probability", "--auto", "--link", "davidson"],
+                            "--auto chooses link itself"),
                            (["--probability", "--model-type", "rank", "--tie-band", "pair"],
                             "SVMCompare's")):
         assert main(["fit", str(tmp_path / "m.csv"), *game, *extra, "--model",
@@ -765,7 +769,7 @@ def test_tol_reaches_the_solver_and_is_checked(tmp_path, capsys):
     assert fitted.tol == 1e-8 and fitted.converged_
     capsys.readouterr()
     for extra, message in ((["--tol", "0"], "--tol must be a positive number"),
-                           (["--tol", "1e-6", "--auto"], "--tol applies to a single fit"),
+                           (["--tol", "1e-6", "--auto"], "--tol 1e-06 applies to a single fit"),
                            (["--tol", "1e-6", "--model-type", "lp"], "no --tol")):
         assert main([*base, *extra]) == 2
         assert message in capsys.readouterr().err

@@ -293,7 +293,7 @@ def test_rank_and_leaderboard_note_a_degenerate_fit(tmp_path, capsys):
     common = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map",
               "H=-1,D=0,A=1", "--context", "home_adv", "--kernel", "linear"]
     matches = str(tmp_path / "lg" / "matches.csv")
-    for name, extra in (("deg", ["--class-weight", "none", "--C", "100"]),
+    for name, extra in (("deg", ["--class-weight", "none", "--C", "100", "--loss", "hinge"]),
                         ("ok", ["--loss", "squared_hinge"])):
         assert main(["fit", matches, *common, *extra, "--model",
                      str(tmp_path / f"{name}.skops")]) == 0
@@ -328,12 +328,20 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
                  "--model-type", model_type, "--model", str(tmp_path / "x.skops")]) == 2
-    assert f"--auto searches SVMCompare's grid; --model-type {model_type}" \
-        in capsys.readouterr().err
+    assert "--auto chooses model type itself (searching SVMCompare's grid" in \
+        (err := capsys.readouterr().err) and f"--model-type {model_type} applies" in err
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
                  "--kernel", "rbf", "--model", str(tmp_path / "x.skops")]) == 2
-    assert "--auto searches its own kernels" in capsys.readouterr().err
+    assert "--auto chooses kernel itself" in capsys.readouterr().err
+    # C, gamma and the class weights were silently ignored (the search's own printed).
+    for option in (["--C", "5"], ["--gamma", "3"], ["--class-weight", "none"], ["--tol", "1e-8"],
+                   ["--calibration", "loo"]):
+        assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                     "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
+                     "--probability", *option, "--model", str(tmp_path / "x.skops")]) == 2
+        err = capsys.readouterr().err
+        assert f"{option[0]} " in err and "applies to a single fit" in err, err
 
 
 def test_lines_are_counted_after_blank_lines_and_multi_line_cells(tmp_path, capsys):
@@ -405,3 +413,39 @@ def test_a_negative_weight_names_its_line(tmp_path, capsys):
     (tmp_path / "w.csv").write_text("item_a,item_b,y,weight\nA,B,1,1\nB,C,0,-1\nC,A,-1,1\n")
     assert main(["fit", str(tmp_path / "w.csv"), "--model", str(tmp_path / "m.skops")]) == 2
     assert "w.csv, line 3, column weight: -1 is negative" in capsys.readouterr().err
+
+
+def test_a_model_without_feature_names_says_it_reads_columns_by_position(tmp_path, capsys):
+    """A model fitted on arrays scored a file's columns by position: the same
+    named columns in another order gave other predictions, silently."""
+    from svmcompare import SVMCompare, save_model
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(100, "l1", 0.3, random_state=0)
+    save_model(SVMCompare(kernel="linear").fit(X, y), tmp_path / "m.skops")
+    pd.DataFrame({"a_v": X[:, 0, 1], "a_u": X[:, 0, 0], "b_v": X[:, 1, 1],
+                  "b_u": X[:, 1, 0], "y": y}).to_csv(tmp_path / "p.csv", index=False)
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "m.skops"), str(tmp_path / "p.csv"), "-o",
+                 str(tmp_path / "o.csv")]) == 0
+    assert "note: the model records no feature names (it was fitted on arrays in Python), " \
+           "so p.csv's features are taken in their column order: v, u" in capsys.readouterr().err
+
+
+def test_features_says_how_the_advantage_reads(tmp_path, capsys):
+    """A True / False "neutral" column passed as --advantage read as "the second
+    side at home" in every neutral game, and nothing showed it (a review)."""
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    games = pd.read_csv(tmp_path / "lg" / "matches.csv")
+    games.assign(neutral=games["home_adv"] == 0).to_csv(tmp_path / "m.csv", index=False)
+    game = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1",
+            "--time", "season"]
+    capsys.readouterr()
+    assert main(["features", str(tmp_path / "m.csv"), *game, "--advantage", "home_adv", "-o",
+                 str(tmp_path / "f.csv")]) == 0
+    assert "--advantage home_adv: 913 games -1 (the first side (--a) has it), 47 games 0 " \
+           "(neither)" in capsys.readouterr().out
+    assert main(["features", str(tmp_path / "m.csv"), *game, "--advantage", "neutral", "-o",
+                 str(tmp_path / "g.csv")]) == 0
+    assert "--advantage neutral: 913 games 0 (neither), 47 games +1 (the second side (--b) " \
+           "has it)" in capsys.readouterr().out

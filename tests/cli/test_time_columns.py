@@ -259,10 +259,11 @@ def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, cap
     base = ["rolling", str(tmp_path / "lg" / "matches.csv"), *GAME, "--context", "home_adv",
             "--period", "season", "--no-progress", "--auto"]
     assert main([*base, "--kernel", "rbf", "-o", str(tmp_path / "x.csv")]) == 2
-    assert "--auto chooses the kernel" in capsys.readouterr().err
+    assert "--auto chooses kernel itself" in capsys.readouterr().err
     assert main([*base, "--first", "2", "-o", str(tmp_path / "x.csv")]) == 2
     assert "which hold one period: folds need two" in capsys.readouterr().err
-    for option in (["--tie-band", "pair"], ["--tol", "1e-8"], ["--link", "davidson"]):
+    for option in (["--tie-band", "pair"], ["--tol", "1e-8"], ["--link", "davidson"],
+                   ["--C", "7"], ["--class-weight", "none"], ["--gamma", "2"]):
         assert main([*base, "--first", "3", *option, "-o", str(tmp_path / "x.csv")]) == 2
         assert f"{option[0]} " in (err := capsys.readouterr().err) and "applies without it" in err
     assert main([*base, "--first", "3", "-o", str(tmp_path / "auto.csv")]) == 0
@@ -296,3 +297,19 @@ def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, cap
     monkeypatch.setattr(SVMCompareCV, "fit", recording)
     assert main([*base, "--first", "3", "--half-life", "1", "-o", str(tmp_path / "d.csv")]) == 0
     np.testing.assert_allclose(np.unique(seen["weight"]), [0.5, 1.0])  # seasons 1 and 2
+
+
+def test_rolling_ratings_of_a_features_table_is_refused_before_the_replay(tmp_path, capsys):
+    """--ratings FILE on pairs of features wrote no file, said so in a note and
+    exited 0 after the whole replay (a review)."""
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    features = tmp_path / "f.csv"
+    assert main(["features", str(tmp_path / "lg" / "matches.csv"), *GAME, "--time", "season",
+                 "--advantage", "home_adv", "-o", str(features)]) == 0
+    capsys.readouterr()
+    for flag, out in (("--ratings", "r.csv"), ("--plot", "p.png")):
+        assert main(["rolling", str(features), "--period", "season", "--no-progress",
+                     flag, str(tmp_path / out), "-o", str(tmp_path / "x.csv")]) == 2
+        err = capsys.readouterr().err
+        assert f"{flag} follows items' ratings" in err and "give --items" in err
+        assert not (tmp_path / "x.csv").exists()  # refused before the replay

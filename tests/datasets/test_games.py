@@ -532,3 +532,17 @@ def test_a_unix_clock_as_game_times_is_named():
     with pytest.warns(UserWarning, match=r"the time column 't' holds integers.*Unix clock"):
         games_features(games, first="a", second="b", result="r",
                        outcome_map={"H": -1, "D": 0, "A": 1}, time="t")
+
+
+def test_an_advantage_given_as_values_not_a_column_name_is_named():
+    """A Series for advantage was printed whole as if it were a column name."""
+    games = pd.DataFrame({"a": ["x", "y"], "b": ["y", "x"], "r": [1.0, 0.5],
+                          "home": [1, -1]})
+    for advantage in (games["home"], games["home"].to_numpy(), [1, -1]):
+        with pytest.raises(TypeError, match="advantage must name a column of games .* got a "
+                                            f"{type(advantage).__name__}: add it to the table"):
+            games_features(games, first="a", second="b", result="r", result_map="score",
+                           advantage=advantage)
+    X, y, context, _ = games_features(games, first="a", second="b", result="r",
+                                      result_map="score", advantage="home")
+    assert context[:, 0].tolist() == [1.0, -1.0]

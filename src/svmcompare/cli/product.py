@@ -41,6 +41,7 @@ from .options import (
     pair_columns,
     parallel_backend,
     played_ids_only,
+    refuse_chosen_by_auto,
     rows_of,
     take_pairs,
     with_predictions,
@@ -87,16 +88,8 @@ def _fit(args):
     if unused and not is_letor(args.pairs):  # a LETOR file's qid forms the pairs
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
-    if args.auto and args.kernel is not None:
-        raise ValueError(f"--auto searches its own kernels (linear and RBF; linear only with "
-                         f"--loss squared_hinge); --kernel {args.kernel} applies to a single "
-                         "fit (or a --grid over C).")
-    if args.auto and args.model_type != "compare":
-        raise ValueError(f"--auto searches SVMCompare's grid; --model-type {args.model_type} "
-                         "is fitted alone (or searched over C with --grid).")
-    if args.auto and args.calibration != "auto":
-        raise ValueError("--auto calibrates on its own search folds; --calibration applies "
-                         "to a single fit.")
+    if args.auto:
+        refuse_chosen_by_auto(args, "to a single fit (or a --grid over C)")
     model = make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
@@ -105,9 +98,6 @@ def _fit(args):
     if args.bootstrap_groups and (not args.bootstrap or groups is None):
         raise ValueError("--bootstrap-groups resamples the --groups column: give --bootstrap N "
                          "and --groups COLUMN.")
-    if args.auto and args.tol != 1e-3:
-        raise ValueError("--auto searches at the default tolerance; --tol applies to a single "
-                         "fit (and --grid): refit the chosen point with it.")
     if args.auto:
         # --loss squared_hinge: the default grid's linear points with that loss.
         estimator = SVMCompareCV(probability=args.probability, cv=auto_folds(groups),
@@ -281,7 +271,25 @@ def _features(args):
           f"involve a player without earlier games"
           + (f"; {fixtures} fixtures without a result (y empty)" if fixtures else "")
           + f"; written to {args.output}")
+    if context is not None:
+        print(_advantage_counts(context[:, 0], args.advantage))
     return 0
+
+
+def _advantage_counts(advantage, given):
+    """How the games' advantage reads (+1: the second side has it), so that a
+    column that means something else shows: a True / False "neutral" column read
+    as "the second side at home" in every neutral game (a review)."""
+    import numpy as np
+
+    values, counts = np.unique(advantage, return_counts=True)
+    meaning = {1.0: "the second side (--b) has it", -1.0: "the first side (--a) has it",
+               0.0: "neither"}
+    parts = [f"{count} games {'0' if value == 0 else f'{value:+g}'}"
+             + (f" ({meaning[value]})" if value in meaning else "")
+             for value, count in zip(values[:6], counts[:6], strict=True)]
+    more = f" and {values.size - 6} more values" if values.size > 6 else ""
+    return f"--advantage {given}: " + ", ".join(parts) + more
 
 
 def _check_advantage_column(games, column, name):
@@ -499,7 +507,6 @@ def _leaderboard(args):
     probabilities of the top items (a model with --probability), as a self-contained HTML
     page, a PNG / SVG figure or a CSV table.
     """
-    import numpy as np
 
     from ..bootstrap import point_model
     from ..leaderboard import check_leaderboard_path, head_to_head, leaderboard, write_leaderboard
@@ -522,7 +529,7 @@ def _leaderboard(args):
     ids, Z, features = items_of(model, args.items_file)
     check_file_features(point, features, args.items_file or args.model)
     note_degenerate(point, args.model)
-    games = None if args.games is None else _games_of(args, point, ids)
+    games, notes = (None, []) if args.games is None else _games_of(args, point, ids)
     if args.min_games is not None and games is None:
         raise ValueError("--min-games counts each item's games: give them with --games.")
     if (args.until is not None or args.after is not None) and games is None:
@@ -530,21 +537,20 @@ def _leaderboard(args):
                          "--games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
                         confidence=args.interval, min_games=args.min_games)
-    if args.min_games is not None:  # the head to head among the ranked items only
-        ranked = np.isin(np.asarray(ids, dtype=object), table["id"].to_numpy())
-        Z, ids = Z[np.flatnonzero(ranked)], np.asarray(ids, dtype=object)[ranked]
-    head = head_to_head(point, Z, ids, top=args.top) if hasattr(point, "predict_proba") \
-        else None
+    # The head to head among the ranked items only.
+    head = head_to_head(point, Z, ids, top=args.top, games=games, min_games=args.min_games) \
+        if hasattr(point, "predict_proba") else None
     for path in args.output:
-        write_leaderboard(table, path, head, title=args.title)
+        write_leaderboard(table, path, head, title=args.title, notes=notes)
         print(f"leaderboard of {len(table)} items written to {path}")
     return 0
 
 
 def _games_of(args, model, ids):
     """(a ids, b ids, labels) of the --games file's rows (--until / --after:
-    the games the model was fitted on, say); an id the board does not rank
-    (``ids``) is refused, or with --unknown mean counted apart, with a note."""
+    the games the model was fitted on, say), and the page's notes on them; an
+    id the board does not rank (``ids``) is refused, or with --unknown mean
+    counted apart, with a note."""
     from dataclasses import replace
 
     import numpy as np
@@ -566,17 +572,25 @@ def _games_of(args, model, ids):
     a, b = extras[columns.a].to_numpy(), extras[columns.b].to_numpy()
     ranked = set(id_text(np.asarray(ids, dtype=object)))
     unseen = sorted({str(i) for i in id_text(np.concatenate([a, b])) if i not in ranked})
+    name = Path(args.games).name
     if unseen:
         shown = ", ".join(repr(i) for i in unseen[:10]) + \
             (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
-        name = Path(args.games).name
         if args.unknown == "error":
             raise ValueError(f"{name}: {len(unseen)} id(s) the board does not rank (not in "
                              f"the model's items): {shown}; --unknown mean counts their games "
                              "apart.")
         print(f"note: {name}: {len(unseen)} id(s) not ranked (not in the model's items), "
               f"their games counted apart: {shown}", file=sys.stderr)
-    return a, b, y.astype(int)
+    window = " and ".join(f"{flag} {value}" for flag, value in (("--after", args.after),
+                                                                 ("--until", args.until))
+                          if value is not None)
+    notes = [f"Games, wins, draws and losses: the {len(y)} games of {name}"
+             + (f" with {window}" if window else "") + "."]
+    if unseen:
+        notes.append(f"{len(unseen)} id(s) of those games are not ranked (not in the model's "
+                     f"items), their games counted apart: {shown}.")
+    return (a, b, y.astype(int)), notes
 
 
 def _evaluate(args):
@@ -802,8 +816,8 @@ def add_product_commands(sub):
     for flag, relation in (("--until", "at most"), ("--after", "above")):
         board.add_argument(flag, default=None, metavar="COLUMN=VALUE",
                            help=f"with --games: count only the games whose COLUMN is {relation} "
-                                "VALUE (e.g. the fit's --until: the records the ratings come "
-                                "from)")
+                                f"VALUE (give the fit's own {flag}, if any, to count the games "
+                                "the ratings come from: the model file does not record them)")
     add_interval(board, "scores and rank positions")
     board.add_argument("--top", type=int, default=10, help="items in the head-to-head table "
                        "(default: %(default)s)")

@@ -104,18 +104,9 @@ def _chosen_once(args, X, y, context, weight, periods, times, first):
 
     from ..model_selection import SVMCompareCV
     from ..temporal import periods_before_first
-    from .options import auto_folds, auto_loss, chosen_text
+    from .options import auto_folds, auto_loss, chosen_text, refuse_chosen_by_auto
 
-    if args.kernel is not None:
-        raise ValueError(f"--auto chooses the kernel (linear or RBF) itself; --kernel "
-                         f"{args.kernel} applies without it.")
-    # As fit --auto: what the search chooses is not also set by hand.
-    for option, value, default in (("--tol", args.tol, 1e-3), ("--tie-band", args.tie_band,
-                                                                "constant"),
-                                   ("--link", args.link, "ordered")):
-        if value != default:
-            raise ValueError(f"--auto chooses the model and its probability link itself (at "
-                             f"the default tolerance); {option} {value} applies without it.")
+    refuse_chosen_by_auto(args, "without it")
     earlier = periods_before_first(periods, first)
     groups = periods[earlier]
     if len(set(groups.tolist())) < 2:
@@ -168,6 +159,11 @@ def run_rolling(args):
     times = None if args.time is None else ordered_column(extras, args.time, "--time", name)[0]
     first = _first(args.first, periods, extras[args.period], args.period, name)
     ids, items = _rated_items(args, features)
+    if items is None and (args.ratings or args.plot):  # before the replay, not after it
+        flag = "--ratings" if args.ratings else "--plot"
+        raise ValueError(f"{flag} follows items' ratings, but {name}'s pairs hold each side's "
+                         "features (a_/b_ columns), no items: give --items (an id column plus "
+                         "its features) to follow items, or leave out --ratings / --plot.")
     if args.auto:
         model = _chosen_once(args, X, y, context, weight, periods, times, first)
     else:
@@ -192,9 +188,6 @@ def run_rolling(args):
           f"log-loss {outcome_log_loss(y[done], result.proba[done]):.4f}, "
           f"{result.fit_seconds.mean():.3f} s a fit): {args.output}", file=log)
     if result.ratings is None:  # a model of item features without --items
-        if args.ratings or args.plot:
-            print("note: no rating paths: the model scores item features; give --items "
-                  "(an id column plus its features) to follow items", file=sys.stderr)
         return 0
     result.ratings.index.name = args.period
     if args.ratings:

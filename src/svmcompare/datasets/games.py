@@ -514,6 +514,11 @@ def _advantage(games, advantage):
     of a header-less table are numbers), else one finite number for every game."""
     if advantage is None:
         return None
+    if not isinstance(advantage, (str, numbers.Real)) and \
+            not (isinstance(advantage, Hashable) and advantage in games.columns):
+        raise TypeError(f"advantage must name a column of games (or be one number for every "
+                        f"game); got a {type(advantage).__name__}: add it to the table as a "
+                        "column (games['advantage'] = ...) and pass its name.")
     is_column = isinstance(advantage, Hashable) and advantage in games.columns
     if not is_column and isinstance(advantage, numbers.Real) \
             and not isinstance(advantage, bool):
