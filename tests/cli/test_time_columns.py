@@ -313,3 +313,9 @@ def test_rolling_ratings_of_a_features_table_is_refused_before_the_replay(tmp_pa
         err = capsys.readouterr().err
         assert f"{flag} follows items' ratings" in err and "give --items" in err
         assert not (tmp_path / "x.csv").exists()  # refused before the replay
+    # --auto whose first fold trains on a first season (no history): the advice
+    # is the command line's (a review followed the Python one and could not).
+    assert main(["rolling", str(features), "--period", "season", "--no-progress", "--auto",
+                 "--first", "3", "-o", str(tmp_path / "x.csv")]) == 2
+    assert "every feature is constant" in (err := capsys.readouterr().err) and \
+        "On the command line: give --first a later period" in err

@@ -249,10 +249,13 @@ def check_file_features(model, features, path, args=None):
                          "names to match them to its columns (it was fitted on arrays in "
                          "Python): fit it with 'svmcompare fit', or in Python on "
                          "pairs_from_frame(..., as_frame=True); or give --items.")
-    if expected is None and features is not None and len(features):
+    from ..io import is_letor
+
+    if expected is None and features is not None and len(features) and not is_letor(path):
         # A model fitted on arrays scores the file's columns by position: the
         # same named columns in another order scored 1.81 in log-loss where
-        # 1.08 was the baseline, and nothing was said (a review).
+        # 1.08 was the baseline, and nothing was said (a review).  A LETOR
+        # file's features are numbered, positions by nature.
         shown = ", ".join(map(str, list(features)[:8])) + (
             f" and {len(features) - 8} more" if len(features) > 8 else "")
         print(f"note: the model records no feature names (it was fitted on arrays in Python), "

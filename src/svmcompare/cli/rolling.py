@@ -121,8 +121,14 @@ def _chosen_once(args, X, y, context, weight, periods, times, first):
 
         decay = time_decay((periods if times is None else times)[earlier], args.half_life)
         weights = decay if weights is None else weights * decay
-    search.fit(X[earlier], y[earlier], context=None if context is None else context[earlier],
-               sample_weight=weights, groups=groups)
+    try:
+        search.fit(X[earlier], y[earlier], context=None if context is None else context[earlier],
+                   sample_weight=weights, groups=groups)
+    except ValueError as exc:  # the search's advice is for Python; say the command line's
+        raise ValueError(f"--auto chooses on the {int(earlier.sum())} results before the first "
+                         f"predicted period, and there: {exc} On the command line: give "
+                         "--first a later period (the choice then has more periods to learn "
+                         "from).") from exc
     print(f"chosen once on the {int(earlier.sum())} results before the first predicted "
           f"period (cross-validation by period, log_loss): {chosen_text(search.best_params_)}",
           file=sys.stderr)
