@@ -672,8 +672,9 @@ def _identities(frame, columns, sparse=False):
 
         where = f"columns {columns.a} and {columns.b}"
         check_id_spacing(ids, where)
-        warn_separate_groups(frame[columns.a].astype(str), frame[columns.b].astype(str), ids,
-                             where)
+        index = pd.Index(ids)
+        warn_separate_groups(index.get_indexer(frame[columns.a].astype(str)),
+                             index.get_indexer(frame[columns.b].astype(str)), ids, where)
     identity = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
     return ids, identity, [f"{IDENTITY_PREFIX}{i}" for i in ids]
 
