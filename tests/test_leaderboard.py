@@ -516,3 +516,46 @@ def test_the_page_says_which_games_it_counts(games_file):
     n = int((pd.read_csv(path)["round"] <= 9).sum())
     assert f"the {n} games of {path.name} with --until round=9" in page
     assert "Head to head on neutral ground" in page
+
+
+def test_games_by_their_weight_show_items_of_next_to_no_results(board_model, games_file,
+                                                                 capsys):
+    """Under a half-life a side whose one game was in 1923 had the narrowest
+    interval of the board and nothing said it rests on no results (a review)."""
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    weight = np.ones(y.size)
+    faint = (a == "t0") | (b == "t0")
+    weight[faint] = 1e-9
+    weight[~faint] *= 2.0  # weights are read relative to the largest
+    table = leaderboard(model, items, ids, games=(a, b, y, weight)).set_index("id")
+    expected = np.bincount(np.r_[X[:, :8].nonzero()[1], X[:, 8:].nonzero()[1]],
+                           weights=np.r_[weight, weight] / 2.0, minlength=8)
+    np.testing.assert_allclose(table.loc[ids, "weighted_games"], expected)
+    assert table.loc["t0", "weighted_games"] < 1e-6 and table.loc["t0", "games"] > 50
+    # min_games counts them by weight; the page names the items of next to no results.
+    assert "t0" not in set(leaderboard(model, items, ids, games=(a, b, y, weight),
+                                       min_games=5)["id"])
+    page = leaderboard_html(table.reset_index())
+    assert "1 item(s) whose games weigh less than one game in all (t0)" in page
+    with pytest.raises(ValueError, match="sample_weight"):
+        leaderboard(model, items, ids, games=(a, b, y, -weight))
+    # The command line weighs the --games rows as fit --time --half-life did.
+    folder, path, fitted = games_file
+    common = ["--games", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+              "--outcome-map", "H=-1,D=0,A=1"]
+    assert main(["leaderboard", str(fitted), *common, "--time", "round", "--half-life", "2",
+                 "-o", str(folder / "w.csv"), str(folder / "w.html")]) == 0
+    board = pd.read_csv(folder / "w.csv")
+    games = pd.read_csv(path)
+    from svmcompare import time_decay
+    w = time_decay(games["round"].to_numpy(), 2.0)
+    by_id = pd.concat([pd.Series(w, index=games["home"]), pd.Series(w, index=games["away"])])
+    np.testing.assert_allclose(board.set_index("id")["weighted_games"],
+                               by_id.groupby(level=0).sum().reindex(board["id"]) / w.max())
+    assert "Weighted games: each game weighs 2^(-age / 2) by its round" in \
+        (folder / "w.html").read_text()
+    assert main(["leaderboard", str(fitted), "--half-life", "2", "--time", "round", "-o",
+                 str(folder / "x.csv")]) == 2
+    assert "--time / --half-life weigh the --games rows" in capsys.readouterr().err

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import check_labels, check_positive
+from ._validation import check_labels, check_positive, check_sample_weight
 from .exceptions import outside_stacklevel
 from .pairs import apart_from_main_group, id_text
 
@@ -91,25 +91,38 @@ def _check_games(a, b, y):
     return a, b, y
 
 
-def game_counts(a, b, y, ids):
+def game_counts(a, b, y, ids, weight=None):
     """Games, wins, draws and losses of each id in ``ids`` from games
     (``a``, ``b``, ``y``): y = -1 when ``a`` won, 1 when ``b`` won, 0 a draw.
-    Games of ids not in ``ids`` are left out."""
+    Games of ids not in ``ids`` are left out.  With ``weight`` (each game's
+    weight in the fit, e.g. ``time_decay``), also ``weighted_games``: the
+    sum of an id's game weights over the largest weight, the games its
+    rating rests on (a side whose one game was in 1923 has 2e-8 of a game
+    under a 4-year half-life: its score is the model's prior)."""
     a, b, y = _check_games(a, b, y)
     # Ids are matched as pairs_from_frame keys them (1 and 1.0 one id).
     index = pd.Index(id_text(_check_ids(ids, len(ids))))
     ia, ib = index.get_indexer(id_text(a)), index.get_indexer(id_text(b))
     n = len(index)
 
-    def count(rows, where):
-        rows = rows[where & (rows >= 0)]
-        return np.bincount(rows, minlength=n)
+    def count(rows, where, weights=None):
+        keep = where & (rows >= 0)
+        return np.bincount(rows[keep], weights=None if weights is None else weights[keep],
+                           minlength=n)
 
     wins = count(ia, y == -1) + count(ib, y == 1)
     losses = count(ia, y == 1) + count(ib, y == -1)
     draws = count(ia, y == 0) + count(ib, y == 0)
-    return pd.DataFrame({"games": wins + draws + losses, "wins": wins, "draws": draws,
-                         "losses": losses})
+    counts = pd.DataFrame({"games": wins + draws + losses, "wins": wins, "draws": draws,
+                           "losses": losses})
+    if weight is not None:
+        weight = check_sample_weight(weight, y.size)
+        if not weight.max() > 0:
+            raise ValueError("the games' weights are all 0: no game counts.")
+        weight = weight / weight.max()
+        every = np.ones(y.size, dtype=bool)
+        counts["weighted_games"] = count(ia, every, weight) + count(ib, every, weight)
+    return counts
 
 
 def _warn_apart(ids, apart):
@@ -144,11 +157,13 @@ def _warn_records_against_scores(score, counts):
 
 
 def _with_min_games(items, ids, counts, min_games):
-    """The items (rows of ``items``, ``ids``, ``counts``) of at least ``min_games`` games."""
+    """The items (rows of ``items``, ``ids``, ``counts``) of at least ``min_games``
+    games, by weight when the games have weights (``weighted_games``)."""
     check_positive(min_games, "min_games", integer=True)
-    keep = counts["games"].to_numpy() >= min_games
+    column = "weighted_games" if "weighted_games" in counts else "games"
+    keep = counts[column].to_numpy() >= min_games
     if not keep.any():
-        most = int(counts["games"].max()) if len(counts) else 0
+        most = int(counts[column].max()) if len(counts) else 0
         raise ValueError(f"no item has {min_games} games or more (the most: {most}"
                          + ("; the games name none of the items' ids)" if most == 0 else
                             "); lower min_games."))
@@ -159,11 +174,12 @@ def _with_min_games(items, ids, counts, min_games):
 
 def _counted_games(games, ids):
     """Games, wins, draws and losses of each id, and whether it is apart from
-    the main group, from ``games`` = (a, b, y)."""
-    if not isinstance(games, (tuple, list)) or len(games) != 3:
-        raise TypeError("games must be a tuple (a, b, y) of three sequences: the ids of x "
-                        "and x' in each game and its label.")
-    counts = game_counts(*games, ids)
+    the main group, from ``games`` = (a, b, y) or (a, b, y, weight)."""
+    if not isinstance(games, (tuple, list)) or len(games) not in (3, 4):
+        raise TypeError("games must be a tuple (a, b, y) of three sequences, the ids of x "
+                        "and x' in each game and its label, or (a, b, y, weight) with each "
+                        "game's weight in the fit.")
+    counts = game_counts(*games[:3], ids, weight=games[3] if len(games) == 4 else None)
     counts["apart"] = apart_from_main_group(games[0], games[1], ids)
     return counts
 
@@ -178,9 +194,12 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
     items : array-like or sparse matrix of shape (n_items, n_features)
     ids : sequence of length n_items
         Distinct ids (compared as text), in the order of the items' rows.
-    games : tuple (a, b, y), optional
+    games : tuple (a, b, y) or (a, b, y, weight), optional
         Games as ids of x and x' and labels in {-1, 0, 1} (-1: a won), all
-        of one length: adds games, wins, draws and losses of each item, and
+        of one length: adds games, wins, draws and losses of each item (and
+        with each game's weight in the fit, e.g. ``time_decay``,
+        ``weighted_games``: the games by weight over the largest, which
+        ``min_games`` then counts), and
         ``apart``: whether it never met the main group of the games, not
         even through others (a warning names such items: where they stand
         among the main group is the model's prior, not results).  A warning
@@ -191,8 +210,9 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
         other model, whose table would have none); None: 0.9 with a
         bootstrap, no intervals without.
     min_games : int, optional
-        With ``games``: rank only the items with at least this many games
-        (positions and their intervals among those).  An item of a few games
+        With ``games``: rank only the items with at least this many games,
+        by weight when the games have weights (positions and their
+        intervals among those).  An item of a few games
         can top a board on a lucky run; the others are left out of the table.
 
     Returns
@@ -382,7 +402,7 @@ def leaderboard_html(table, head=None, title="Leaderboard", notes=()):
     columns = ["position", "id", "score"]
     if has_interval:
         columns += ["score_lower", "score_upper", "position_best", "position_worst"]
-    columns += [c for c in ("games", "wins", "draws", "losses") if c in table]
+    columns += [c for c in ("games", "weighted_games", "wins", "draws", "losses") if c in table]
     low = table["score_lower" if has_interval else "score"].min()
     high = table["score_upper" if has_interval else "score"].max()
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -412,6 +432,14 @@ def leaderboard_html(table, head=None, title="Leaderboard", notes=()):
                    "the games, not even through others: their scores are on no common scale "
                    "with the main group's (where they stand among it is the model's prior, not "
                    "results).</p>")
+    if "weighted_games" in table and (table["weighted_games"] < 1).any():
+        faint = table.loc[table["weighted_games"] < 1, "id"].astype(str).tolist()
+        shown = ", ".join(faint[:10]) + (f" and {len(faint) - 10} more" if len(faint) > 10
+                                         else "")
+        out.append(f'<p class="note">{len(faint)} item(s) whose games weigh less than one game '
+                   f"in all ({html.escape(shown)}): their scores rest on next to no results "
+                   "(the model's prior), and their intervals, which the bootstrap draws from "
+                   "those same results, do not show it.</p>")
     out += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
     if head is not None:
         out += _head_html(*head)

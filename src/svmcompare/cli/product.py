@@ -145,8 +145,9 @@ def _fit(args):
     return 0
 
 
-def _decayed(args, extras, weight):
-    """The pair weights times --half-life decay by --time (or as they were)."""
+def _decayed(args, extras, weight, path=None):
+    """The pair weights times --half-life decay by --time (or as they were), of
+    the rows ``extras`` of ``path`` (the pairs file by default)."""
     if args.half_life is None and args.time is None:
         return weight
     if args.half_life is None or args.time is None:
@@ -155,7 +156,7 @@ def _decayed(args, extras, weight):
 
     from ..temporal import time_decay
 
-    name = Path(args.pairs).name
+    name = Path(path or args.pairs).name
     if args.time not in extras.columns:
         raise ValueError(f"{name} has no column {args.time!r} for --time.")
     times, kind = ordered_column(extras, args.time, "--time", name)
@@ -535,6 +536,9 @@ def _leaderboard(args):
     if (args.until is not None or args.after is not None) and games is None:
         raise ValueError("--until / --after select the --games rows to count: give them with "
                          "--games.")
+    if (args.time is not None or args.half_life is not None) and games is None:
+        raise ValueError("--time / --half-life weigh the --games rows as the fit did: give "
+                         "them with --games.")
     table = leaderboard(model if args.interval is not None else point, Z, ids, games=games,
                         confidence=args.interval, min_games=args.min_games)
     # The head to head among the ranked items only.
@@ -569,6 +573,7 @@ def _games_of(args, model, ids):
     played = labeled_pairs(y, rows, args.games, columns.outcome)
     if played is not None:  # fixtures: no result to count
         y, extras = y[played], extras[played]
+    weight = _decayed(args, extras, None, args.games)  # --time / --half-life, as the fit's
     a, b = extras[columns.a].to_numpy(), extras[columns.b].to_numpy()
     ranked = set(id_text(np.asarray(ids, dtype=object)))
     unseen = sorted({str(i) for i in id_text(np.concatenate([a, b])) if i not in ranked})
@@ -590,7 +595,12 @@ def _games_of(args, model, ids):
     if unseen:
         notes.append(f"{len(unseen)} id(s) of those games are not ranked (not in the model's "
                      f"items), their games counted apart: {shown}.")
-    return (a, b, y.astype(int)), notes
+    if weight is not None:
+        notes.append(f"Weighted games: each game weighs 2^(-age / {args.half_life:g}) by its "
+                     f"{args.time} back from the latest counted, as the fit's --half-life "
+                     "weighs it; --min-games counts games by weight.")
+    games = (a, b, y.astype(int)) if weight is None else (a, b, y.astype(int), weight)
+    return games, notes
 
 
 def _evaluate(args):
@@ -824,7 +834,14 @@ def add_product_commands(sub):
     board.add_argument("--title", default="Leaderboard", help="the page's title")
     board.add_argument("--min-games", type=int, default=None, metavar="K",
                        help="with --games: rank only the items of at least K games (an item of "
-                            "a few lucky games can top a board)")
+                            "a few lucky games can top a board), by weight with --half-life")
+    board.add_argument("--time", default=None, metavar="COLUMN",
+                       help="with --games and --half-life: the column of each game's time, as "
+                            "the fit's --time")
+    board.add_argument("--half-life", type=float, default=None, metavar="H",
+                       help="with --games: the fit's --half-life, to show each item's games by "
+                            "their weight in the fit (weighted_games; an item whose games weigh "
+                            "under one game in all has a score of next to no results)")
     board.set_defaults(context="", items=None)
     add_rolling_command(sub)
 
