@@ -611,6 +611,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                                         held_out=self.probability, n_jobs=self.n_jobs,
                                         progress=self.progress, description="SVMCompareCV",
                                         race=race)
+        # The bar of the paths ends with them; the links' scores and the refit
+        # (15% of a search, a review) get theirs.
+        from tqdm.auto import tqdm
+
+        from .solvers.interrupt import bar_options
+
+        finishing = tqdm(total=2, desc="SVMCompareCV: links and refit", leave=False,
+                         **bar_options(self.progress))
         rows, row_params, held_out = [], [], []
         links = _link_options(base) if self.probability else [{}]
         tie_features = {}  # per tie band, once for every grid point
@@ -624,6 +632,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         link_scores = _all_link_scores(pooled_of, C_paths(points, base), links, y, splits,
                                        tie_features, context, sample_weight, self.n_jobs) \
             if self.probability else [None] * len(points)
+        finishing.update(1)
         for point, per_fold, pooled, scored in zip(points, per_point, pooled_of, link_scores,
                                                    strict=True):
             failed = sum(score["failed"] for score in per_fold)
@@ -702,6 +711,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                            take_rows(context, seen), take_rows(sample_weight, seen))
         if isinstance(model, ComparisonMixin):
             set_feature_names(model, named, named_context)
+        finishing.update(1)
+        finishing.close()
         self.best_estimator_ = model
         self.classes_ = model.classes_
         self.n_features_in_ = model.n_features_in_
