@@ -292,8 +292,33 @@ def test_groups_of_ids_that_never_meet_are_named_where_ids_are_read(tmp_path, ca
                                  outcome_map=outcome_map)
         # New pairs in a fit's columns are not a fit's games: C never meets A or B here.
         pairs_from_frame(games[:1], a="home", b="away", ids=train.ids)
+        # Pairs to predict (no outcome) are not results to fit on.
+        pairs_from_frame(games, a="home", b="away")
     path = tmp_path / "m.csv"
     games.to_csv(path, index=False)
-    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
-                 "--outcome-map", "H=-1,D=0,A=1", "--model", str(tmp_path / "m.skops")]) == 0
-    assert "3 of 6 ids never meet the main group" in capsys.readouterr().err
+    fit = ["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+           "--outcome-map", "H=-1,D=0,A=1", "--model", str(tmp_path / "m.skops")]
+    assert main(fit) == 0
+    assert "m.csv, columns home and away: 3 of 6 ids never meet the main group" \
+        in capsys.readouterr().err
+    # The pairs fitted decide, not the file's rows: a fixture joining the groups
+    # (no result) hides nothing, and one of two new ids adds no group.
+    fixtures = pd.concat([games, pd.DataFrame({"home": ["X1", "Y1"], "away": ["A", "Y2"],
+                                               "result": [None, None]})])
+    fixtures.to_csv(path, index=False)
+    assert main(fit) == 0
+    err = capsys.readouterr().err
+    assert "3 of 6 ids never meet the main group" in err and "Y1" not in err
+
+
+def test_an_items_file_of_ids_that_differ_only_in_spaces_is_refused(tmp_path, capsys):
+    """pairs_from_frame refused an items table of 'B' and 'B '; fit --items took
+    the same file as two items (a review)."""
+    pd.DataFrame({"id": ["A", "B", "B "], "f": [1.0, 2.0, 3.0]}).to_csv(tmp_path / "i.csv",
+                                                                       index=False)
+    pd.DataFrame({"item_a": ["A", "B", "A"], "item_b": ["B", "A", "B"],
+                  "y": [1, 0, -1]}).to_csv(tmp_path / "m.csv", index=False)
+    assert main(["fit", str(tmp_path / "m.csv"), "--items", str(tmp_path / "i.csv"),
+                 "--model", str(tmp_path / "m.skops")]) == 2
+    assert "i.csv, column id: the ids 'B' and 'B ' differ only in spaces" \
+        in capsys.readouterr().err

@@ -465,21 +465,36 @@ def test_items_apart_from_the_main_group_are_flagged_and_named(board_model, game
     games = (a[keep], b[keep], y[keep])
     expected = np.isin(ids, ["t6", "t7"])
     np.testing.assert_array_equal(apart_from_main_group(games[0], games[1], ids), expected)
-    # An item without games is apart too; an unknown id in the games changes nothing.
+    # An item without games is not apart (its games say 0), nor does an
+    # unknown id in the games change anything; no games, no group apart.
     np.testing.assert_array_equal(
         apart_from_main_group(np.append(games[0], "zz"), np.append(games[1], "t0"),
-                              [*ids, "t8"]), np.append(expected, True))
+                              [*ids, "t8"]), np.append(expected, False))
+    assert not apart_from_main_group([], [], ids).any()
+    # Two groups of equal size: the one of more games is the main one.
+    np.testing.assert_array_equal(apart_from_main_group(["p", "p", "r"], ["q", "q", "s"],
+                                                        ["p", "q", "r", "s"]),
+                                  [False, False, True, True])
     with pytest.warns(UserWarning, match=r"2 of 8 item\(s\) never met the main group of the "
                                          r"games, not even through others: t6, t7"):
         table = leaderboard(model, items, ids, games=games)
     assert set(table.loc[table["apart"], "id"]) == {"t6", "t7"}
     page = leaderboard_html(table)
     assert "t6 *" in page and "2 item(s) never met the main group" in page
-    # A connected board says nothing and flags none.
+    # A connected board says nothing and flags none; nor does a model of item
+    # features, whose scores share one scale whoever met whom.
     import warnings
+
+    from svmcompare import SVMCompare
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert not leaderboard(model, items, ids, games=(a, b, y))["apart"].any()
+        rng = np.random.default_rng(0)
+        features = rng.normal(size=(8, 3))
+        pairs = np.stack([features[X[:, :8].nonzero()[1]], features[X[:, 8:].nonzero()[1]]],
+                         axis=1)
+        by_features = SVMCompare(kernel="linear", loss="squared_hinge").fit(pairs, y)
+        assert not leaderboard(by_features, features, ids, games=games)["apart"].any()
 
 
 def test_records_that_run_against_the_scores_are_named(board_model):
@@ -559,3 +574,18 @@ def test_games_by_their_weight_show_items_of_next_to_no_results(board_model, gam
     assert main(["leaderboard", str(fitted), "--half-life", "2", "--time", "round", "-o",
                  str(folder / "x.csv")]) == 2
     assert "--time / --half-life weigh the --games rows" in capsys.readouterr().err
+
+
+def test_the_figure_makes_room_for_long_ids(board_model):
+    """Five ids of 30 characters squeezed the panels flat and put the heat
+    map's row labels over the scores (a review)."""
+    model, _, _, items = board_model
+    ids = np.array([f"a-very-long-model-name-{k}-instruct-v0.1" for k in range(8)], dtype=object)
+    table = leaderboard(model, items, ids)
+    head = head_to_head(model.estimator_, items, ids, top=5)
+    fig = plot_leaderboard(table, head)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    scores, heat = fig.axes[0].get_tightbbox(renderer), fig.axes[1].get_tightbbox(renderer)
+    assert scores.x1 <= heat.x0  # side by side, labels included
+    assert fig.axes[0].get_window_extent().height > 100  # not flat (pixels)

@@ -163,5 +163,16 @@ def test_predict_log_proba_is_the_log_of_predict_proba_on_every_probability_mode
         np.testing.assert_array_equal(log_proba, np.log(model.predict_proba(Xt)))
         assert log_proba.shape == (len(Xt), 3) and np.isfinite(log_proba).all()
     assert not hasattr(SVMCompare(kernel="linear").fit(X, y), "predict_log_proba")
+    # A probability of 0 (SVMRank fitted without ties never predicts one) gives
+    # -inf, without a RuntimeWarning.
+    import warnings
+
+    from svmcompare import SVMRank
+    strict = y != 0
+    rank = SVMRank(kernel="linear", probability=True, random_state=0).fit(X[strict], y[strict])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        log_rank = rank.predict_log_proba(Xt)
+    assert np.all(log_rank[:, 1] == -np.inf) and np.isfinite(log_rank[:, [0, 2]]).all()
     assert not hasattr(SVMCompareCV(param_grid={"kernel": ["linear"], "C": [1.0]}, cv=3)
                        .fit(X, y), "predict_log_proba")

@@ -428,14 +428,18 @@ class BootstrapCompare(BaseEstimator):
             for drawn in jobs)
         self.n_degenerate_ = sum(bool(getattr(m, "degenerate_", False))
                                  for m in self.replicates_)
-        # A degenerate point model has said so itself: its replicates, the same
-        # model on resampled pairs, being so too is no news (200 of 200 repeated
-        # what the search's choice had said, with advice its user had no say in).
-        if self.n_degenerate_ and not getattr(point_model(self), "degenerate_", False):
-            warnings.warn(f"{self.n_degenerate_} of {self.n_resamples} bootstrap replicates "
-                          "had beta >= 0 where the model on all pairs did not (degenerate_: "
-                          "the tie band has no scale at this C; see SVMCompare's "
-                          "on_degenerate): their intervals mix fits of two kinds.",
+        # Replicates as degenerate as the point model are no news (a degenerate
+        # point has said so itself: "200 of 200 replicates" repeated a search's
+        # choice with advice its user had no say in); a mix of both kinds is.
+        point_degenerate = bool(getattr(point_model(self), "degenerate_", False))
+        unlike = self.n_resamples - self.n_degenerate_ if point_degenerate \
+            else self.n_degenerate_
+        if unlike:
+            kind = "did not have beta >= 0 where the model on all pairs did" \
+                if point_degenerate else "had beta >= 0 where the model on all pairs did not"
+            warnings.warn(f"{unlike} of {self.n_resamples} bootstrap replicates {kind} "
+                          "(degenerate_: the tie band has no scale at this C; see "
+                          "SVMCompare's on_degenerate): the intervals mix fits of two kinds.",
                           DegenerateWarning, stacklevel=outside_stacklevel())
         items = _training_items(X)
         reference = point_model(self).rank(items)

@@ -48,6 +48,24 @@ def chosen_by_search(description, advice):
     return thread_setting(_SILENCED, "choice", (description, advice))
 
 
+def fit_named(where):
+    """Fits in this thread inside the block are ``where`` (a search's C, grid
+    point and split): their solvers' ConvergenceWarnings say so (a context
+    manager; nested blocks add up, the inner first).  Per thread, unlike
+    ``warnings.catch_warnings``, whose global state paths running side by
+    side in threads raced on."""
+    outer = getattr(_SILENCED, "where", None)
+    return thread_setting(_SILENCED, "where", where if outer is None else f"{where} {outer}")
+
+
+def named_fit(message):
+    """``message`` (a solver's warning) with the fit it is about, inside
+    :func:`fit_named`: "stopped short" from a search named no grid point or
+    split, and a refit of the chosen point did not reproduce it (a review)."""
+    where = getattr(_SILENCED, "where", None)
+    return message if where is None else f"{message.rstrip('.')} ({where})."
+
+
 def search_found(found):
     """``found`` (what a fit found), after what the search chose when it is a search's choice."""
     choice = getattr(_SILENCED, "choice", None)

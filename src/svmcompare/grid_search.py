@@ -20,11 +20,9 @@ built on it.  Every estimator also works unchanged in scikit-learn's
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import numbers
 import time
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -36,7 +34,7 @@ from tqdm.auto import tqdm
 from ._base import expansion_index, prepare, solve, store, training_spread
 from ._problem import row_expansion
 from ._validation import check_C, check_costs, check_pairs_labels, take_rows
-from .exceptions import NoRankingError, degenerate_warnings_silenced, outside_stacklevel
+from .exceptions import NoRankingError, degenerate_warnings_silenced, fit_named
 from .kernels import BlockBases
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
@@ -143,7 +141,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
             # coordinate descent.
             start = {"v0": primal, "alpha0": alpha * (C / previous),
                      "first_smoothing": PATH_FIRST_SMOOTHING}
-        with _naming_fit(f"C={C:g}"):
+        with fit_named(f"at C={C:g}"):
             result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
             alpha, gradient, previous = result.alpha, result.gradient, C
@@ -162,26 +160,6 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
 
 
 _SEARCHED = ("kernel", "gamma", "class_weight", "scale_indicators", "loss")
-
-
-@contextlib.contextmanager
-def _naming_fit(where):
-    """A solver's ConvergenceWarning said again with which fit it is about
-    (``where``): inside a search "the solver stopped short" named no grid point
-    or split, and refitting the chosen point alone did not reproduce it (a
-    review)."""
-    from sklearn.exceptions import ConvergenceWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        yield
-    for warning in caught:
-        if issubclass(warning.category, ConvergenceWarning):
-            warnings.warn(f"{str(warning.message).rstrip('.')} ({where}).", warning.category,
-                          stacklevel=outside_stacklevel())
-        else:
-            warnings.warn_explicit(warning.message, warning.category, warning.filename,
-                                   warning.lineno)
 
 
 def _corner_start(problem, gram):
@@ -283,15 +261,16 @@ def _scores(model, X, y, context, split, held_out, diff=None, Xs_train=None):
 
 
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
-                   held_out, bases=None):
-    """Fit the C path on the split's training pairs, score on its validation pairs."""
+                   held_out, bases=None, split_name=None):
+    """Fit the C path on the split's training pairs, score on its validation
+    pairs (``split_name``, e.g. "split 2 of 5", names it in solver warnings)."""
     train, val = split
     params = estimator.get_params()
     point = ", ".join(f"{name}={params[name]!r}" for name in _SEARCHED if name in params
                       and not (name == "gamma" and params.get("kernel") == "linear"))
-    with _naming_fit(f"a search's fit of {point} on a split of {len(train)} training and "
-                     f"{len(val)} validation pairs; the search scored that point there as it "
-                     "stood"):
+    where = f"of a search's point {point}" + (f" on {split_name}" if split_name else "") + \
+        f" ({len(train)} training pairs; the search scored the point there as it stood)"
+    with fit_named(where):
         models, prepared = _fit_path(estimator, X[train], y[train], Cs,
                                      take_rows(context, train), take_rows(sample_weight, train),
                                      bases)
@@ -387,7 +366,8 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
             outputs = Parallel(n_jobs=n_jobs)(
                 delayed(_timed_path)(clone(estimator).set_params(**dict(others)),
                                      [C for _, C in entries], X, y, context, sample_weight,
-                                     splits[k], keep_models, held_out, bases)
+                                     splits[k], keep_models, held_out, bases,
+                                     f"split {k + 1} of {len(splits)}")
                 for k, others, entries in _counted(tasks, bar))
             for (k, others, entries), (seconds, (path_models, path_scores)) in \
                     zip(tasks, outputs, strict=True):

@@ -399,6 +399,9 @@ def read_items(path, n_features=None):
     if frame["id"].duplicated().any():
         raise ValueError(f"{name}: item id {frame['id'][frame['id'].duplicated()].iloc[0]!r} "
                          "appears twice.")
+    from .pairs import check_id_spacing  # as pairs_from_frame's items table
+
+    check_id_spacing(frame["id"].to_numpy(), f"{name}, column id")
     return frame["id"].to_numpy(), _numeric(frame, features, name), features
 
 
@@ -668,13 +671,9 @@ def _identities(frame, columns, sparse=False):
     else:
         seen = pd.concat([frame[columns.a], frame[columns.b]]).astype(str)
         ids = np.asarray(sorted(seen.unique()), dtype=object)
-        from .pairs import check_id_spacing, warn_separate_groups  # not on predict's light path
+        from .pairs import check_id_spacing  # not on predict's light path
 
-        where = f"columns {columns.a} and {columns.b}"
-        check_id_spacing(ids, where)
-        index = pd.Index(ids)
-        warn_separate_groups(index.get_indexer(frame[columns.a].astype(str)),
-                             index.get_indexer(frame[columns.b].astype(str)), ids, where)
+        check_id_spacing(ids, f"columns {columns.a} and {columns.b}")
     identity = sp.identity(ids.size, format="csr") if sparse else np.eye(ids.size)
     return ids, identity, [f"{IDENTITY_PREFIX}{i}" for i in ids]
 

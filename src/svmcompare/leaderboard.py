@@ -172,15 +172,30 @@ def _with_min_games(items, ids, counts, min_games):
     return items, ids[rows], counts.iloc[rows].reset_index(drop=True)
 
 
-def _counted_games(games, ids):
-    """Games, wins, draws and losses of each id, and whether it is apart from
-    the main group, from ``games`` = (a, b, y) or (a, b, y, weight)."""
+def _one_hot(items):
+    """Whether ``items`` are ids alone: each row one 1 in a column of its own
+    (the identity matrix of a model of ids, in any order)."""
+    if hasattr(items, "to_numpy"):
+        items = items.to_numpy()
+    rows = sp.csr_matrix(items)
+    if rows.shape[0] == 0 or not np.all(np.diff(rows.indptr) == 1) or \
+            not np.all(rows.data == 1):
+        return False
+    return np.unique(rows.indices).size == rows.shape[0]
+
+
+def _counted_games(games, ids, identities=True):
+    """Games, wins, draws and losses of each id, from ``games`` = (a, b, y) or
+    (a, b, y, weight), and for a model of ids alone (``identities``) whether
+    it played apart from the main group (item features put every item on one
+    scale, whoever met whom)."""
     if not isinstance(games, (tuple, list)) or len(games) not in (3, 4):
         raise TypeError("games must be a tuple (a, b, y) of three sequences, the ids of x "
                         "and x' in each game and its label, or (a, b, y, weight) with each "
                         "game's weight in the fit.")
     counts = game_counts(*games[:3], ids, weight=games[3] if len(games) == 4 else None)
-    counts["apart"] = apart_from_main_group(games[0], games[1], ids)
+    counts["apart"] = apart_from_main_group(games[0], games[1], ids) if identities \
+        else np.zeros(len(counts), dtype=bool)
     return counts
 
 
@@ -200,9 +215,11 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
         with each game's weight in the fit, e.g. ``time_decay``,
         ``weighted_games``: the games by weight over the largest, which
         ``min_games`` then counts), and
-        ``apart``: whether it never met the main group of the games, not
-        even through others (a warning names such items: where they stand
-        among the main group is the model's prior, not results).  A warning
+        ``apart``: for a model of ids alone (``items`` one-hot), whether it
+        played but never met the main group of the games, not even through
+        others (a warning names such items: where they stand among the main
+        group is the model's prior, not results; give the games the model
+        was fitted on).  A warning
         also says when the records run against the scores (the games' sides
         or outcomes swapped relative to the fit).
     confidence : float, optional
@@ -236,8 +253,8 @@ def leaderboard(model, items, ids, *, games=None, confidence=None, min_games=Non
     confidence = 0.9 if confidence is None else confidence
     items = _check_items(items)
     ids = _check_ids(ids, items.shape[0])
-    if games is not None:
-        counts = _counted_games(games, ids)  # before the scores: a bad label fails fast
+    if games is not None:  # before the scores: a bad label fails fast
+        counts = _counted_games(games, ids, identities=_one_hot(items))
     if min_games is not None:
         if games is None:
             raise ValueError("min_games counts each item's games: give games=(a, b, y).")
@@ -289,7 +306,8 @@ def head_to_head(model, items, ids, top=10, *, games=None, min_games=None):
     if min_games is not None:
         if games is None:
             raise ValueError("min_games counts each item's games: give games=(a, b, y).")
-        items, ids, _ = _with_min_games(items, ids, _counted_games(games, ids), min_games)
+        items, ids, _ = _with_min_games(items, ids, _counted_games(games, ids, False),
+                                        min_games)
     order = np.argsort(-np.asarray(model.rank(items), dtype=float), kind="stable")[:top]
     k = order.size
     first, second = (order[index].ravel() for index in np.indices((k, k)))
@@ -482,8 +500,17 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
                          '"svmcompare[experiments]" (or write .html or .csv)') from exc
     shown = table.head(top)
     panels = 1 if head is None else 2
+    # Room for the labels: five ids of 30 characters squeezed the panels flat
+    # and the heat map's row labels over the scores (a review).
+    label = 0.075 * max((len(str(i)) for i in shown["id"]), default=0)  # inches
     height = max(3.0, 0.28 * len(shown) + 1.2)
-    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, height), squeeze=False)
+    widths = [5.5 + label]
+    if head is not None:
+        k = len(head[0])
+        height = max(height, 0.4 * k + 0.87 * label + 1.5)  # tick labels at 60 degrees
+        widths.append(4.5 + 0.4 * k + label)
+    fig, axes = plt.subplots(1, panels, figsize=(sum(widths), height), squeeze=False,
+                             gridspec_kw={"width_ratios": widths}, layout="constrained")
     ax = axes[0, 0]
     rows = np.arange(len(shown))[::-1]
     if "score_lower" in shown:
@@ -514,7 +541,6 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
         ax.set_title("head to head, in %: P(row better)\nover P(tie)", fontsize=10)
         bar = fig.colorbar(image, ax=ax, shrink=0.8)
         bar.set_label("P(row better) - P(column better)")
-    fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=120, bbox_inches="tight")  # the colour bar's label
         plt.close(fig)

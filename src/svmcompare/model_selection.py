@@ -746,6 +746,17 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         """P(y = -1), P(y = 0), P(y = 1) of each pair (``probability=True``)."""
         return self._fitted().predict_proba(X, context)
 
+    @property
+    def link_context_coef_(self):
+        """The refitted best model's probability link's coefficients on the
+        pair context (see :attr:`SVMCompare.link_context_coef_`)."""
+        return self._fitted().link_context_coef_
+
+    def context_effect(self, context):
+        """The refitted best model's probabilities at equal scores under each
+        row of ``context`` (see :meth:`SVMCompare.context_effect`)."""
+        return self._fitted().context_effect(context)
+
     @available_if(lambda self: self.probability)
     def predict_log_proba(self, X, context=None):
         """log P(y = -1), log P(y = 0), log P(y = 1) of each pair (``probability=True``)."""

@@ -377,7 +377,8 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                              f"is not in {table_name}{where} ({missing} such id(s) in "
                              f"{column}); unknown='mean' scores them as the mean item.")
         positions[column] = known
-    if items is None and given_ids is None:  # its own ids, not new pairs in a fit's columns
+    if items is None and given_ids is None and outcome is not None:
+        # Results to fit on (not new pairs in a fit's columns, nor fixtures to predict).
         warn_separate_groups(positions[a], positions[b], ids, f"matches columns {a} and {b}")
     if any(np.any(known < 0) for known in positions.values()):  # unknown="mean"
         values = dict(((a, a_key), (b, b_key)))
@@ -617,11 +618,13 @@ def true_false_advice(column, name):
 
 
 def apart_from_main_group(a, b, ids):
-    """Whether each id in ``ids`` is apart from the main group of the games
-    (``a``, ``b``): the largest set of ids that met one another, directly or
-    through others.  An id apart (a regional side that only ever played its
-    neighbours, an id without games) has a score on no common scale with the
-    main group's: its level there is the model's prior, not results."""
+    """Whether each id in ``ids`` played in the games (``a``, ``b``) but apart
+    from their main group: the largest set of ids that met one another,
+    directly or through others (the most ids, then the most games).  In a
+    model of ids alone, an id apart (a regional side that only ever played
+    its neighbours) has a score on no common scale with the main group's:
+    its level there is the model's prior, not results.  An id without games
+    is not apart (its games say 0)."""
     import pandas as pd
 
     index = pd.Index(id_text(np.asarray(ids, dtype=object)))
@@ -638,11 +641,14 @@ def _apart(ia, ib, n):
     graph = sp.csr_matrix((np.ones(int(met.sum()), dtype=np.int8), (ia[met], ib[met])),
                           shape=(n, n))
     _, label = connected_components(graph, directed=False)
-    played = np.zeros(n, dtype=bool)
-    played[ia[met]] = played[ib[met]] = True
+    played = np.bincount(ia[met], minlength=n) + np.bincount(ib[met], minlength=n)
     if not played.any():
-        return np.ones(n, dtype=bool)
-    return label != np.bincount(label[played]).argmax()
+        return np.zeros(n, dtype=bool)  # no group at all: nothing stands apart
+    # The main group: the most ids that played, then the most games.
+    ids_in = np.bincount(label, weights=played > 0)
+    games_in = np.bincount(label, weights=played)
+    main = np.lexsort((games_in, ids_in))[-1]
+    return (label != main) & (played > 0)
 
 
 def warn_separate_groups(ia, ib, ids, where):
@@ -674,8 +680,9 @@ def check_id_spacing(ids, where):
         first = seen.setdefault(" ".join(item.split()), item)
         if first != item:
             raise ValueError(f"{where}: the ids {first!r} and {item!r} differ only in spaces, so "
-                             "they would be two items. Strip the ids first (e.g. "
-                             "frame[column] = frame[column].str.strip()).")
+                             "they would be two items. Strip the spaces around the ids and "
+                             "make those inside them single (in pandas: "
+                             "frame[column].str.split().str.join(' ')).")
 
 
 def _check_id_types(unknown, known, column, id_column, with_period):

@@ -365,60 +365,58 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     predicted = np.zeros(n, dtype=bool)
     path, seconds, previous, said = [], {}, None, {}
     bar = tqdm(range(start, order.size), desc="periods", leave=False, **bar_options(progress))
-    try:
-        for position in bar:
-            period = labels[position]
-            train, test = keys < order[position], keys == order[position]
-            weight = take_rows(sample_weight, train)
-            if moments is not None:
-                opening = moments[test].min()  # the period's first time
-                if np.any(moments[train] - opening > 1e-9 * max(1.0, abs(opening))):
-                    age = opening - moments[train]
-                    late = np.flatnonzero(train)[np.argmin(age)]
-                    raise ValueError(f"times[{late}] (period {periods[late]}) is later than the "
-                                     f"first time of period {period}: times must follow the "
-                                     "periods' order (each period's results after the earlier "
-                                     "periods').")
-                # Ages from the latest earlier result, as time_decay's default and fit
-                # --half-life: from the period's start, a break before it (a summer,
-                # ten idle years) shrank every weight alike, a smaller C, down to a
-                # model that knew nothing (scores of 1e-37; a review).
-                age = moments[train].max() - moments[train]
-                decay = np.exp2(-age / half_life)  # as time_decay weighs
-                weight = decay if weight is None else weight * decay
-            began = _clock.perf_counter()
-            try:
-                model = _fit_naming_period(estimator, period, X[train], y[train],
-                                           take_rows(context, train), weight, said)
-            except ValueError as exc:
-                # More results help a fit short of them, not one whose weights are all 0.
-                hint = "" if "sample_weight" in str(exc) else \
-                    " (a later first period gives it more results)"
-                raise ValueError(f"the fit on the results before period {period} failed: "
-                                 f"{str(exc).rstrip('.')}{hint}.") from exc
-            seconds[period] = _clock.perf_counter() - began
-            rows = np.flatnonzero(test)
-            decision[rows] = model.decision_function(X[rows], take_rows(context, rows))
-            if hasattr(model, "predict_proba"):
-                if proba is None:
-                    proba = np.full((n, 3), np.nan)
-                proba[rows] = model.predict_proba(X[rows], take_rows(context, rows))
-            predicted[rows] = True
-            if items is not None:
-                scores = np.asarray(model.rank(items), dtype=float)
-                scores[~_rated(items, X[train])] = np.nan
-                # Items rated before and now anchor the map: an id's first score
-                # (its rating so far, 0 on identities) must not move the others'.
-                both = ~np.isnan(scores) if previous is None else \
-                    ~np.isnan(scores) & ~np.isnan(previous)
-                if previous is not None and np.count_nonzero(both) >= 2:
-                    scale, offset = alignment(previous[both], scores[both],
-                                              reversed_to_constant=False)
-                    scores = scale * scores + offset
-                path.append(scores)
-                previous = scores
-    finally:  # each fit's warnings once, with the periods they are about
-        _say_once(said, len(seconds) or 1)
+    for position in bar:
+        period = labels[position]
+        train, test = keys < order[position], keys == order[position]
+        weight = take_rows(sample_weight, train)
+        if moments is not None:
+            opening = moments[test].min()  # the period's first time
+            if np.any(moments[train] - opening > 1e-9 * max(1.0, abs(opening))):
+                age = opening - moments[train]
+                late = np.flatnonzero(train)[np.argmin(age)]
+                raise ValueError(f"times[{late}] (period {periods[late]}) is later than the "
+                                 f"first time of period {period}: times must follow the "
+                                 "periods' order (each period's results after the earlier "
+                                 "periods').")
+            # Ages from the latest earlier result, as time_decay's default and fit
+            # --half-life: from the period's start, a break before it (a summer,
+            # ten idle years) shrank every weight alike, a smaller C, down to a
+            # model that knew nothing (scores of 1e-37; a review).
+            age = moments[train].max() - moments[train]
+            decay = np.exp2(-age / half_life)  # as time_decay weighs
+            weight = decay if weight is None else weight * decay
+        began = _clock.perf_counter()
+        try:
+            model = _fit_naming_period(estimator, period, X[train], y[train],
+                                       take_rows(context, train), weight, said)
+        except ValueError as exc:
+            # More results help a fit short of them, not one whose weights are all 0.
+            hint = "" if "sample_weight" in str(exc) else \
+                " (a later first period gives it more results)"
+            raise ValueError(f"the fit on the results before period {period} failed: "
+                             f"{str(exc).rstrip('.')}{hint}.") from exc
+        seconds[period] = _clock.perf_counter() - began
+        rows = np.flatnonzero(test)
+        decision[rows] = model.decision_function(X[rows], take_rows(context, rows))
+        if hasattr(model, "predict_proba"):
+            if proba is None:
+                proba = np.full((n, 3), np.nan)
+            proba[rows] = model.predict_proba(X[rows], take_rows(context, rows))
+        predicted[rows] = True
+        if items is not None:
+            scores = np.asarray(model.rank(items), dtype=float)
+            scores[~_rated(items, X[train])] = np.nan
+            # Items rated before and now anchor the map: an id's first score
+            # (its rating so far, 0 on identities) must not move the others'.
+            both = ~np.isnan(scores) if previous is None else \
+                ~np.isnan(scores) & ~np.isnan(previous)
+            if previous is not None and np.count_nonzero(both) >= 2:
+                scale, offset = alignment(previous[both], scores[both],
+                                          reversed_to_constant=False)
+                scores = scale * scores + offset
+            path.append(scores)
+            previous = scores
+    _say_repeats(said, len(seconds))  # after a replay that ran to its end
     ratings = None
     if items is not None:
         columns = None if item_ids is None else list(item_ids)
@@ -429,9 +427,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
 
 
 def _fit_naming_period(estimator, period, X, y, context, weight, said):
-    """A clone of ``estimator`` fitted on the results before ``period``; its
-    warnings collected in ``said`` (message -> (category, periods)), to be
-    said once each with the periods they are about (:func:`_say_once`)."""
+    """A clone of ``estimator`` fitted on the results before ``period``.  Each
+    kind of its warnings (alike up to their numbers: each fit's beta, C) is
+    said the first time, with its period, as it comes (an error filter stops
+    the replay there); later ones of a kind are collected in ``said`` (kind ->
+    (category, periods)) for :func:`_say_repeats`."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -439,22 +439,28 @@ def _fit_naming_period(estimator, period, X, y, context, weight, said):
     finally:
         for warning in caught:
             message = str(warning.message)
-            # One kind of warning whatever its numbers (each fit's own beta, C).
             kind = (warning.category, re.sub(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?", "#", message))
-            said.setdefault(kind, (message, []))[1].append(plain_value(period))
+            if kind in said:
+                said[kind][1].append(plain_value(period))
+                continue
+            said[kind] = (warning.category, [plain_value(period)])
+            warnings.warn(f"{message.rstrip('.')} (the fit before period "
+                          f"{plain_value(period)}).", warning.category,
+                          stacklevel=outside_stacklevel())
 
 
-def _say_once(said, n_fits):
-    """Each kind of warning of the periods' fits once, with the periods it is
-    about: a degenerate fit of every season was 900 characters six times."""
-    for (category, _), (message, periods) in said.items():
-        where = f"the fit before period {periods[0]}"
-        if len(periods) > 1:
-            shown = ", ".join(map(str, periods[1:6])) + (
-                f" and {len(periods) - 6} more" if len(periods) > 6 else "")
-            where += (f"; the same for the fits before periods {shown}: {len(periods)} of "
-                      f"{n_fits} fits")
-        warnings.warn(f"{message} ({where})", category, stacklevel=outside_stacklevel())
+def _say_repeats(said, n_fits):
+    """One short line for each kind of warning that came again in later
+    periods: a degenerate fit of every season was 900 characters six times."""
+    for category, periods in said.values():
+        if len(periods) < 2:
+            continue
+        shown = ", ".join(map(str, periods[1:6])) + (
+            f" and {len(periods) - 6} more" if len(periods) > 6 else "")
+        warnings.warn(f"The warning of the fit before period {periods[0]} came again, alike "
+                      f"but for its numbers, for the fits before periods {shown} "
+                      f"({len(periods)} of {n_fits} fits).", category,
+                      stacklevel=outside_stacklevel())
 
 
 def _rated(items, earlier):

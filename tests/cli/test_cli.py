@@ -470,7 +470,7 @@ def test_fit_calibration_flag_reaches_the_model_and_refuses_without_probability(
     assert "add --probability" in capsys.readouterr().err
     assert main(["fit", train, "--auto", "--probability", "--calibration", "loo", "--model",
                  str(tmp_path / "y.skops")]) == 2
-    assert "--auto chooses calibration itself" in capsys.readouterr().err
+    assert "--auto calibrates on its own search folds" in capsys.readouterr().err
     assert not (tmp_path / "x.skops").exists() and not (tmp_path / "y.skops").exists()
 
 

@@ -328,7 +328,7 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
                  "--model-type", model_type, "--model", str(tmp_path / "x.skops")]) == 2
-    assert "--auto chooses model type itself (searching SVMCompare's grid" in \
+    assert "--auto searches SVMCompare's grid; --model-type" in \
         (err := capsys.readouterr().err) and f"--model-type {model_type} applies" in err
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
@@ -342,6 +342,14 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
                      "--probability", *option, "--model", str(tmp_path / "x.skops")]) == 2
         err = capsys.readouterr().err
         assert f"{option[0]} " in err and "applies to a single fit" in err, err
+    # Each says what --auto does instead, truly.
+    for option, does in ((["--tol", "1e-8"], "--auto searches at the default tolerance"),
+                         (["--degree", "2"], "--auto searches no polynomial kernel"),
+                         (["--C", "5"], "--auto chooses C itself by cross-validation")):
+        assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                     "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
+                     *option, "--model", str(tmp_path / "x.skops")]) == 2
+        assert does in capsys.readouterr().err
 
 
 def test_lines_are_counted_after_blank_lines_and_multi_line_cells(tmp_path, capsys):

@@ -311,7 +311,8 @@ def test_rolling_ratings_of_a_features_table_is_refused_before_the_replay(tmp_pa
         assert main(["rolling", str(features), "--period", "season", "--no-progress",
                      flag, str(tmp_path / out), "-o", str(tmp_path / "x.csv")]) == 2
         err = capsys.readouterr().err
-        assert f"{flag} follows items' ratings" in err and "give --items" in err
+        assert f"{flag} follows items' ratings" in err and "rating paths need pairs of item " \
+            "ids" in err
         assert not (tmp_path / "x.csv").exists()  # refused before the replay
     # --auto whose first fold trains on a first season (no history): the advice
     # is the command line's (a review followed the Python one and could not).
@@ -319,3 +320,17 @@ def test_rolling_ratings_of_a_features_table_is_refused_before_the_replay(tmp_pa
                  "--first", "3", "-o", str(tmp_path / "x.csv")]) == 2
     assert "every feature is constant" in (err := capsys.readouterr().err) and \
         "On the command line: give --first a later period" in err
+
+
+def test_numeric_groups_are_read_as_numbers_as_python_holds_them():
+    """GroupKFold deals groups to folds by size, then order: read as text ("10"
+    before "9") the command line's folds, and its choice, differed from Python's
+    on the same table (a review)."""
+    from svmcompare.cli.options import groups_of
+
+    extras = pd.DataFrame({"question": ["9", "10", "9", "1"], "judge": ["a", "b", "a", "c"]})
+    args = argparse.Namespace(groups="question", auto=True, pairs="p.csv")
+    groups = groups_of(args, extras)
+    assert groups.tolist() == [9, 10, 9, 1] and groups.dtype.kind in "iuf"
+    args.groups = "judge"
+    assert groups_of(args, extras).tolist() == ["a", "b", "a", "c"]

@@ -157,11 +157,35 @@ class HeldOutCalibration:
         check_is_fitted(self, "calibrator_")
         return probabilities(self, X, context)
 
+    @property
+    def link_context_coef_(self):
+        """The probability link's own coefficients on the pair context (one
+        per context column): the positional advantage (home ground, the
+        answer shown first) as the probabilities use it, re-estimated by
+        likelihood; ``context_coef_`` is the SVM's, which sets its tie band
+        (on a review's LLM judgments -0.05 and of either sign over folds,
+        where the link's read -0.10).  :meth:`context_effect` gives it on the
+        probability scale."""
+        check_is_fitted(self, "calibrator_")
+        return self.calibrator_.context_coef
+
+    def context_effect(self, context):
+        """P(x better), P(tie), P(x' better) of a pair of equal scores (and,
+        with a pair tie band, of average tie features) under each row of
+        ``context`` (n, q): what the advantage alone does, e.g. ``[[0], [1]]``
+        for neutral ground and for x' at home."""
+        check_is_fitted(self, "calibrator_")
+        context = check_context(np.asarray(context, dtype=float), len(context),
+                                self.ranking_.n_context)
+        return self.calibrator_.at_equal_scores(context)
+
     @available_if(lambda self: _has_probabilities(self))
     def predict_log_proba(self, X, context=None):
         """The natural logarithm of :meth:`predict_proba` (scikit-learn's
-        classifier method; every probability of the links is positive)."""
-        return np.log(self.predict_proba(X, context))
+        classifier method): -inf where a probability is 0 (SVMRank's ties,
+        or a probability below the smallest double), without a warning."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X, context))
 
 
 def _has_probabilities(model):

@@ -167,6 +167,17 @@ class ScoreCalibrator:
         """The tie features this link reads from standardized pairs: none."""
         return tie_features_for(Xs, "constant")
 
+    @property
+    def context_coef(self):
+        """u: the link's coefficients on the pair context (its predictor is
+        w d / scale + u^T context, on the ordered logit's scale)."""
+        return np.asarray(self.link_.coef_[1:], dtype=float)
+
+    def at_equal_scores(self, context):
+        """Probabilities of -1, 0, 1 for pairs of equal scores (d = 0) with
+        the rows of ``context``: what the context alone does."""
+        return self.predict_proba(np.zeros(len(context)), context)
+
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1 (``tie_features`` unused)."""
         design = _link_design(score, context, self.scale_, self.limit_)
@@ -519,6 +530,20 @@ class PairTieCalibrator:
         :func:`pair_tie_features` for a band that moves with the pair
         (``tie_band="pair"``), none for a constant one."""
         return tie_features_for(Xs, "pair" if self.band_coef_.size else "constant")
+
+    @property
+    def context_coef(self):
+        """u: the link's coefficients on the pair context (its predictor eta
+        is w d / scale + u^T context; Davidson's odds of x' better over x
+        better are exp(2 eta))."""
+        return np.asarray(self.coef_[1:], dtype=float)
+
+    def at_equal_scores(self, context):
+        """Probabilities of -1, 0, 1 for pairs of equal scores (d = 0) with
+        the rows of ``context``, each of the tie band's average pair."""
+        mean = getattr(self, "feature_mean_", np.zeros(0))
+        features = np.tile(mean, (len(context), 1))
+        return self.predict_proba(np.zeros(len(context)), context, features)
 
     def predict_proba(self, score, context=None, tie_features=None):
         """(n, 3) probabilities of -1, 0, 1."""

@@ -113,14 +113,15 @@ def add_model_arguments(parser):
     parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default=None,
                         help="the SVM's loss: hinge (the paper's; the default but on a "
                              "table of ids) or squared_hinge (linear kernel: unique ratings and "
-                             "better probabilities of many ids; the default on a table of ids "
-                             "without --items, for a single fit and for --auto)")
+                             "better probabilities of many ids; the default of SVMCompare's "
+                             "linear fits and of --auto on a table of ids without --items)")
     parser.add_argument("--tol", type=float, default=1e-3,
                         help="the solver's stopping tolerance (default 1e-3); with the hinge, "
                              "items that share a score at the solution are apart by up to "
                              "about tol x their range, ordered by where the solver stopped: "
-                             "1e-8 for a leaderboard of ids (cheap there), or --loss "
-                             "squared_hinge")
+                             "1e-8 for a leaderboard of ids fitted with --loss hinge (cheap "
+                             "there); the squared hinge, the default on a table of ids, has a "
+                             "unique solution")
     parser.add_argument("--tie-band", choices=["constant", "pair"], default="constant",
                         help="the tie band of the probability link (fit: with --probability), "
                              "constant (default) or 'pair': drawish pairs, e.g. each id its "
@@ -131,27 +132,32 @@ def add_model_arguments(parser):
                              "--grid choose it)")
 
 
-# What --auto chooses itself, with each option's default: a value set by hand
-# would be ignored (fit --auto --C 5 printed its own choice of C and exited 0).
-_CHOSEN_BY_AUTO = (("--kernel", "kernel", None), ("--C", "C", 1.0), ("--gamma", "gamma", 1.0),
-                   ("--degree", "degree", 3), ("--class-weight", "class_weight", "auto"),
-                   ("--tol", "tol", 1e-3), ("--tie-band", "tie_band", "constant"),
-                   ("--link", "link", "ordered"), ("--calibration", "calibration", "auto"),
-                   ("--model-type", "model_type", "compare"))
+# The options --auto sets itself, with each default and what --auto does
+# instead: a value set by hand would be ignored (fit --auto --C 5 printed its
+# own choice of C and exited 0).  None: "chooses it by cross-validation".
+_SET_BY_AUTO = (
+    ("--kernel", "kernel", None, None), ("--C", "C", 1.0, None),
+    ("--gamma", "gamma", 1.0, None), ("--class-weight", "class_weight", "auto", None),
+    ("--tie-band", "tie_band", "constant", None), ("--link", "link", "ordered", None),
+    ("--degree", "degree", 3, "searches no polynomial kernel"),
+    ("--tol", "tol", 1e-3, "searches at the default tolerance"),
+    ("--calibration", "calibration", "auto", "calibrates on its own search folds"),
+    ("--model-type", "model_type", "compare", "searches SVMCompare's grid"),
+)
 
 
 def refuse_chosen_by_auto(args, alone):
-    """Refuse an option that --auto chooses itself (the kernel, C, gamma, the
-    class weights, the probability link, ...; it searches at the default
-    tolerance): set by hand it would be silently ignored.  ``alone`` says
-    where the option applies instead."""
-    for flag, name, default in _CHOSEN_BY_AUTO:
+    """Refuse an option that --auto sets itself (the kernel, C, gamma, the
+    class weights, the probability link by cross-validation; the tolerance,
+    the calibration and the model type by design): set by hand it would be
+    silently ignored.  ``alone`` says where the option applies instead."""
+    for flag, name, default, instead in _SET_BY_AUTO:
         value = getattr(args, name, default)
         if value != default:
             shown = f"{value:g}" if isinstance(value, float) else value
-            raise ValueError(f"--auto chooses {flag.lstrip('-').replace('-', ' ')} itself "
-                             f"(searching SVMCompare's grid by cross-validation, at the default "
-                             f"tolerance); {flag} {shown} applies {alone}.")
+            does = instead or f"chooses {flag.lstrip('-').replace('-', ' ')} itself by " \
+                "cross-validation"
+            raise ValueError(f"--auto {does}; {flag} {shown} applies {alone}.")
 
 
 def make_model(args):
@@ -389,6 +395,29 @@ def kept_labeled_pairs(args, columns, extras, weight, rows):
     return X, y.astype(np.int64), features, context, extras, weight
 
 
+def warn_ids_apart(X, features, path, columns):
+    """For a fit on a table of ids, the warning of :func:`svmcompare.pairs.warn_separate_groups`
+    on the pairs fitted (labeled and kept: not fixtures or rows left out)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..io import identities_of
+    from ..pairs import warn_separate_groups
+
+    ids = identities_of(features)
+    if ids is None:
+        return
+    p = len(features)
+    if sp.issparse(X):
+        sides = [sp.csr_matrix(X[:, :p]), sp.csr_matrix(X[:, p:])]
+        # One id a side and pair: its column is the row's one index.
+        ia, ib = (side.indices if np.all(np.diff(side.indptr) == 1)
+                  else np.asarray(side.argmax(axis=1)).ravel() for side in sides)
+    else:
+        ia, ib = np.argmax(X[:, 0], axis=1), np.argmax(X[:, 1], axis=1)
+    warn_separate_groups(ia, ib, ids, f"{Path(path).name}, columns {columns.a} and {columns.b}")
+
+
 def played_ids_only(X, features):
     """For identities read from a whole file, the columns of the ids that the
     kept pairs (``--until``, ``--after``, labeled ones) use: an id met only in
@@ -473,7 +502,14 @@ def groups_of(args, extras):
                          "resamples); add --auto.")
     if args.groups not in extras.columns:
         raise ValueError(f"{Path(args.pairs).name} has no column {args.groups!r} for --groups.")
-    return extras[args.groups].to_numpy()
+    import pandas as pd
+
+    column = extras[args.groups]
+    # Numbers as numbers, as a table read in Python holds them: GroupKFold deals
+    # groups to folds by size, then by their order, and "10" sorts before "9"
+    # (the command line and Python chose different models on the same table).
+    numbers = pd.to_numeric(column, errors="coerce")
+    return (numbers if numbers.notna().all() else column).to_numpy()
 
 
 def auto_folds(groups):

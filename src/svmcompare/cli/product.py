@@ -44,6 +44,7 @@ from .options import (
     refuse_chosen_by_auto,
     rows_of,
     take_pairs,
+    warn_ids_apart,
     with_predictions,
     write_table,
     written_whole,
@@ -77,6 +78,7 @@ def _fit(args):
         note_formed_pairs(X)
     if args.items is None:  # the ids of the labeled pairs only (not a fixture's new team)
         X, features = played_ids_only(X, features)
+        warn_ids_apart(X, features, args.pairs, columns)
     groups = groups_of(args, extras)
     weight = _decayed(args, extras, weight)
     # In the wide layout (a_/b_ feature columns) the --a / --b columns are not
@@ -89,7 +91,7 @@ def _fit(args):
         print(f"note: not used for fitting (neither features a_/b_, ids, {columns.outcome}, "
               f"context nor weight): {', '.join(map(str, unused))}", file=sys.stderr)
     if args.auto:
-        refuse_chosen_by_auto(args, "to a single fit (or a --grid over C)")
+        refuse_chosen_by_auto(args, "to a single fit")
     model = make_model(args)
     print(f"{X.shape[0]} pairs ({int(sum(y == 0))} ties), {len(features)} features; fitting "
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
@@ -142,7 +144,29 @@ def _fit(args):
     args.written = args.model
     error = 1 - model.score(X, y, context=context)
     print(f"training error {100 * error:.1f}%; model written to {args.model}")
+    if context is not None and hasattr(point, "context_effect"):
+        _print_context_effect(point, names or [f"context {k}" for k in range(context.shape[1])])
     return 0
+
+
+def _print_context_effect(model, names):
+    """What each context column alone does to the probabilities, at equal
+    scores: the advantage the probabilities use (the link's), which a review
+    of LLM judgments looked for in context_coef_ (the SVM's: -0.05, of
+    either sign over folds, where the link's read -0.10)."""
+    import numpy as np
+
+    model = getattr(model, "best_estimator_", model)  # a search's refitted choice
+    if not hasattr(model, "calibrator_"):
+        return
+    base = model.context_effect(np.zeros((1, len(names))))[0]
+    for k, name in enumerate(names):
+        unit = np.zeros((1, len(names)))
+        unit[0, k] = 1.0
+        moved = model.context_effect(unit)[0]
+        print(f"{name} = +1 (x' has the advantage), at equal scores: P(x better) / P(tie) / "
+              f"P(x' better) {moved[0]:.3f} / {moved[1]:.3f} / {moved[2]:.3f}, against "
+              f"{base[0]:.3f} / {base[1]:.3f} / {base[2]:.3f} at 0")
 
 
 def _decayed(args, extras, weight, path=None):

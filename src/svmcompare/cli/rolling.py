@@ -168,8 +168,10 @@ def run_rolling(args):
     if items is None and (args.ratings or args.plot):  # before the replay, not after it
         flag = "--ratings" if args.ratings else "--plot"
         raise ValueError(f"{flag} follows items' ratings, but {name}'s pairs hold each side's "
-                         "features (a_/b_ columns), no items: give --items (an id column plus "
-                         "its features) to follow items, or leave out --ratings / --plot.")
+                         "features (a_/b_ columns), no items: rating paths need pairs of item "
+                         "ids, a table of ids alone or ids with --items ITEMS.csv of their "
+                         "features (in place of a_/b_ columns); or leave out --ratings / "
+                         "--plot.")
     if args.auto:
         model = _chosen_once(args, X, y, context, weight, periods, times, first)
     else:

@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
+from ..exceptions import named_fit
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 from .linear import LinearResult, check_loss, solve_linear
@@ -337,9 +338,9 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
         if pass_budget is not None and passes >= pass_budget:
             break
     if not converged and pass_budget is None:
-        warnings.warn(
+        warnings.warn(named_fit(
             "The dual coordinate descent did not reach tol within its passes; the "
-            "solution may be inaccurate.", ConvergenceWarning, stacklevel=3)
+            "solution may be inaccurate."), ConvergenceWarning, stacklevel=3)
     scores = np.asarray(D @ u).ravel()  # u^T d_t
     beta = 0.0
     if bias:

@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
+from ..exceptions import named_fit
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._compile import announces_compilation
 
@@ -813,9 +814,9 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
                 converged = True
                 break
     if not converged:
-        warnings.warn(
+        warnings.warn(named_fit(
             f"The linear solver reached max_newton={max_newton} steps at some smoothing "
-            "level; the solution may be inaccurate.",
+            "level; the solution may be inaccurate."),
             ConvergenceWarning, stacklevel=3,
         )
     if crossed is not None:

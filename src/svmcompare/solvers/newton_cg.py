@@ -29,6 +29,7 @@ from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
 
+from ..exceptions import named_fit
 from .linear import squared_hinge_result
 
 MAX_NEWTON = 1_000
@@ -172,8 +173,9 @@ def solve_squared_hinge_cg(D, y, C, *, bias=True, tol=1e-3, v0=None):
     converged = bool(result.success) or scale == 0.0 \
         or float(np.linalg.norm(jac)) <= 100.0 * goal
     if not converged:
-        warnings.warn(f"The Newton-CG solver of the squared hinge stopped short of its "
-                      f"tolerance ({result.message}); the solution may be inaccurate.",
+        warnings.warn(named_fit(f"The Newton-CG solver of the squared hinge stopped short "
+                                f"of its tolerance ({result.message}); the solution may be "
+                                "inaccurate."),
                       ConvergenceWarning, stacklevel=3)
     u = x[:problem.p].copy()
     beta = float(x[-1]) if bias else 0.0

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ..exceptions import named_fit
 from ..kernels import PRECOMPUTED, KernelSpec
 from ._bias import choose_bias, dual_bias_interval
 from ._compile import announces_compilation
@@ -362,13 +363,13 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
     _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
     if not converged:
-        warnings.warn(
+        warnings.warn(named_fit(
             f"SMO stopped after max_iter={max_iter} steps with KKT violation "
             f"{violation:.3g} > tol={tol}: the solution is not optimal. SMO converges "
             "slowly on low-rank kernels (linear, polynomial) when C times the kernel scale "
             f"is large (here C * max K~_tt = {scale:.3g}); the primal solver handles them "
             "in a few Newton steps (solver='auto', or 'linear' for the linear kernel). "
-            "Otherwise lower C or gamma, or raise max_iter.",
+            "Otherwise lower C or gamma, or raise max_iter."),
             ConvergenceWarning,
             stacklevel=3,
         )
