@@ -289,3 +289,32 @@ def test_a_refused_refit_leaves_the_fit_before_whole():
     with pytest.raises(NoRankingError):
         model.fit(X, y)
     np.testing.assert_array_equal(model.predict_proba(X0[:4]), expected)
+
+
+def test_a_degenerate_fits_advice_fits_its_settings():
+    """With 'auto' already balanced the warning advised class_weight='balanced',
+    spoke of probabilities the fit did not have and never of the squared hinge
+    (a review)."""
+    import warnings
+
+    import pandas as pd
+
+    from svmcompare import pairs_from_frame
+    from svmcompare.exceptions import DegenerateWarning
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 5, 1000)
+    b = (a + rng.integers(1, 5, 1000)) % 5
+    d = (b - a) * 0.3 + rng.logistic(size=1000)
+    y = np.where(np.abs(d) < 0.1, 0, np.sign(d)).astype(int)  # ~5% ties
+    frame = pd.DataFrame({"a": [f"m{i}" for i in a], "b": [f"m{j}" for j in b], "y": y})
+    pairs = pairs_from_frame(frame, a="a", b="b", outcome="y",
+                             outcome_map={-1: -1, 0: 0, 1: 1}, sparse=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SVMCompare(kernel="linear").fit(pairs.X, pairs.y)
+    said = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
+    assert model.degenerate_ and said
+    assert "class_weight='balanced' (what the default" not in said[0]
+    assert "more weight on ties than now" in said[0] and "loss='squared_hinge'" in said[0]
+    assert "with probability=True its probabilities are fitted as usual" in said[0]

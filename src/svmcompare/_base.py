@@ -300,10 +300,13 @@ def hinge_without_direction(model, prepared, result):
 
 def warn_without_direction(model, beta):
     found = f"SVMCompare found beta = {float(beta) + 0.0:.4g}, >= 0 (C={model.C})"
+    weigh = "more weight on ties (class_weight='balanced', what the default 'auto' does " \
+        "when ties are under a third of the pairs)" if model.class_weight is None else \
+        "more weight on ties than now (class_weight={1: 1, -1: w}, w above the balanced " \
+        "weight of ties)"
     advice = degenerate_advice(
-        "For a ranking the problem defines: more weight on ties (class_weight='balanced', "
-        "what the default 'auto' does when ties are under a third of the pairs) or "
-        "loss='squared_hinge'; on_degenerate='raise' makes it an error.")
+        f"For a ranking the problem defines: {weigh} or loss='squared_hinge'; "
+        "on_degenerate='raise' makes it an error.")
     warnings.warn(
         f"{search_found(found)}, and the exact solution of its hinge problem here is u = 0 "
         "(an LP of the optimality conditions says so): the SVM finds no ranking at these "

@@ -316,7 +316,9 @@ class BootstrapCompare(BaseEstimator):
         fit" (the estimator's own folds, when some resample leaves out too
         few pairs of a label), or None (no probabilities).
     n_degenerate_ : int
-        Replicates fitted with beta >= 0 (``degenerate_``; one warning for all).
+        Replicates fitted with beta >= 0 (``degenerate_``; one warning for all
+        when they differ in that from the model on all pairs, which warns,
+        if at all, on its own).
     scales_, offsets_ : arrays of shape (n_resamples,)
         The map of each replicate's scores onto the point model's scale.
     n_groups_ : int or None

@@ -27,7 +27,9 @@ def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
 
 
 def _lemma1_scale_of(model, beta, bias_noise=0.0):
-    return lemma1_scale(beta, bias_noise, model.C, model.on_degenerate)
+    return lemma1_scale(beta, bias_noise, model.C, model.on_degenerate,
+                        class_weight=model.class_weight,
+                        probability=bool(getattr(model, "probability", False)))
 
 
 def _machine_threshold_of(model, decision, y, sample_weight):
@@ -298,7 +300,8 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         self.verbose = verbose
 
 
-def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
+def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare", class_weight=None,
+                 probability=False):
     """Lemma 1's scale 1 / (-beta) of r = u^T Phi / (-beta), and whether the fit
     is degenerate (beta not clearly negative: scale 1 with ``on_degenerate=
     "fallback"``, a warning; :class:`NoRankingError` with "raise")."""
@@ -322,16 +325,24 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare"):
         )
     if not degenerate_warnings_wanted():
         return 1.0, True
+    # The advice fits the class weights in use: "try 'balanced'" to a fit
+    # whose 'auto' already was balanced contradicted itself (a review).
+    weigh = "class_weight='balanced' (what the default 'auto' does when ties are under a " \
+        "third of the pairs) or more weight on ties (class_weight={1: 1, -1: w} with w > 1)" \
+        if class_weight is None else \
+        "more weight on ties than now (class_weight={1: 1, -1: w}, w above the balanced " \
+        "weight of ties)"
     advice = degenerate_advice(
-        "To avoid it, try a smaller C or more weight on ties (class_weight={1: 1, -1: w} "
-        "with w > 1), or class_weight='balanced' (what the default 'auto' does when ties are "
-        "under a third of the pairs); on_degenerate='raise' makes it an error (the paper's "
+        f"To avoid it, try a smaller C, {weigh}, or loss='squared_hinge' (linear kernel: a "
+        "unique solution); on_degenerate='raise' makes it an error (the paper's "
         "NoRankingError).")
+    probabilities = "its probabilities are fitted as usual" if probability else \
+        "with probability=True its probabilities are fitted as usual"
     warnings.warn(
         f"{search_found(found)}. The model is usable: it keeps the SVM's ranking direction "
         "and, like SVMRank, chooses the tie threshold of its comparison rule on the training "
-        "pairs (degenerate_ = True); its probabilities (probability=True) are fitted as "
-        "usual. What happened: ties weigh little at this C, so the paper's tie band (Lemma "
+        f"pairs (degenerate_ = True); {probabilities}. What happened: ties weigh little at "
+        "this C, so the paper's tie band (Lemma "
         "1) has no scale. If its scores r(x) are all at rounding level (around 1e-15), the "
         f"SVM found no direction at all and labels from it mean nothing. {advice}",
         DegenerateWarning, stacklevel=outside_stacklevel(),
