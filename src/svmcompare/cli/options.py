@@ -97,6 +97,14 @@ def confidence_level(text):
     return value
 
 
+def add_half_life(parser, time_help, half_life_help):
+    """--time COLUMN and --half-life H: results that weigh less as they age
+    (fit, rolling, and leaderboard's weighted games, as the fit weighed them)."""
+    parser.add_argument("--time", default=None, metavar="COLUMN", help=time_help)
+    parser.add_argument("--half-life", type=float, default=None, metavar="H",
+                        help=half_life_help)
+
+
 def add_model_arguments(parser):
     """The model's hyper-parameters on the command line (fit, rolling)."""
     parser.add_argument("--kernel", choices=["rbf", "linear", "poly", "laplacian"],

@@ -16,6 +16,7 @@ from .letor import (
 from .options import (
     MODEL_TYPES,
     add_command,
+    add_half_life,
     add_interval,
     add_model_arguments,
     add_pairs_arguments,
@@ -750,13 +751,10 @@ def add_product_commands(sub):
     fit.add_argument("--scheduler", default=None,
                      help="address of the Dask scheduler for --backend dask")
     fit.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    fit.add_argument("--time", default=None, metavar="COLUMN",
-                     help="column of each result's time (dates, numbers or seasons such as "
-                          "2018-19), for --half-life")
-    fit.add_argument("--half-life", type=float, default=None, metavar="H",
-                     help="weigh each result by 2^(-age / H), its age back from the latest "
-                          "result in days (dates), seasons, months or the --time column's "
-                          "units")
+    add_half_life(fit, "column of each result's time (dates, numbers or seasons such as "
+                       "2018-19), for --half-life",
+                  "weigh each result by 2^(-age / H), its age back from the latest result in "
+                  "days (dates), seasons, months or the --time column's units")
     fit.add_argument("--bootstrap", type=int, default=0, metavar="N",
                      help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
                           "of scores, rank positions and probabilities (rank / predict "
@@ -859,13 +857,11 @@ def add_product_commands(sub):
     board.add_argument("--min-games", type=int, default=None, metavar="K",
                        help="with --games: rank only the items of at least K games (an item of "
                             "a few lucky games can top a board), by weight with --half-life")
-    board.add_argument("--time", default=None, metavar="COLUMN",
-                       help="with --games and --half-life: the column of each game's time, as "
-                            "the fit's --time")
-    board.add_argument("--half-life", type=float, default=None, metavar="H",
-                       help="with --games: the fit's --half-life, to show each item's games by "
-                            "their weight in the fit (weighted_games; an item whose games weigh "
-                            "under one game in all has a score of next to no results)")
+    add_half_life(board, "with --games and --half-life: the column of each game's time, as "
+                         "the fit's --time",
+                  "with --games: the fit's --half-life, to show each item's games by their "
+                  "weight in the fit (weighted_games; an item whose games weigh under one game "
+                  "in all has a score of next to no results)")
     board.set_defaults(context="", items=None)
     add_rolling_command(sub)
 

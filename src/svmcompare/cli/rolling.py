@@ -15,6 +15,7 @@ from pathlib import Path
 from .options import (
     PROBABILITY_COLUMNS,
     add_command,
+    add_half_life,
     add_model_arguments,
     add_pairs_arguments,
     check_filled,
@@ -39,11 +40,9 @@ def add_rolling_command(sub):
                          help="column of each result's period (sortable: numbers or dates)")
     rolling.add_argument("--first", default=None, metavar="VALUE",
                          help="the first period to predict (default: the second period)")
-    rolling.add_argument("--time", default=None, metavar="COLUMN",
-                         help="column of each result's time for --half-life (default: the "
-                              "period)")
-    rolling.add_argument("--half-life", type=float, default=None, metavar="H",
-                         help="weigh each earlier result by 2^(-age / H) (days for dates)")
+    add_half_life(rolling, "column of each result's time for --half-life (default: the "
+                           "period)",
+                  "weigh each earlier result by 2^(-age / H) (days for dates)")
     add_model_arguments(rolling)
     rolling.add_argument("--auto", action="store_true",
                          help="choose the model once, as fit --auto does with folds by "
