@@ -17,6 +17,7 @@ from .exceptions import (
     degenerate_advice,
     degenerate_warnings_wanted,
     outside_stacklevel,
+    probabilities_follow_wanted,
     search_found,
 )
 
@@ -29,7 +30,8 @@ def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
 def _lemma1_scale_of(model, beta, bias_noise=0.0):
     return lemma1_scale(beta, bias_noise, model.C, model.on_degenerate,
                         class_weight=model.class_weight,
-                        probability=bool(getattr(model, "probability", False)))
+                        probability=bool(getattr(model, "probability", False))
+                        or probabilities_follow_wanted())
 
 
 def _machine_threshold_of(model, decision, y, sample_weight):
