@@ -318,3 +318,26 @@ def test_a_degenerate_fits_advice_fits_its_settings():
     assert "class_weight='balanced' (what the default" not in said[0]
     assert "more weight on ties than now" in said[0] and "loss='squared_hinge'" in said[0]
     assert "with probability=True its probabilities are fitted as usual" in said[0]
+
+
+def test_a_degenerate_fits_advice_offers_only_what_the_model_has_and_lacks():
+    """The squared hinge's fit was advised the squared hinge; the LP, which has
+    neither, probabilities and the squared hinge (a review)."""
+    import warnings
+
+    from svmcompare import SVMCompareLP
+    from svmcompare.exceptions import DegenerateWarning
+
+    from .test_bootstrap import id_games
+
+    X, y, _, _ = id_games(players=8, n=400, seed=7)
+    dense = X.toarray().reshape(len(y), 2, 8)
+    for model in (SVMCompare(kernel="linear", loss="squared_hinge", class_weight=None, C=1.0),
+                  SVMCompareLP(kernel="linear", class_weight=None, C=0.1)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.fit(dense, y)
+        said = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
+        assert model.degenerate_ and said, type(model).__name__
+        assert "loss='squared_hinge'" not in said[0] and "class_weight='balanced'" in said[0]
+        assert ("probability=True" in said[0]) is isinstance(model, SVMCompare)

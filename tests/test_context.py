@@ -293,3 +293,28 @@ def test_the_advantage_the_probabilities_use_is_readable(tmp_path, capsys):
                  "home_adv", "--probability", "--model", str(tmp_path / "m.skops")]) == 0
     assert "home_adv = +1 (x' has the advantage), at equal scores: P(x better) / P(tie) / " \
            "P(x' better) 0.2" in capsys.readouterr().out
+
+
+def test_the_advantage_is_read_by_name_and_refused_where_there_is_none():
+    import pandas as pd
+
+    from svmcompare import pairs_from_frame
+    from svmcompare.datasets import make_league
+
+    matches, teams = make_league(random_state=0)
+    data = pairs_from_frame(matches, teams, a="home", b="away", outcome="result",
+                            context="home_adv", outcome_map={"H": -1, "D": 0, "A": 1})
+    named = pd.DataFrame({"home_adv": data.context[:, 0], "c2": 0.0})
+    model = SVMCompare(kernel="linear", probability=True, random_state=0).fit(
+        data.X, data.y, context=named)
+    with pytest.raises(ValueError, match="another order"):
+        model.context_effect(pd.DataFrame({"c2": [0.0], "home_adv": [1.0]}))
+    np.testing.assert_allclose(model.context_effect(pd.DataFrame({"home_adv": [1.0],
+                                                                  "c2": [0.0]})),
+                               model.context_effect([[1.0, 0.0]]))
+    plain = SVMCompare(kernel="linear").fit(data.X, data.y, context=data.context)
+    with pytest.raises(ValueError, match="fit it with probability=True"):
+        _ = plain.link_context_coef_
+    alone = SVMCompare(kernel="linear", probability=True).fit(data.X, data.y)
+    with pytest.raises(ValueError, match="fitted without a pair context"):
+        alone.context_effect(np.zeros((1, 0)))

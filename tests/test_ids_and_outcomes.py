@@ -322,3 +322,20 @@ def test_an_items_file_of_ids_that_differ_only_in_spaces_is_refused(tmp_path, ca
                  "--model", str(tmp_path / "m.skops")]) == 2
     assert "i.csv, column id: the ids 'B' and 'B ' differ only in spaces" \
         in capsys.readouterr().err
+
+
+def test_ids_of_a_str_subclass_keep_their_text():
+    """Enum members that are str: the fast conversion of text ids cut them
+    short by their value's length and merged two teams (a review)."""
+    import enum
+
+    from svmcompare.pairs import id_text
+
+    class Team(str, enum.Enum):  # noqa: UP042 (str() is "Team.X", unlike a StrEnum)
+        MAN_UTD = "Man Utd"
+        MAN_CTY = "Man Cty"
+        LIV = "Liverpool"
+
+    keys = id_text(np.array([Team.MAN_UTD, Team.MAN_CTY, Team.LIV], dtype=object))
+    assert list(keys) == [str(Team.MAN_UTD), str(Team.MAN_CTY), str(Team.LIV)]
+    assert len(set(keys)) == 3

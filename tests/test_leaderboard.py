@@ -589,3 +589,20 @@ def test_the_figure_makes_room_for_long_ids(board_model):
     scores, heat = fig.axes[0].get_tightbbox(renderer), fig.axes[1].get_tightbbox(renderer)
     assert scores.x1 <= heat.x0  # side by side, labels included
     assert fig.axes[0].get_window_extent().height > 100  # not flat (pixels)
+
+
+def test_items_of_text_and_ids_of_a_thousand_characters(board_model):
+    """Items of object dtype met a scipy error before the library's own check;
+    ids of 1,000 characters made a figure of 162 x 69 inches (a review)."""
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    text = np.full((8, 8), "x", dtype=object)
+    with pytest.raises((TypeError, ValueError), match="numeric"):
+        leaderboard(model, text, ids, games=(a, b, y))
+    long = np.array([f"{k}" + "n" * 999 for k in range(8)], dtype=object)
+    table = leaderboard(model, items, long)
+    fig = plot_leaderboard(table, head_to_head(model.estimator_, items, long, top=5))
+    width, height = fig.get_size_inches()
+    assert width < 40 and height < 25
+    assert all(len(t.get_text()) <= 45 for t in fig.axes[0].get_yticklabels())

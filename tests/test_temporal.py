@@ -145,7 +145,7 @@ def test_a_periods_warnings_name_the_period(season):
         rolling_fit(model, X, y, week, first=4, progress=False)
     messages = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
     assert messages and all(re.search(r"\(the fit before period [45]\)\.$", m) or
-                            m.endswith("for the fits before periods 5 (2 of 2 fits).")
+                            m.endswith("for the fits before period 5 (2 of 2 fits).")
                             for m in messages), messages
     assert all(w.filename == __file__ for w in caught)
 
@@ -715,8 +715,35 @@ def test_a_warning_of_every_periods_fit_is_said_once_with_its_periods(season):
     # that came again one short line at the end; every fit counted once.
     full = [m for m in messages if m.startswith("SVMCompare found beta")]
     again = [m for m in messages if "came again" in m]
+    # A summary says which warning came again (two kinds of one period were one line).
+    assert all(m.startswith('The warning "SVMCompare found beta = ') for m in again)
     assert len(full) + len(again) == len(messages) and len(full) <= 2, messages
     assert all(len(m) < 250 for m in again) and again, messages
     counted = len(full) + sum(int(re.search(r"\((\d+) of 4 fits\)\.$", m).group(1)) - 1
                               for m in again)
     assert counted == 4, messages
+
+
+def test_replays_in_threads_leave_the_warnings_machinery_as_it_was(season):
+    """Each period's fit records its warnings (catch_warnings, process-wide):
+    replays in threads restored each other's filters and every later warning
+    of the process was dropped (a review)."""
+    import threading
+    import warnings
+
+    X, y, _, week = season
+    degenerate = SVMCompare(kernel="linear", class_weight=None, C=100.0, random_state=0)
+    filters = list(warnings.filters)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        inner = list(warnings.filters)
+        threads = [threading.Thread(target=rolling_fit, args=(degenerate, X, y, week),
+                                    kwargs={"first": 2, "progress": False}) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert warnings.filters == inner
+        warnings.warn("probe", UserWarning, stacklevel=1)
+    assert any(str(w.message) == "probe" for w in caught)
+    assert warnings.filters == filters

@@ -484,6 +484,19 @@ class BootstrapCompare(BaseEstimator):
         self._check_probabilities()
         return self.estimator_.predict_proba(X, context)
 
+    @property
+    def link_context_coef_(self):
+        """The model on all pairs' probability link's coefficients on the pair
+        context (see :attr:`SVMCompare.link_context_coef_`)."""
+        check_is_fitted(self)
+        return self.estimator_.link_context_coef_
+
+    def context_effect(self, context):
+        """The model on all pairs' probabilities at equal scores under each row
+        of ``context`` (see :meth:`SVMCompare.context_effect`)."""
+        check_is_fitted(self)
+        return self.estimator_.context_effect(context)
+
     def predict_log_proba(self, X, context=None):
         """log P(y = -1), log P(y = 0), log P(y = 1) of the model fitted on all pairs."""
         check_is_fitted(self)

@@ -29,7 +29,7 @@ def _flipped_pairs(model, Xs, y, context=None, sample_weight=None):
 
 def _lemma1_scale_of(model, beta, bias_noise=0.0):
     return lemma1_scale(beta, bias_noise, model.C, model.on_degenerate,
-                        class_weight=model.class_weight,
+                        class_weight=model.class_weight, loss=model.loss,
                         probability=bool(getattr(model, "probability", False))
                         or probabilities_follow_wanted())
 
@@ -303,7 +303,7 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
 
 
 def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare", class_weight=None,
-                 probability=False):
+                 loss=None, probability=None):
     """Lemma 1's scale 1 / (-beta) of r = u^T Phi / (-beta), and whether the fit
     is degenerate (beta not clearly negative: scale 1 with ``on_degenerate=
     "fallback"``, a warning; :class:`NoRankingError` with "raise")."""
@@ -334,16 +334,20 @@ def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare", class_w
         if class_weight is None else \
         "more weight on ties than now (class_weight={1: 1, -1: w}, w above the balanced " \
         "weight of ties)"
+    # Only what this model has and is not using yet (``loss`` and ``probability``
+    # None: a model without them, the LP).
+    other_loss = ", or loss='squared_hinge' (linear kernel: a unique solution)" \
+        if loss == "hinge" else ""
     advice = degenerate_advice(
-        f"To avoid it, try a smaller C, {weigh}, or loss='squared_hinge' (linear kernel: a "
-        "unique solution); on_degenerate='raise' makes it an error (the paper's "
-        "NoRankingError).")
-    probabilities = "its probabilities are fitted as usual" if probability else \
-        "with probability=True its probabilities are fitted as usual"
+        f"To avoid it, try a smaller C or {weigh}{other_loss}; on_degenerate='raise' makes it "
+        "an error (the paper's NoRankingError).")
+    probabilities = "" if probability is None else \
+        "; its probabilities are fitted as usual" if probability else \
+        "; with probability=True its probabilities are fitted as usual"
     warnings.warn(
         f"{search_found(found)}. The model is usable: it keeps the SVM's ranking direction "
         "and, like SVMRank, chooses the tie threshold of its comparison rule on the training "
-        f"pairs (degenerate_ = True); {probabilities}. What happened: ties weigh little at "
+        f"pairs (degenerate_ = True){probabilities}. What happened: ties weigh little at "
         "this C, so the paper's tie band (Lemma "
         "1) has no scale. If its scores r(x) are all at rounding level (around 1e-15), the "
         f"SVM found no direction at all and labels from it mean nothing. {advice}",

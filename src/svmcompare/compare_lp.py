@@ -127,7 +127,7 @@ class SVMCompareLP(PairwiseKernelModel):
         problem = prepared.problem
         # Lemma 1, as for SVMCompare (NoRankingError or a fallback when beta >= 0).
         scale, self.degenerate_ = lemma1_scale(result.bias, 0.0, self.C, self.on_degenerate,
-                                               "SVMCompareLP")
+                                               "SVMCompareLP", class_weight=self.class_weight)
         nonzero = np.flatnonzero(np.abs(result.a) > 1e-12 * max(1.0, np.abs(result.a).max()))
         set_ranking(self, prepared.scaler, prepared.kernel, "lp",
                     expansion=(problem.items[nonzero], scale * result.a[nonzero]))

@@ -116,10 +116,11 @@ def game_counts(a, b, y, ids, weight=None):
     counts = pd.DataFrame({"games": wins + draws + losses, "wins": wins, "draws": draws,
                            "losses": losses})
     if weight is not None:
-        weight = check_sample_weight(weight, y.size)
-        if not weight.max() > 0:
-            raise ValueError("the games' weights are all 0: no game counts.")
-        weight = weight / weight.max()
+        try:
+            weight = check_sample_weight(weight, y.size) if y.size else np.zeros(0)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"games=(a, b, y, weight): the weights: {exc}") from exc
+        weight = weight / weight.max() if weight.size else weight
         every = np.ones(y.size, dtype=bool)
         counts["weighted_games"] = count(ia, every, weight) + count(ib, every, weight)
     return counts
@@ -163,10 +164,11 @@ def _with_min_games(items, ids, counts, min_games):
     column = "weighted_games" if "weighted_games" in counts else "games"
     keep = counts[column].to_numpy() >= min_games
     if not keep.any():
-        most = int(counts[column].max()) if len(counts) else 0
-        raise ValueError(f"no item has {min_games} games or more (the most: {most}"
-                         + ("; the games name none of the items' ids)" if most == 0 else
-                            "); lower min_games."))
+        most = float(counts[column].max()) if len(counts) else 0.0
+        what = "games by weight" if column == "weighted_games" else "games"
+        raise ValueError(f"no item has {min_games} {what} or more (the most: {most:g}"
+                         + ("; the games name none of the items' ids)"
+                            if not counts["games"].any() else "); lower min_games."))
     rows = np.flatnonzero(keep)
     items = items.iloc[rows] if hasattr(items, "iloc") else items[rows]
     return items, ids[rows], counts.iloc[rows].reset_index(drop=True)
@@ -177,7 +179,10 @@ def _one_hot(items):
     (the identity matrix of a model of ids, in any order)."""
     if hasattr(items, "to_numpy"):
         items = items.to_numpy()
-    rows = sp.csr_matrix(items)
+    try:
+        rows = sp.csr_matrix(items)
+    except (TypeError, ValueError):  # not numbers: the scores' own check says so
+        return False
     if rows.shape[0] == 0 or not np.all(np.diff(rows.indptr) == 1) or \
             not np.all(rows.data == 1):
         return False
@@ -454,10 +459,11 @@ def leaderboard_html(table, head=None, title="Leaderboard", notes=()):
         faint = table.loc[table["weighted_games"] < 1, "id"].astype(str).tolist()
         shown = ", ".join(faint[:10]) + (f" and {len(faint) - 10} more" if len(faint) > 10
                                          else "")
+        intervals = ", and their intervals, which the bootstrap draws from those same " \
+            "results, do not show it" if has_interval else ""
         out.append(f'<p class="note">{len(faint)} item(s) whose games weigh less than one game '
                    f"in all ({html.escape(shown)}): their scores rest on next to no results "
-                   "(the model's prior), and their intervals, which the bootstrap draws from "
-                   "those same results, do not show it.</p>")
+                   f"(the model's prior){intervals}.</p>")
     out += [f'<p class="note">{html.escape(str(note))}</p>' for note in notes]
     if head is not None:
         out += _head_html(*head)
@@ -490,6 +496,16 @@ def _head_html(ids, proba):
 
 # -- figure -------------------------------------------------------------------------------
 
+# Ids longer than this are shortened in the figure (the table and page keep
+# them whole): ids of 1,000 characters made a 162 x 69 inch figure of 3.5 GB.
+_LABEL_CHARS = 40
+
+
+def _short(item):
+    text = str(item)
+    return text if len(text) <= _LABEL_CHARS else text[:_LABEL_CHARS - 1] + "\u2026"
+
+
 def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
     """The ``top`` items' scores (with intervals) and, with ``head``, the
     heat map of P(row better); saved to ``path`` when given."""
@@ -502,7 +518,8 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
     panels = 1 if head is None else 2
     # Room for the labels: five ids of 30 characters squeezed the panels flat
     # and the heat map's row labels over the scores (a review).
-    label = 0.075 * max((len(str(i)) for i in shown["id"]), default=0)  # inches
+    label = 0.075 * min(max((len(str(i)) for i in shown["id"]), default=0),
+                        _LABEL_CHARS + 1)  # inches
     height = max(3.0, 0.28 * len(shown) + 1.2)
     widths = [5.5 + label]
     if head is not None:
@@ -516,8 +533,8 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
     if "score_lower" in shown:
         ax.hlines(rows, shown["score_lower"], shown["score_upper"], color="#4a78b5", lw=3)
     ax.plot(shown["score"], rows, "o", color="#1f3d66")
-    ax.set_yticks(rows, [f"{p}. {i}" for p, i in zip(shown["position"], shown["id"],
-                                                     strict=True)])
+    ax.set_yticks(rows, [f"{p}. {_short(i)}" for p, i in zip(shown["position"], shown["id"],
+                                                             strict=True)])
     if len(table) > len(shown):  # say that the figure is cut, not the whole board
         title = f"{title} (top {len(shown)} of {len(table)})"
     ax.set(xlabel="score r(x)", title=title)
@@ -530,8 +547,8 @@ def plot_leaderboard(table, head=None, path=None, title="Leaderboard", top=30):
         edge = proba[:, :, 0] - proba[:, :, 2]
         scale = _edge_scale(proba)
         image = ax.imshow(edge, cmap="RdBu", vmin=-scale, vmax=scale)
-        ax.set_xticks(range(len(ids)), [str(i) for i in ids], rotation=60, ha="right")
-        ax.set_yticks(range(len(ids)), [str(i) for i in ids])
+        ax.set_xticks(range(len(ids)), [_short(i) for i in ids], rotation=60, ha="right")
+        ax.set_yticks(range(len(ids)), [_short(i) for i in ids])
         for i in range(len(ids)):
             for j in range(len(ids)):
                 if i != j and len(ids) <= 15:

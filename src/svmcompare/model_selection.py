@@ -668,6 +668,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
                                       dtype=object)
         column = "mean_" + scoring
         if summary[column].isna().all():
+            finishing.close()  # not left drawn under the error
             raise NoRankingError(
                 "Every grid point failed on some fold: beta >= 0. Use "
                 "on_degenerate='fallback', or more weight on ties: class_weight='balanced' "

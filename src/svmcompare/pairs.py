@@ -441,10 +441,13 @@ def id_text(values):
     import pandas as pd
 
     values = np.asarray(values)
-    if values.dtype.kind == "O" and values.size and \
-            pd.api.types.infer_dtype(values.ravel(), skipna=False) == "string":
-        # Text alone (the usual ids): each length by C-level iteration, then one
-        # conversion (a Python loop over the values took 6 s of 1,000,000 games).
+    if values.dtype.kind == "O" and values.ndim == 1 and values.size and \
+            pd.api.types.infer_dtype(values, skipna=False) == "string" and \
+            set(map(type, values)) == {str}:
+        # Text alone (the usual ids; not a str subclass, whose str() may differ
+        # from its characters, e.g. an Enum's): each length by C-level
+        # iteration, then one conversion (a Python loop over the values took 6 s
+        # of 1,000,000 games).
         lengths = np.fromiter(map(len, values.ravel()), dtype=np.int64, count=values.size)
         if lengths.max() > MAX_ID_CHARS:
             longest = values.ravel()[int(np.argmax(lengths))]

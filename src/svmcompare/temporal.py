@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 import time as _clock
 import warnings
 from dataclasses import dataclass
@@ -426,14 +427,19 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
                          fit_seconds=pd.Series(seconds, name="fit_seconds"))
 
 
+_CATCHING = threading.Lock()
+
+
 def _fit_naming_period(estimator, period, X, y, context, weight, said):
     """A clone of ``estimator`` fitted on the results before ``period``.  Each
     kind of its warnings (alike up to their numbers: each fit's beta, C) is
     said the first time, with its period, as it comes (an error filter stops
     the replay there); later ones of a kind are collected in ``said`` (kind ->
     (category, periods)) for :func:`_say_repeats`."""
+    # catch_warnings changes the process's warning state: replays in threads
+    # take turns, or they restore each other's filters and drop later warnings.
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with _CATCHING, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             return clone(estimator).fit(X, y, context=context, sample_weight=weight)
     finally:
@@ -443,7 +449,7 @@ def _fit_naming_period(estimator, period, X, y, context, weight, said):
             if kind in said:
                 said[kind][1].append(plain_value(period))
                 continue
-            said[kind] = (warning.category, [plain_value(period)])
+            said[kind] = (warning.category, [plain_value(period)], message)
             warnings.warn(f"{message.rstrip('.')} (the fit before period "
                           f"{plain_value(period)}).", warning.category,
                           stacklevel=outside_stacklevel())
@@ -452,13 +458,15 @@ def _fit_naming_period(estimator, period, X, y, context, weight, said):
 def _say_repeats(said, n_fits):
     """One short line for each kind of warning that came again in later
     periods: a degenerate fit of every season was 900 characters six times."""
-    for category, periods in said.values():
+    for category, periods, message in said.values():
         if len(periods) < 2:
             continue
         shown = ", ".join(map(str, periods[1:6])) + (
             f" and {len(periods) - 6} more" if len(periods) > 6 else "")
-        warnings.warn(f"The warning of the fit before period {periods[0]} came again, alike "
-                      f"but for its numbers, for the fits before periods {shown} "
+        head = message if len(message) <= 60 else message[:57].rstrip() + "..."
+        which = "period" if len(periods) == 2 else "periods"
+        warnings.warn(f"The warning \"{head}\" of the fit before period {periods[0]} came "
+                      f"again, alike but for its numbers, for the fits before {which} {shown} "
                       f"({len(periods)} of {n_fits} fits).", category,
                       stacklevel=outside_stacklevel())
 

@@ -41,7 +41,13 @@ from .._validation import (
 )
 from ..exceptions import degenerate_warnings_silenced
 from ..kernels import PRECOMPUTED
-from ..ranking_function import probabilities, rank_gap, score_spread, standardized_pairs
+from ..ranking_function import (
+    check_context_names,
+    probabilities,
+    rank_gap,
+    score_spread,
+    standardized_pairs,
+)
 from ..solvers.folds import fold_start, refit_from, refit_primal_without
 from ..solvers.linear import row_scores
 from ..solvers.loo import kernel_rows, loo_changes
@@ -166,18 +172,30 @@ class HeldOutCalibration:
         (on a review's LLM judgments -0.05 and of either sign over folds,
         where the link's read -0.10).  :meth:`context_effect` gives it on the
         probability scale."""
-        check_is_fitted(self, "calibrator_")
-        return self.calibrator_.context_coef
+        return self._context_link().context_coef
 
     def context_effect(self, context):
         """P(x better), P(tie), P(x' better) of a pair of equal scores (and,
         with a pair tie band, of average tie features) under each row of
-        ``context`` (n, q): what the advantage alone does, e.g. ``[[0], [1]]``
-        for neutral ground and for x' at home."""
-        check_is_fitted(self, "calibrator_")
-        context = check_context(np.asarray(context, dtype=float), len(context),
-                                self.ranking_.n_context)
-        return self.calibrator_.at_equal_scores(context)
+        ``context`` (n, q; a DataFrame's columns as at fit): what the
+        advantage alone does, e.g. ``[[0], [1]]`` for neutral ground and for
+        x' at home."""
+        link = self._context_link()
+        check_context_names(self, context)  # a DataFrame's columns as at fit
+        return link.at_equal_scores(check_context(context, len(context),
+                                                  self.ranking_.n_context))
+
+    def _context_link(self):
+        """The probability link of a model fitted with probabilities and a context."""
+        check_is_fitted(self)
+        if not hasattr(self, "calibrator_"):
+            raise ValueError(f"This {type(self).__name__} has no probability link: fit it with "
+                             "probability=True for the advantage the probabilities use "
+                             "(context_coef_ is the SVM's).")
+        if not self.ranking_.n_context:
+            raise ValueError(f"This {type(self).__name__} was fitted without a pair context: "
+                             "there is no advantage to show (fit(X, y, context=...)).")
+        return self.calibrator_
 
     @available_if(lambda self: _has_probabilities(self))
     def predict_log_proba(self, X, context=None):
