@@ -641,8 +641,8 @@ def _apart(ia, ib, n):
     from scipy.sparse.csgraph import connected_components
 
     met = (ia >= 0) & (ib >= 0)
-    graph = sp.csr_matrix((np.ones(int(met.sum()), dtype=np.int8), (ia[met], ib[met])),
-                          shape=(n, n))
+    graph = sp.csr_matrix((np.ones(int(met.sum()), dtype=bool), (ia[met], ib[met])),
+                          shape=(n, n))  # bool: repeated games cannot sum to 0
     _, label = connected_components(graph, directed=False)
     played = np.bincount(ia[met], minlength=n) + np.bincount(ib[met], minlength=n)
     if not played.any():

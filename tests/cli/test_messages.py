@@ -333,7 +333,7 @@ def test_auto_with_another_model_type_is_refused(tmp_path, capsys, model_type):
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
                  "--kernel", "rbf", "--model", str(tmp_path / "x.skops")]) == 2
-    assert "--auto chooses kernel itself" in capsys.readouterr().err
+    assert "--auto searches linear points only here" in capsys.readouterr().err
     # C, gamma and the class weights were silently ignored (the search's own printed).
     for option in (["--C", "5"], ["--gamma", "3"], ["--class-weight", "none"], ["--tol", "1e-8"],
                    ["--calibration", "loo"]):
@@ -457,3 +457,16 @@ def test_features_says_how_the_advantage_reads(tmp_path, capsys):
                  str(tmp_path / "g.csv")]) == 0
     assert "--advantage neutral: 913 games 0 (neither), 47 games +1 (the second side (--b) " \
            "has it)" in capsys.readouterr().out
+
+
+def test_auto_on_a_table_of_ids_says_it_searches_linear_points_only(tmp_path, capsys):
+    """--auto --gamma on a table of ids said "chooses gamma itself" where only
+    the squared hinge's linear points are searched (a review)."""
+    assert main(["league", "--out", str(tmp_path / "lg")]) == 0
+    capsys.readouterr()
+    for option in (["--gamma", "0.5"], ["--kernel", "rbf"]):
+        assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
+                     "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--auto",
+                     *option, "--model", str(tmp_path / "x.skops")]) == 2
+        assert "--auto searches linear points only here (the squared hinge's grid); " \
+               f"{option[0]} " in capsys.readouterr().err

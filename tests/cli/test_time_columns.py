@@ -259,7 +259,7 @@ def test_rolling_auto_chooses_once_on_the_periods_before_the_first(tmp_path, cap
     base = ["rolling", str(tmp_path / "lg" / "matches.csv"), *GAME, "--context", "home_adv",
             "--period", "season", "--no-progress", "--auto"]
     assert main([*base, "--kernel", "rbf", "-o", str(tmp_path / "x.csv")]) == 2
-    assert "--auto chooses kernel itself" in capsys.readouterr().err
+    assert "--auto searches linear points only here" in capsys.readouterr().err
     assert main([*base, "--first", "2", "-o", str(tmp_path / "x.csv")]) == 2
     assert "which hold one period: folds need two" in capsys.readouterr().err
     for option in (["--tie-band", "pair"], ["--tol", "1e-8"], ["--link", "davidson"],

@@ -159,10 +159,13 @@ def refuse_chosen_by_auto(args, alone):
     class weights, the probability link by cross-validation; the tolerance,
     the calibration and the model type by design): set by hand it would be
     silently ignored.  ``alone`` says where the option applies instead."""
+    linear_only = auto_loss(args) == "squared_hinge"  # a table of ids, or --loss so
     for flag, name, default, instead in _SET_BY_AUTO:
         value = getattr(args, name, default)
         if value != default:
             shown = f"{value:g}" if isinstance(value, float) else value
+            if linear_only and name in ("kernel", "gamma"):
+                instead = "searches linear points only here (the squared hinge's grid)"
             does = instead or f"chooses {flag.lstrip('-').replace('-', ' ')} itself by " \
                 "cross-validation"
             raise ValueError(f"--auto {does}; {flag} {shown} applies {alone}.")
