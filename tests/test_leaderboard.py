@@ -454,7 +454,7 @@ def test_items_apart_from_the_main_group_are_flagged_and_named(board_model, game
                                                                 capsys):
     """Three regional sides that only ever met each other were placed on the
     world's board (10th of 337) without a word (a review)."""
-    from svmcompare.leaderboard import apart_from_main_group
+    from svmcompare.pairs import apart_from_main_group
 
     model, X, y, items = board_model
     ids = np.array([f"t{k}" for k in range(8)], dtype=object)

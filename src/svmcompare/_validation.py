@@ -27,6 +27,14 @@ def empty_cells(values):
     return (values.isna() | (values.astype(str).str.strip() == "")).to_numpy()
 
 
+def listed(items, limit=10, show=str):
+    """``items`` for a message: the first ``limit``, each by ``show`` (str, or
+    repr for ids), joined by commas, then how many more there are."""
+    items = list(items)
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(show(i) for i in items[:limit]) + more
+
+
 def plain_value(value):
     """A NumPy scalar as the Python value it holds, for messages: 1 and 'a',
     not np.int64(1) and np.str_('a')."""

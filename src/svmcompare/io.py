@@ -41,6 +41,7 @@ from ._validation import (
     check_outcome_map,
     empty_cells,
     first_missing,
+    listed,
     plain_value,
 )
 
@@ -634,14 +635,13 @@ def _positions(frame, columns, position, name, items):
         for row in np.flatnonzero(np.isnan(found[column])):
             missing.setdefault(frame[column].iloc[row], row)
     if missing:
-        shown = ", ".join(repr(i) for i in list(missing)[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        shown = listed(missing, show=repr)
         where = items or "the items the model was fitted on"
         if columns.unknown == "mean":
             import sys
 
             print(f"note: {name}: {len(missing)} id(s) not in {where} scored as the mean "
-                  f"item (--unknown mean): {shown}{more} (with --interval, their intervals "
+                  f"item (--unknown mean): {shown} (with --interval, their intervals "
                   "are the mean item's, narrower than a new item's own would be)",
                   file=sys.stderr)
             for rows in found.values():
@@ -652,7 +652,7 @@ def _positions(frame, columns, position, name, items):
                       "a model of identities has no rating for ids it never saw: refit with "
                       "their games, or fit on an --items table of features that new items "
                       "have too")
-            raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown}{more} "
+            raise ValueError(f"{name}: {len(missing)} id(s) not in {where}: {shown} "
                              f"(first on line {file_line(frame.index, first)}); {advice}; or "
                              "--unknown mean scores "
                              "them as the mean item.")

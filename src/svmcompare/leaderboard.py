@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._validation import check_labels, check_positive, check_sample_weight
+from ._validation import check_labels, check_positive, check_sample_weight, listed
 from .exceptions import outside_stacklevel
-from .pairs import apart_from_main_group, id_text
+from .pairs import apart_of_positions, id_text
 
 FORMATS = (".csv", ".html", ".png", ".svg")
 
@@ -100,11 +100,18 @@ def game_counts(a, b, y, ids, weight=None):
     rating rests on (a side whose one game was in 1923 has 2e-8 of a game
     under a 4-year half-life: its score is the model's prior)."""
     a, b, y = _check_games(a, b, y)
-    # Ids are matched as pairs_from_frame keys them (1 and 1.0 one id).
-    index = pd.Index(id_text(_check_ids(ids, len(ids))))
-    ia, ib = index.get_indexer(id_text(a)), index.get_indexer(id_text(b))
-    n = len(index)
+    return _tally(*_positions(a, b, ids), y, weight)
 
+
+def _positions(a, b, ids):
+    """Each game's positions of its ids among ``ids`` (-1: not there), and their
+    number; ids are matched as pairs_from_frame keys them (1 and 1.0 one id)."""
+    index = pd.Index(id_text(_check_ids(ids, len(ids))))
+    return index.get_indexer(id_text(a)), index.get_indexer(id_text(b)), len(index)
+
+
+def _tally(ia, ib, n, y, weight=None):
+    """:func:`game_counts` from the games' positions ``ia``, ``ib`` among ``n`` ids."""
     def count(rows, where, weights=None):
         keep = where & (rows >= 0)
         return np.bincount(rows[keep], weights=None if weights is None else weights[keep],
@@ -127,15 +134,12 @@ def game_counts(a, b, y, ids, weight=None):
 
 
 def _warn_apart(ids, apart):
-
     if not apart.any():
         return
-    names = [str(i) for i in ids[apart]]
-    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    warnings.warn(f"{len(names)} of {len(ids)} item(s) never met the main group of the games, "
-                  f"not even through others: {shown} (column 'apart'). Their scores are on no "
-                  "common scale with the main group's: where such an item stands among them is "
-                  "the model's prior, not its results.", UserWarning,
+    warnings.warn(f"{int(apart.sum())} of {len(ids)} item(s) never met the main group of the "
+                  f"games, not even through others: {listed(ids[apart])} (column 'apart'). "
+                  "Their scores are on no common scale with the main group's: where such an "
+                  "item stands among them is the model's prior, not its results.", UserWarning,
                   stacklevel=outside_stacklevel())
 
 
@@ -143,7 +147,6 @@ def _warn_records_against_scores(score, counts):
     """A board whose records run against its scores (the best-scored items lose
     most) has its games' sides or outcomes swapped relative to the fit."""
     from scipy.stats import spearmanr
-
 
     played = counts["games"].to_numpy() > 0
     if played.sum() < 5:
@@ -198,9 +201,10 @@ def _counted_games(games, ids, identities=True):
         raise TypeError("games must be a tuple (a, b, y) of three sequences, the ids of x "
                         "and x' in each game and its label, or (a, b, y, weight) with each "
                         "game's weight in the fit.")
-    counts = game_counts(*games[:3], ids, weight=games[3] if len(games) == 4 else None)
-    counts["apart"] = apart_from_main_group(games[0], games[1], ids) if identities \
-        else np.zeros(len(counts), dtype=bool)
+    a, b, y = _check_games(*games[:3])
+    ia, ib, n = _positions(a, b, ids)
+    counts = _tally(ia, ib, n, y, weight=games[3] if len(games) == 4 else None)
+    counts["apart"] = apart_of_positions(ia, ib, n) if identities else np.zeros(n, dtype=bool)
     return counts
 
 
@@ -456,9 +460,8 @@ def leaderboard_html(table, head=None, title="Leaderboard", notes=()):
                    "with the main group's (where they stand among it is the model's prior, not "
                    "results).</p>")
     if "weighted_games" in table and (table["weighted_games"] < 1).any():
-        faint = table.loc[table["weighted_games"] < 1, "id"].astype(str).tolist()
-        shown = ", ".join(faint[:10]) + (f" and {len(faint) - 10} more" if len(faint) > 10
-                                         else "")
+        faint = table.loc[table["weighted_games"] < 1, "id"]
+        shown = listed(faint)
         intervals = ", and their intervals, which the bootstrap draws from those same " \
             "results, do not show it" if has_interval else ""
         out.append(f'<p class="note">{len(faint)} item(s) whose games weigh less than one game '

@@ -30,6 +30,7 @@ from ._validation import (
     check_unique_columns,
     check_vector,
     first_missing,
+    listed,
     plain_value,
 )
 from .exceptions import outside_stacklevel
@@ -386,8 +387,7 @@ def pairs_from_frame(matches, items=None, *, a, b, outcome=None, outcome_map=Non
                                              else values[column][k][0])
                                  for column, known in positions.items()
                                  for k in np.flatnonzero(known < 0)))
-        shown = ", ".join(repr(i) for i in new[:10]) + (
-            f" and {len(new) - 10} more" if len(new) > 10 else "")
+        shown = listed(new, show=repr)
         warnings.warn(f"{len(new)} id(s) not in "
                       f"{'the items table' if items is not None else 'ids'} scored as the "
                       f"mean item (unknown='mean'): {shown}.", UserWarning,
@@ -441,24 +441,22 @@ def id_text(values):
     import pandas as pd
 
     values = np.asarray(values)
-    if values.dtype.kind == "O" and values.ndim == 1 and values.size and \
-            pd.api.types.infer_dtype(values, skipna=False) == "string" and \
-            set(map(type, values)) == {str}:
-        # Text alone (the usual ids; not a str subclass, whose str() may differ
-        # from its characters, e.g. an Enum's): each length by C-level
-        # iteration, then one conversion (a Python loop over the values took 6 s
-        # of 1,000,000 games).
-        lengths = np.fromiter(map(len, values.ravel()), dtype=np.int64, count=values.size)
-        if lengths.max() > MAX_ID_CHARS:
-            longest = values.ravel()[int(np.argmax(lengths))]
-            raise ValueError(f"an id of {len(longest):,} characters ({longest[:40]!r}...): ids "
-                             f"are names of at most {MAX_ID_CHARS:,} characters.")
-        return values.astype(str)
-    if values.dtype.kind == "O":
+    # Text alone (the usual ids; not a str subclass, whose str() may differ from
+    # its characters, e.g. an Enum's) is measured by C-level iteration and
+    # converted at once (a Python loop over the values took 6 s of 1,000,000 games).
+    text_only = values.dtype.kind == "O" and values.ndim == 1 and values.size > 0 and \
+        pd.api.types.infer_dtype(values, skipna=False) == "string" and \
+        set(map(type, values)) == {str}
+    if text_only:
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=values.size)
+        longest = values[int(np.argmax(lengths))]
+    elif values.dtype.kind == "O":
         longest = max((v for v in values.ravel() if isinstance(v, str)), key=len, default="")
-        if len(longest) > MAX_ID_CHARS:
-            raise ValueError(f"an id of {len(longest):,} characters ({longest[:40]!r}...): ids "
-                             f"are names of at most {MAX_ID_CHARS:,} characters.")
+    if values.dtype.kind == "O" and len(longest) > MAX_ID_CHARS:
+        raise ValueError(f"an id of {len(longest):,} characters ({longest[:40]!r}...): ids "
+                         f"are names of at most {MAX_ID_CHARS:,} characters.")
+    if text_only:
+        return values.astype(str)
     if values.dtype.kind == "f":
         whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
         text = values.astype(str).astype(object)
@@ -631,11 +629,12 @@ def apart_from_main_group(a, b, ids):
     import pandas as pd
 
     index = pd.Index(id_text(np.asarray(ids, dtype=object)))
-    return _apart(index.get_indexer(id_text(np.asarray(a, dtype=object))),
-                  index.get_indexer(id_text(np.asarray(b, dtype=object))), len(index))
+    return apart_of_positions(index.get_indexer(id_text(np.asarray(a, dtype=object))),
+                              index.get_indexer(id_text(np.asarray(b, dtype=object))),
+                              len(index))
 
 
-def _apart(ia, ib, n):
+def apart_of_positions(ia, ib, n):
     """:func:`apart_from_main_group` on the games' positions ``ia``, ``ib`` among
     ``n`` ids (-1: an id not among them): 0.3 s at 1,000,000 games."""
     from scipy.sparse.csgraph import connected_components
@@ -659,15 +658,15 @@ def warn_separate_groups(ia, ib, ids, where):
     into groups that never meet: an identities model puts each group's ids on
     no common scale with the main group's (their level there is its prior, not
     results)."""
-    apart = _apart(np.asarray(ia), np.asarray(ib), len(ids))
+    apart = apart_of_positions(np.asarray(ia), np.asarray(ib), len(ids))
     if not apart.any():
         return
-    names = [str(i) for i in np.asarray(ids, dtype=object)[apart]]
-    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    names = np.asarray(ids, dtype=object)[apart]
     warnings.warn(f"{where}: {len(names)} of {len(apart)} ids never meet the main group, not "
-                  f"even through others: {shown}. A model of ids alone places them on no common "
-                  "scale with it (where they stand is its prior, not results); a leaderboard "
-                  "flags them (column 'apart').", UserWarning, stacklevel=outside_stacklevel())
+                  f"even through others: {listed(names)}. A model of ids alone places them on "
+                  "no common scale with it (where they stand is its prior, not results); a "
+                  "leaderboard flags them (column 'apart').", UserWarning,
+                  stacklevel=outside_stacklevel())
 
 
 def check_id_spacing(ids, where):

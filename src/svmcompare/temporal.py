@@ -35,6 +35,7 @@ from ._validation import (
     check_context,
     check_pairs_labels,
     check_sample_weight,
+    listed,
     plain_value,
     take_rows,
 )
@@ -461,8 +462,7 @@ def _say_repeats(said, n_fits):
     for category, periods, message in said.values():
         if len(periods) < 2:
             continue
-        shown = ", ".join(map(str, periods[1:6])) + (
-            f" and {len(periods) - 6} more" if len(periods) > 6 else "")
+        shown = listed(periods[1:], limit=5)
         head = message if len(message) <= 60 else message[:57].rstrip() + "..."
         which = "period" if len(periods) == 2 else "periods"
         warnings.warn(f"The warning \"{head}\" of the fit before period {periods[0]} came "

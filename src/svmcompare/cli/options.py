@@ -273,8 +273,9 @@ def check_file_features(model, features, path, args=None):
         # same named columns in another order scored 1.81 in log-loss where
         # 1.08 was the baseline, and nothing was said (a review).  A LETOR
         # file's features are numbered, positions by nature.
-        shown = ", ".join(map(str, list(features)[:8])) + (
-            f" and {len(features) - 8} more" if len(features) > 8 else "")
+        from .._validation import listed
+
+        shown = listed(features, limit=8)
         print(f"note: the model records no feature names (it was fitted on arrays in Python), "
               f"so {Path(path).name}'s features are taken in their column order: {shown}; "
               "fit on pairs_from_frame(..., as_frame=True) or with 'svmcompare fit' to have "

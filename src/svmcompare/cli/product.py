@@ -604,8 +604,9 @@ def _games_of(args, model, ids):
     unseen = sorted({str(i) for i in id_text(np.concatenate([a, b])) if i not in ranked})
     name = Path(args.games).name
     if unseen:
-        shown = ", ".join(repr(i) for i in unseen[:10]) + \
-            (f" and {len(unseen) - 10} more" if len(unseen) > 10 else "")
+        from .._validation import listed
+
+        shown = listed(unseen, show=repr)
         if args.unknown == "error":
             raise ValueError(f"{name}: {len(unseen)} id(s) the board does not rank (not in "
                              f"the model's items): {shown}; --unknown mean counts their games "
