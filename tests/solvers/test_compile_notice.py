@@ -5,7 +5,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from svmcompare.solvers import _compile, linear, smo_loop
+from svmcompare.solvers import _compile, dual_cd, linear
 
 
 def _solver():
@@ -28,7 +28,7 @@ def test_numba_cache_layout_is_readable_for_the_real_solvers():
     # If numba moves its cache index, the notice falls back to a timer; this
     # says so in CI for every numba version pyproject allows: the index we
     # look for is the one numba itself reads.
-    for dispatcher in (smo_loop.smo_steps, linear._loss_sum):
+    for dispatcher in (dual_cd._round, linear._loss_sum):
         assert _compile._cached(dispatcher) in (True, False)
         assert _compile._cached(dispatcher) == os.path.exists(
             dispatcher._cache._cache_file._index_path)

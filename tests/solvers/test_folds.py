@@ -18,7 +18,7 @@ from svmcompare.solvers.folds import (
 )
 from svmcompare.solvers.loo import kernel_rows
 from svmcompare.solvers.smo import RowCache
-from svmcompare.solvers.smo_loop import q_product
+from svmcompare.solvers._smo_core import q_product
 
 from .test_loo import _pairs
 from .test_loo import _problems as problems_of

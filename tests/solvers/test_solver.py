@@ -286,7 +286,7 @@ def test_stopping_at_max_iter_while_shrunk_rebuilds_the_gradient():
 
 
 def test_fast_exponential_matches_numpy_to_two_ulp():
-    from svmcompare.solvers._kernel_rows import exp_nonpositive
+    from svmcompare.solvers._smo_core import exp_nonpositive
 
     x = np.concatenate([-np.geomspace(1e-12, 708.3, 200_000), [0.0, -0.0],
                         np.linspace(-700, 0, 10_001), [-708.4, -745.2, -1e300, -np.inf]])
@@ -508,10 +508,10 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     # on all threads; ties must still go to the last row, as in one loop, or
     # one thread and two would take different steps.  Few distinct values
     # make ties in G and in the gain across chunk boundaries.
-    from svmcompare.solvers import smo_loop as smo
+    from svmcompare.solvers import _smo_core as smo
 
     rng = np.random.default_rng(7)
-    m = 2 * smo._SELECT_CHUNK + 5_000
+    m = 2 * smo.SELECT_CHUNK + 5_000
     y = rng.choice([-1.0, 1.0], size=m)
     G = rng.integers(-3, 3, size=m).astype(float) / 4.0
     C = rng.choice([1.0, 2.0], size=m)
@@ -520,19 +520,15 @@ def test_chunked_working_set_selection_is_the_serial_rule(n_threads, subset):
     qi = rng.integers(-2, 3, size=m).astype(float) / 2.0
     rows = rng.permutation(m) if subset else np.arange(m)
     n = m - 1_000 if subset else m
-    with solver_threads(n_threads):
-        gmax, _, i = smo._chunk_winners(np.int64(smo._UP), rows, n, np.int64(-1), 0.0, y, G,
-                                        alpha, C, QD, qi)
-        _, gmax2, j = smo._chunk_winners(np.int64(smo._LOW), rows, n, i, gmax, y, G, alpha, C,
-                                         QD, qi)
+    gmax, _, i = smo.chunk_winners(smo.UP, rows, n, -1, 0.0, y, G, alpha, C, QD, qi, n_threads)
+    _, gmax2, j = smo.chunk_winners(smo.LOW, rows, n, i, gmax, y, G, alpha, C, QD, qi, n_threads)
     expected = _wss2_by_definition(rows[:n], y, G, alpha, C, QD, lambda i: qi)
     assert (i, gmax, j, gmax2) == expected
     # The ties are real: other rows share the chosen values.
     assert np.sum(-y[rows[:n]] * G[rows[:n]] == gmax) > 100
     # Without a bias: the first row of the largest gain pg^2 / Q_tt.
-    with solver_threads(n_threads):
-        _, violation, k = smo._chunk_winners(np.int64(smo._COORDINATE), rows, n, np.int64(-1),
-                                             0.0, y, G, alpha, C, QD, qi)
+    _, violation, k = smo.chunk_winners(smo.COORDINATE, rows, n, -1, 0.0, y, G, alpha, C, QD,
+                                        qi, n_threads)
     pg = np.where(alpha <= 0, np.minimum(G, 0), np.where(alpha >= C, np.maximum(G, 0), G))
     gain = (pg**2 / QD)[rows[:n]]
     assert k == rows[:n][np.argmax(gain)]  # argmax: the first of the largest
@@ -547,7 +543,7 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two(monkeypatch):
     # with a bias (SVMCompare) and without (SVMRank).
     import numba
 
-    from svmcompare.solvers import smo_loop as smo
+    from svmcompare.solvers import _smo_core as smo
 
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("numba has one thread here: nothing runs in chunks")
@@ -555,12 +551,12 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two(monkeypatch):
     # (threads.PARALLEL_WORK); the chunks are what is tested here.
     monkeypatch.setattr(threads, "PARALLEL_WORK", 0)
     rng = np.random.default_rng(5)
-    n = 2 * smo._SELECT_CHUNK + 500  # pairs (rows: the strict ones, ties twice)
+    n = 2 * smo.SELECT_CHUNK + 500  # pairs (rows: the strict ones, ties twice)
     X = rng.normal(size=(n, 2, 2))
     d = (X[:, 1] ** 2).sum(1) - (X[:, 0] ** 2).sum(1)
     y = np.where(d > 0.5, 1, np.where(d < -0.5, -1, 0))
     problem = flip_compare(X, y, 1.0)
-    assert problem.y.size >= 2 * smo._SELECT_CHUNK
+    assert problem.y.size >= 2 * smo.SELECT_CHUNK
     for bias in (True, False):
         results = []
         for n_threads in (1, 2):

@@ -1,7 +1,7 @@
 """SMO for the SVM duals of SVMcompare and SVMrank: :func:`solve_dual`.
 
 The compiled loop (working-set selection, steps, shrinking, the row cache) is
-in :mod:`.smo_loop`; this module drives it: warm starts, Newton steps on the
+the C extension :mod:`._smo_core`; this module drives it: warm starts, Newton steps on the
 free variables, the progress line and Ctrl-C, the bias and the result.
 """
 
@@ -18,21 +18,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ..exceptions import named_fit
 from ..kernels import PRECOMPUTED, KernelSpec
 from ._bias import choose_bias, dual_bias_interval
-from ._compile import announces_compilation
 from ._kernel_rows import kernel_pack
 from ._newton import free_set_newton
+from ._smo_core import COUNTER, DONE, MOST_SHRUNK, N_ITER, PERIOD, STOP, THREADS, WORK, SmoLoop
 from .interrupt import StepsLine, run_interruptible
-from .smo_loop import (
-    COUNTER,
-    DONE,
-    MOST_SHRUNK,
-    N_ITER,
-    PERIOD,
-    gradient_on,
-    smo_finish,
-    smo_start,
-    smo_steps,
-)
 from .threads import solver_threads, thread_count
 
 
@@ -102,7 +91,7 @@ class RowCache:
     @classmethod
     def empty(cls, m):
         """No cached row, for a problem of m rows."""
-        return cls(np.zeros((1, m)), -np.ones(m, dtype=np.int64), np.zeros(1, dtype=np.bool_))
+        return cls(np.zeros((1, m)), -np.ones(m, dtype=np.int64), np.zeros(1, dtype=np.uint8))
 
     def arrays(self):
         """(data, slot_of, full) for :func:`q_product`; no row once released."""
@@ -143,8 +132,9 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
             progress=False, gradient0=None, newton=None):
     if gradient0 is None:
         gradient0 = np.empty(0)
-    act, cache, QD, G = smo_start(kp, pairs, alpha, n_slots, gradient0)
-    cache[4][3] = numba.get_num_threads()  # this thread's, as solver_threads set it
+    loop = SmoLoop(kp, pairs, alpha, n_slots, gradient0)
+    clock = loop.clock
+    clock[THREADS] = numba.get_num_threads()  # this thread's, as solver_threads set it
     m = C.shape[0]
     state = np.zeros(6, dtype=np.int64)
     # Steps between shrinkings: LIBSVM's 1,000; 100 from a start whose gradient
@@ -155,37 +145,37 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
     warm = gradient0.shape[0] == m
     state[PERIOD] = 100 if warm else 1000
     state[COUNTER] = 1 if warm else min(m, 1000) + 1
-    args = (kp, pairs, C, alpha, G, QD, act, cache, use_bias, tol, shrinking, state)
+    args = (C, alpha, use_bias, tol, shrinking, state)
     # A Newton step on the free variables (``newton``, see _newton.py) every
     # ``interval`` steps when it costs less than the steps since the last one;
     # twice as far apart after one that could not move.
     interval = max(m, _NEWTON_AFTER)
     next_newton = interval if newton is not None else max_iter
     n_newton = 0
-    work_before = 0  # the loop's work (cache[4][1], ~ns) at the last Newton step
-    smo_steps(*args, min(max_iter, next_newton), _INLINE_WORK)
+    work_before = 0  # the loop's work (clock[WORK], ~ns) at the last Newton step
+    loop.steps(*args, min(max_iter, next_newton), _INLINE_WORK)
     line = StepsLine(state[N_ITER:N_ITER + 1]) if progress else None
     try:
-        while not state[DONE] and state[N_ITER] < max_iter and cache[4][2] == 0:
+        while not state[DONE] and state[N_ITER] < max_iter and clock[STOP] == 0:
             if state[N_ITER] >= next_newton:
-                if _newton_pays(alpha, C, cache[4][1] - work_before):
+                if _newton_pays(alpha, C, clock[WORK] - work_before):
                     before = alpha.copy()
-                    if newton(alpha, G) > 0.0:
+                    if newton(alpha, loop.G) > 0.0:
                         n_newton += 1
-                        _moved_gradient(alpha - before, kp, pairs, act, cache, G)
+                        _moved_gradient(alpha - before, loop)
                     else:
                         interval *= 2
-                    work_before = cache[4][1]
+                    work_before = clock[WORK]
                 next_newton = state[N_ITER] + interval
-            run_interruptible(smo_steps, (*args, min(max_iter, next_newton), _UNLIMITED_WORK),
-                           stop_flag=cache[4][2:], n_threads=n_threads, line=line)
+            run_interruptible(loop.steps, (*args, min(max_iter, next_newton), _UNLIMITED_WORK),
+                              stop_flag=clock[STOP:], n_threads=n_threads, line=line)
     finally:
         if line is not None:
             line.close()
-    violation, objective = smo_finish(kp, pairs, C, alpha, G, act, cache, use_bias)
-    scale = float(np.max(C * QD)) if m else 0.0
-    rows = RowCache(cache[0], cache[1], cache[5])
-    return (alpha, G, int(state[N_ITER]), violation, objective, int(state[MOST_SHRUNK]),
+    violation, objective = loop.finish(C, alpha, use_bias)
+    scale = float(np.max(C * loop.QD)) if m else 0.0
+    rows = RowCache(loop.data, loop.slot_of, loop.full)
+    return (alpha, loop.G, int(state[N_ITER]), violation, objective, int(state[MOST_SHRUNK]),
             scale, n_newton, rows)
 
 
@@ -197,13 +187,13 @@ def _newton_pays(alpha, C, work):
     return n_free**3 / 4.0 <= work
 
 
-def _moved_gradient(change, kp, pairs, act, cache, G):
+def _moved_gradient(change, loop):
     """G += Q change on the active rows, for a move of free variables (which are
     always active); set-aside rows are rebuilt from alpha when they return."""
-    active = act[0][:act[2][0]]
-    moved = np.empty_like(G)
-    gradient_on(active, kp, pairs, change, cache, moved)  # (Q change)_t - 1
-    G[active] += moved[active] + 1.0
+    active = loop.rows[:loop.size[0]]
+    moved = np.empty_like(loop.G)
+    loop.gradient_on(active, change, moved)  # (Q change)_t - 1
+    loop.G[active] += moved[active] + 1.0
 
 
 def _checked_gradient(gradient0, m, alpha0):
@@ -236,7 +226,6 @@ def _snap_to_bounds(alpha, C):
     alpha[upper] = C[upper]
 
 
-@announces_compilation(smo_steps)
 def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=None,
                cache_size=200.0, shrinking=True, alpha0=None, gram=None, n_threads=None,
                progress=False, gradient0=None, newton=True, keep_rows=False):
