@@ -79,7 +79,8 @@ if (_kernels.PRECOMPUTED, _kernels.LINEAR, _kernels.POLY, _kernels.RBF,
         _kernels.LAPLACIAN) != (PRECOMPUTED, LINEAR, POLY, RBF, LAPLACIAN):
     raise ImportError("svmcompare: kernel codes of kernels.py and the SMO core differ")
 
-cdef double TAU = 1e-12  # curvature floor for degenerate (duplicate) rows, as LIBSVM
+cdef extern from *:
+    const double TAU "SVMC_TAU"  # curvature floor for degenerate (duplicate) rows, as LIBSVM
 
 # Chunks of the parallel loops: active rows of a selection task, items of a
 # task of a row over all items.
@@ -128,7 +129,6 @@ cdef struct Work:  # scratch over the items
     double* d
     double* arg
     double* expd
-    i64* bits
     double* arg_b  # the parallel rows' second exponent and values
     double* k_a
     double* k_b
@@ -230,46 +230,77 @@ cdef class _Problem:
 
 # --- Kernel values ------------------------------------------------------------------
 
-cdef double _LOG2E = 1.4426950408889634
-cdef double _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (Cody and Waite)
-cdef double _LN2_LO = 1.90821492927058770002e-10
-cdef double _ROUND = 6755399441055744.0  # 1.5 * 2^52: adding and subtracting it rounds
-cdef double _EXP_MIN = -708.39  # exp below this is under 2^-1022 and is returned as 0
-# 1 / k! for k = 2..13
-cdef double C2 = 1.0 / 2, C3 = 1.0 / 6, C4 = 1.0 / 24, C5 = 1.0 / 120, C6 = 1.0 / 720
-cdef double C7 = 1.0 / 5040, C8 = 1.0 / 40320, C9 = 1.0 / 362880, C10 = 1.0 / 3628800
-cdef double C11 = 1.0 / 39916800, C12 = 1.0 / 479001600, C13 = 1.0 / 6227020800
-
-
-cdef void exp_nonpositive_c(const double* x, i64 count, double* out, i64* bits) noexcept nogil:
-    """out[:count] = exp(x[:count]) for x <= 0, to about 1 ulp (x, out distinct).
-
-    libm's exp does not vectorize (6 ns a value in a kernel row); this is
-    x = n ln 2 + r, exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2,
-    truncation below 2e-16) and 2^n from the exponent bits, in SIMD lanes.
+# exp in C itself: a loop gcc vectorizes (Cython's conditional expressions
+# became branches, which it does not).
+cdef extern from *:
     """
-    cdef i64 k
-    cdef double xk, n, r, scale
-    for k in range(count):
-        xk = x[k] if x[k] > _EXP_MIN else _EXP_MIN
-        n = (xk * _LOG2E + _ROUND) - _ROUND
-        # 2^n as the bits of a double; 0 bits (0.0) where exp(x) underflows.
-        bits[k] = ((<i64>n + 1023) << 52) if x[k] > _EXP_MIN else 0
-        r = (xk - n * _LN2_HI) - n * _LN2_LO
-        out[k] = 1.0 + r * (1.0 + r * (C2 + r * (C3 + r * (C4 + r * (C5 + r * (
-            C6 + r * (C7 + r * (C8 + r * (C9 + r * (C10 + r * (C11 + r * (
-                C12 + r * C13))))))))))))
-    for k in range(count):
-        memcpy(&scale, &bits[k], 8)
-        out[k] *= scale
+    #include <math.h>
+    #include <stdint.h>
+    #include <string.h>
+    /* The polynomial's multiply-adds fused where the build's target has FMA
+       (one rounding each; nowhere else is a product fused with a sum). */
+    #ifdef __FMA__
+    #define SVMC_MADD(a, b, c) fma((a), (b), (c))
+    #else
+    #define SVMC_MADD(a, b, c) ((a) * (b) + (c))
+    #endif
+    /* out[:count] = exp(x[:count]) for x <= 0, to about 1 ulp.  x = n ln 2 + r,
+       exp(r) by its Taylor polynomial to degree 13 (|r| <= ln 2 / 2, truncation
+       below 2e-16), 2^n from the exponent bits; n is read from the low bits of
+       x log2 e + 1.5 2^52 (adding and subtracting that constant rounds to an
+       integer), so every operation has a packed form.  Below -708.39 exp(x) is
+       under 2^-1022 and is returned as 0.  ln 2 is split in two (Cody and
+       Waite). */
+    static void svmc_exp_nonpositive(const double *restrict x, int64_t count,
+                                     double *restrict out) {
+        const double log2e = 1.4426950408889634, ln2_hi = 6.93147180369123816490e-01,
+                     ln2_lo = 1.90821492927058770002e-10, round = 6755399441055744.0,
+                     exp_min = -708.39;
+        int64_t round_bits;
+        memcpy(&round_bits, &round, 8);
+        for (int64_t k = 0; k < count; k++) {
+            double xv = x[k];
+            double xk = xv > exp_min ? xv : exp_min;
+            double t = xk * log2e + round;
+            double n = t - round;
+            int64_t tb;
+            memcpy(&tb, &t, 8);
+            int64_t sb = (tb - round_bits + 1023) * ((int64_t)1 << 52);
+            double scale;
+            memcpy(&scale, &sb, 8);
+            scale = xv > exp_min ? scale : 0.0;
+            double r = (xk - n * ln2_hi) - n * ln2_lo;
+            double p = 1.0 / 6227020800;
+            p = SVMC_MADD(p, r, 1.0 / 479001600);
+            p = SVMC_MADD(p, r, 1.0 / 39916800);
+            p = SVMC_MADD(p, r, 1.0 / 3628800);
+            p = SVMC_MADD(p, r, 1.0 / 362880);
+            p = SVMC_MADD(p, r, 1.0 / 40320);
+            p = SVMC_MADD(p, r, 1.0 / 5040);
+            p = SVMC_MADD(p, r, 1.0 / 720);
+            p = SVMC_MADD(p, r, 1.0 / 120);
+            p = SVMC_MADD(p, r, 1.0 / 24);
+            p = SVMC_MADD(p, r, 1.0 / 6);
+            p = SVMC_MADD(p, r, 1.0 / 2);
+            p = SVMC_MADD(p, r, 1.0);
+            p = SVMC_MADD(p, r, 1.0);
+            out[k] = p * scale;
+        }
+    }
+    static const double SVMC_TAU = 1e-12;
+    """
+    void exp_nonpositive_c "svmc_exp_nonpositive"(const double* x, i64 count,
+                                                  double* out) noexcept nogil
 
 
-def exp_nonpositive(double[::1] x, i64 count, double[::1] out, i64[::1] bits):
-    """out[:count] = exp(x[:count]) for x <= 0 (see :func:`exp_nonpositive_c`)."""
-    if count > x.shape[0] or count > out.shape[0] or count > bits.shape[0]:
-        raise ValueError("count exceeds an array")
-    if count > 0:
-        exp_nonpositive_c(&x[0], count, &out[0], &bits[0])
+def exp_nonpositive(x):
+    """exp(x) for x <= 0 by the kernel rows' own exp (see svmc_exp_nonpositive)."""
+    cdef double[::1] xv = _f64(x)
+    out = np.empty(xv.shape[0])
+    cdef double[::1] ov = out
+    if xv.shape[0]:
+        exp_nonpositive_c(&xv[0], xv.shape[0], &ov[0])
+    return out
 
 
 cdef inline bint _exponential(int code) noexcept nogil:
@@ -326,13 +357,48 @@ cdef inline double _refined(const Kern* k, i64 s, i64 t, double arg) noexcept no
     return arg
 
 
+cdef void _pre_row(const Kern* k, i64 s, const i64* subset, i64 lo, i64 count,
+                   double* out) noexcept nogil:
+    """out[j] = _kernel_pre between item s and item t_j for j < count, t_j =
+    subset[j] (lo + j when ``subset`` is NULL): one loop per kernel, so that
+    no loop branches on the kernel (a third of a row's time when it did)."""
+    cdef const double* zs = k.items + s * k.p
+    cdef const double* zt
+    cdef double sq_s = k.sqnorm[s], dot, d2, gamma = k.gamma
+    cdef i64 j, t, f, p = k.p
+    if k.code == RBF:
+        for j in range(count):
+            t = lo + j if subset == NULL else subset[j]
+            zt = k.items + t * p
+            dot = 0.0
+            for f in range(p):
+                dot += zt[f] * zs[f]
+            d2 = sq_s + k.sqnorm[t] - 2.0 * dot
+            out[j] = -gamma * (d2 if d2 > 0.0 else 0.0)
+    elif k.code == LINEAR:
+        for j in range(count):
+            t = lo + j if subset == NULL else subset[j]
+            zt = k.items + t * p
+            dot = 0.0
+            for f in range(p):
+                dot += zt[f] * zs[f]
+            out[j] = dot
+    else:
+        for j in range(count):
+            t = lo + j if subset == NULL else subset[j]
+            out[j] = _kernel_pre(k, _dot(k, s, t), sq_s, k.sqnorm[t])
+        if k.code == LAPLACIAN:
+            for j in range(count):
+                t = lo + j if subset == NULL else subset[j]
+                out[j] = _refined(k, s, t, out[j])
+
+
 cdef inline double kernel_value(const Kern* k, double dot, double sq_s, double sq_t) noexcept nogil:
     """k(z_s, z_t) from their inner product and squared norms."""
     cdef double v = _kernel_pre(k, dot, sq_s, sq_t)
     cdef double out
-    cdef i64 bits
     if _exponential(k.code):
-        exp_nonpositive_c(&v, 1, &out, &bits)
+        exp_nonpositive_c(&v, 1, &out)
         return out
     return v
 
@@ -361,22 +427,13 @@ cdef void item_kernel_row(const Kern* k, i64 s, const i64* subset, i64 n_subset,
         return
     if dense:
         target = w.arg if _exponential(k.code) else out
-        for t in range(n):
-            target[t] = _kernel_pre(k, _dot(k, s, t), k.sqnorm[s], k.sqnorm[t])
-        if k.code == LAPLACIAN:
-            for t in range(n):
-                target[t] = _refined(k, s, t, target[t])
+        _pre_row(k, s, NULL, 0, n, target)
         if _exponential(k.code):
-            exp_nonpositive_c(w.arg, n, out, w.bits)
+            exp_nonpositive_c(w.arg, n, out)
         return
-    for j in range(n_subset):
-        t = subset[j]
-        w.arg[j] = _kernel_pre(k, _dot(k, s, t), k.sqnorm[s], k.sqnorm[t])
-    if k.code == LAPLACIAN:
-        for j in range(n_subset):
-            w.arg[j] = _refined(k, s, subset[j], w.arg[j])
+    _pre_row(k, s, subset, 0, n_subset, w.arg)
     if _exponential(k.code):
-        exp_nonpositive_c(w.arg, n_subset, w.expd, w.bits)
+        exp_nonpositive_c(w.arg, n_subset, w.expd)
         for j in range(n_subset):
             out[subset[j]] = w.expd[j]
     else:
@@ -391,17 +448,11 @@ cdef void _difference_chunk(const Kern* k, i64 sa, i64 sb, double* d, i64 lo, i6
     cdef i64 j, t
     cdef double* arg_a = w.arg + lo
     cdef double* arg_b = w.arg_b + lo
-    for j in range(size):
-        t = lo + j
-        arg_a[j] = _kernel_pre(k, _dot(k, sa, t), k.sqnorm[sa], k.sqnorm[t])
-        arg_b[j] = _kernel_pre(k, _dot(k, sb, t), k.sqnorm[sb], k.sqnorm[t])
-    if k.code == LAPLACIAN:
-        for j in range(size):
-            arg_a[j] = _refined(k, sa, lo + j, arg_a[j])
-            arg_b[j] = _refined(k, sb, lo + j, arg_b[j])
+    _pre_row(k, sa, NULL, lo, size, arg_a)
+    _pre_row(k, sb, NULL, lo, size, arg_b)
     if _exponential(k.code):
-        exp_nonpositive_c(arg_a, size, w.k_a + lo, w.bits + lo)
-        exp_nonpositive_c(arg_b, size, w.k_b + lo, w.bits + lo)
+        exp_nonpositive_c(arg_a, size, w.k_a + lo)
+        exp_nonpositive_c(arg_b, size, w.k_b + lo)
         for j in range(size):
             d[lo + j] = w.k_b[lo + j] - w.k_a[lo + j]
     else:
@@ -514,8 +565,7 @@ cdef void q_diagonal(const Kern* k, const Pairs* p, double* out) noexcept nogil:
 
 cdef inline double kernel_value_from_exponent(double v) noexcept nogil:
     cdef double out
-    cdef i64 bits
-    exp_nonpositive_c(&v, 1, &out, &bits)
+    exp_nonpositive_c(&v, 1, &out)
     return out
 
 
@@ -1183,8 +1233,7 @@ cdef class SmoLoop:
         alpha0 = alpha.copy()
         G0 = np.empty(max(m, 1))
         scratch = [np.empty(max(n, 1)) for _ in range(7)]
-        bits = np.empty(max(n, 1), dtype=np.int64)
-        self.keep = [items, gen, owner, stamp, slot_gen, alpha0, G0, bits, *scratch]
+        self.keep = [items, gen, owner, stamp, slot_gen, alpha0, G0, *scratch]
         self.c.data = _dp(self.data)
         self.c.slot_of = _ip(self.slot_of)
         self.c.owner = _ip(owner)
@@ -1206,7 +1255,6 @@ cdef class SmoLoop:
         self.w.arg_b = _dp(scratch[4])
         self.w.k_a = _dp(scratch[5])
         self.w.k_b = _dp(scratch[6])
-        self.w.bits = _ip(bits)
         self.QD = np.empty(m)
         self.G = np.empty(m)
         cdef double* QD = _dp(self.QD)
