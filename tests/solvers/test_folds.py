@@ -6,6 +6,7 @@ estimator's folds that use them are tested in tests/calibration/test_held_out.py
 
 import numpy as np
 import pytest
+from svmcompare.solvers._smo_core import q_product
 
 from svmcompare._problem import flip_compare
 from svmcompare.kernels import resolve_kernel
@@ -18,7 +19,6 @@ from svmcompare.solvers.folds import (
 )
 from svmcompare.solvers.loo import kernel_rows
 from svmcompare.solvers.smo import RowCache
-from svmcompare.solvers._smo_core import q_product
 
 from .test_loo import _pairs
 from .test_loo import _problems as problems_of

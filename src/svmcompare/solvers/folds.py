@@ -35,9 +35,9 @@ import numpy as np
 
 from ..kernels import PRECOMPUTED
 from ._kernel_rows import kernel_pack
+from ._smo_core import q_product
 from .dual_cd import solve_linear_rows
 from .smo import RowCache, solve_dual
-from ._smo_core import q_product
 
 # The first smoothing level of a primal refit from the full solution.  The
 # coarsest level (1) pulls the start away from the optimum for the later ones
