@@ -29,7 +29,7 @@ from math import comb
 import numpy as np
 import scipy.sparse as sp
 
-# Codes shared with the numba solver (see solvers/_kernel_rows.py, solvers/smo_loop.py).
+# Codes shared with the SMO core (solvers/_smo_core.pyx checks them when imported).
 PRECOMPUTED = 0
 LINEAR = 1
 POLY = 2
@@ -85,7 +85,7 @@ class KernelSpec:
         if self.code == LAPLACIAN:
             # Near duplicates keep only the rounding of the norms in
             # ||a||^2 + ||b||^2 - 2 a.b, which the square root magnifies: sum
-            # their distances from the differences (see solvers/_kernel_rows).
+            # their distances from the differences (see solvers/_smo_core.pyx).
             norms = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
             close = np.nonzero(out < 1e-6 * norms)
             if close[0].size:

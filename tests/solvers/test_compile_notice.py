@@ -60,3 +60,27 @@ def test_timer_stands_in_when_the_layout_is_unknown(capsys, monkeypatch):
     with _compile.compile_notice(slow):
         time.sleep(0.3)
     assert "compiling its numerical solvers" in capsys.readouterr().err
+
+
+def test_a_kernel_fit_compiles_nothing_at_run_time():
+    # Issue 33: the SMO core is a C extension built by the install, so an RBF
+    # fit in a fresh process calls no numba function (each compiled one has
+    # signatures once called); the linear solvers still do (numba).
+    import subprocess
+
+    code = """
+import sys
+from numba.core.registry import CPUDispatcher
+from svmcompare import SVMCompare
+from svmcompare.datasets import make_norm_pairs
+X, y = make_norm_pairs(300, "l1", random_state=0)
+SVMCompare(kernel=sys.argv[1]).fit(X, y)
+print(sorted(f"{name}.{attr}" for name, module in list(sys.modules.items())
+             if name.startswith("svmcompare") for attr, value in vars(module).items()
+             if isinstance(value, CPUDispatcher) and value.signatures))
+"""
+    compiled = {kernel: subprocess.run([sys.executable, "-c", code, kernel], check=True,
+                                       capture_output=True, text=True).stdout.strip()
+                for kernel in ("rbf", "linear")}
+    assert compiled["rbf"] == "[]"
+    assert "svmcompare.solvers.linear._loss_sum" in compiled["linear"]

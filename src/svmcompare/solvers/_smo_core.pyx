@@ -978,6 +978,11 @@ def chunk_winners(int mode, rows, i64 n, i64 i, double gmax, y, G, alpha, C, QD,
     from Python (the tests check it against the serial rule)."""
     rows, y, G, alpha, C, QD, qi = (_i64(rows), _f64(y), _f64(G), _f64(alpha), _f64(C),
                                     _f64(QD), _f64(qi))
+    m = y.shape[0]
+    if any(v.shape != (m,) for v in (rows, G, alpha, C, QD, qi)) or not 0 < n <= m:
+        raise ValueError("rows, y, G, alpha, C, QD and qi must have one entry per row, 0 < n <= m")
+    if rows.min() < 0 or rows.max() >= m or not -1 <= i < m or n_threads < 1:
+        raise ValueError("a row index is outside the problem, or no thread")
     cdef double value, extra
     cdef i64 win
     # Every row: rows is the identity (as the loop passes it).
