@@ -1,5 +1,6 @@
-"""The SMO core is a C extension (Cython, OpenMP), compiled by the install:
-nothing to compile on the first fit.  Everything else is in pyproject.toml.
+"""The SMO core and the kernel blocks' finish are C extensions (Cython, OpenMP),
+compiled by the install: nothing to compile on the first kernel fit.  Everything
+else is in pyproject.toml.
 
 Like numba, whose compiled loop it replaces, it is built for the machine that
 installs it (``-march=native``: the kernel rows' exp runs in AVX2 lanes with
@@ -42,5 +43,10 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-extension = Extension("svmcompare.solvers._smo_core", ["src/svmcompare/solvers/_smo_core.pyx"])
-setup(ext_modules=cythonize([extension], language_level=3), cmdclass={"build_ext": BuildExt})
+extensions = [
+    Extension("svmcompare.solvers._smo_core", ["src/svmcompare/solvers/_smo_core.pyx"],
+              depends=["src/svmcompare/_exp.h"]),
+    Extension("svmcompare._blocks", ["src/svmcompare/_blocks.pyx"],
+              depends=["src/svmcompare/_exp.h"]),
+]
+setup(ext_modules=cythonize(extensions, language_level=3), cmdclass={"build_ext": BuildExt})

@@ -183,3 +183,32 @@ def test_a_base_too_large_to_keep_is_written_into_not_copied(name, monkeypatch):
     block = kernel.block(A, B, kept)
     assert block is not computed[-1] and not computed[-1].flags.writeable
     np.testing.assert_allclose(block, _reference(kernel, A, B), rtol=1e-12, atol=1e-12)
+
+
+def test_the_c_finish_of_distances_is_the_numpy_passes():
+    # Issue 33: the block's finish (norms, clip at 0, scale, exp) runs in one
+    # C sweep; the same operations in the same order give the same bits but
+    # the exp, which is within 2 ulp of numpy's.
+    from svmcompare._blocks import finish_distances, scaled_exp
+
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(300, 5)), rng.normal(size=(200, 5))
+    A[7] = B[3]  # a zero distance, clipped from rounding below 0
+    a, b = np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)
+    expected = np.maximum(((A @ B.T) * -2.0 + a[:, None]) + b[None, :], 0.0)
+    for scale, exponentiate in ((1.0, False), (-0.7, False), (-0.7, True)):
+        out = A @ B.T
+        finish_distances(out, a, b, scale, exponentiate)
+        want = expected * scale if scale != 1.0 else expected
+        if exponentiate:
+            np.testing.assert_array_max_ulp(out, np.exp(want), maxulp=2)
+        else:
+            np.testing.assert_array_equal(out, want)
+    assert np.exp(-0.7 * expected)[7, 3] == 1.0
+    values = expected.ravel().copy()
+    scaled_exp(values, -0.7)
+    np.testing.assert_array_max_ulp(values, np.exp(-0.7 * expected.ravel()), maxulp=2)
+    with pytest.raises(ValueError, match="scale <= 0"):
+        finish_distances(A @ B.T, a, b, 0.5, True)
+    with pytest.raises(ValueError, match="one norm per row"):
+        finish_distances(A @ B.T, b, a, -1.0, True)
