@@ -235,8 +235,15 @@ cdef extern from "../_exp.h":
 cdef extern from *:
     """
     static const double SVMC_TAU = 1e-12;
+    /* The stop flag is set by another thread (Ctrl-C, a stopped search): read
+       it from memory at every step, never from a copy the compiler hoisted
+       out of the loop. */
+    static inline int64_t svmc_read_flag(const int64_t *flag) {
+        return *(const volatile int64_t *)flag;
+    }
     """
     const double TAU "SVMC_TAU"  # curvature floor for degenerate (duplicate) rows, as LIBSVM
+    i64 stop_asked "svmc_read_flag"(const i64* flag) noexcept nogil
 
 
 def exp_nonpositive(x):
@@ -685,7 +692,7 @@ cdef int gradient_on(const i64* rows, i64 n_rows, const Kern* k, const Pairs* p,
         n_targets = items_of(rows, n_rows, p, n, targets)
         for i in range(n):
             if coef[i] != 0.0:
-                if c.clock[2] != 0:
+                if stop_asked(&c.clock[2]) != 0:
                     status = -1  # interrupted: G is abandoned with the fit
                     break
                 item_kernel_row(k, i, targets, n_targets, krow, w)
@@ -1110,7 +1117,7 @@ cdef void _steps(const Kern* k, const Pairs* p, Cache* c, Work* w, const double*
     cdef bint unshrunk = state[2] != 0
     cdef double violation
     cdef i64* size = c.size
-    while n_iter < stop and c.clock[1] < work_end and c.clock[2] == 0:
+    while n_iter < stop and c.clock[1] < work_end and stop_asked(&c.clock[2]) == 0:
         c.clock[1] += 3 * size[0]
         if shrinking:
             counter -= 1
