@@ -1,5 +1,6 @@
-"""The SMO core and the kernel blocks' finish are C extensions (Cython, OpenMP),
-compiled by the install: nothing to compile on the first kernel fit.  Everything
+"""The SMO core, the linear solvers' loops and the kernel blocks' finish are C
+extensions (Cython, OpenMP), compiled by the install: nothing to compile on a
+first fit but the graded items' solver (numba).  Everything
 else is in pyproject.toml.
 
 Like numba, whose compiled loop it replaces, it is built for the machine that
@@ -48,5 +49,6 @@ extensions = [
               depends=["src/svmcompare/_exp.h"]),
     Extension("svmcompare._blocks", ["src/svmcompare/_blocks.pyx"],
               depends=["src/svmcompare/_exp.h"]),
+    Extension("svmcompare.solvers._linear_core", ["src/svmcompare/solvers/_linear_core.pyx"]),
 ]
 setup(ext_modules=cythonize(extensions, language_level=3), cmdclass={"build_ext": BuildExt})

@@ -5,7 +5,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from svmcompare.solvers import _compile, dual_cd, linear
+from svmcompare.solvers import _compile, all_pairs
 
 
 def _solver():
@@ -28,7 +28,7 @@ def test_numba_cache_layout_is_readable_for_the_real_solvers():
     # If numba moves its cache index, the notice falls back to a timer; this
     # says so in CI for every numba version pyproject allows: the index we
     # look for is the one numba itself reads.
-    for dispatcher in (dual_cd._round, linear._loss_sum):
+    for dispatcher in (all_pairs._pass, all_pairs._sort_all):
         assert _compile._cached(dispatcher) in (True, False)
         assert _compile._cached(dispatcher) == os.path.exists(
             dispatcher._cache._cache_file._index_path)
@@ -63,9 +63,10 @@ def test_timer_stands_in_when_the_layout_is_unknown(capsys, monkeypatch):
 
 
 def test_a_kernel_fit_compiles_nothing_at_run_time():
-    # Issue 33: the SMO core is a C extension built by the install, so an RBF
-    # fit in a fresh process calls no numba function (each compiled one has
-    # signatures once called); the linear solvers still do (numba).
+    # Issue 33: the SMO core and the linear solvers' loops are C extensions
+    # built by the install, so a fit in a fresh process calls no numba
+    # function (each compiled one has signatures once called); the graded
+    # items' solver still does (numba), which shows that the check sees them.
     import subprocess
 
     code = """
@@ -74,13 +75,21 @@ from numba.core.registry import CPUDispatcher
 from svmcompare import SVMCompare
 from svmcompare.datasets import make_norm_pairs
 X, y = make_norm_pairs(300, "l1", random_state=0)
-SVMCompare(kernel=sys.argv[1]).fit(X, y)
+if sys.argv[1] == "graded":
+    import numpy as np
+    from svmcompare import GroupRankSVM
+    rng = np.random.default_rng(0)
+    GroupRankSVM(pairs="all").fit(rng.normal(size=(60, 3)), rng.integers(0, 3, 60),
+                                  np.repeat([0, 1], 30))
+else:
+    SVMCompare(kernel=sys.argv[1]).fit(X, y)
 print(sorted(f"{name}.{attr}" for name, module in list(sys.modules.items())
              if name.startswith("svmcompare") for attr, value in vars(module).items()
              if isinstance(value, CPUDispatcher) and value.signatures))
 """
     compiled = {kernel: subprocess.run([sys.executable, "-c", code, kernel], check=True,
                                        capture_output=True, text=True).stdout.strip()
-                for kernel in ("rbf", "linear")}
+                for kernel in ("rbf", "linear", "graded")}
     assert compiled["rbf"] == "[]"
-    assert "svmcompare.solvers.linear._loss_sum" in compiled["linear"]
+    assert compiled["linear"] == "[]"
+    assert "svmcompare.solvers.all_pairs._pass" in compiled["graded"]

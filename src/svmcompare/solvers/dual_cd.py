@@ -38,112 +38,19 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 
 from ..exceptions import named_fit
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
-from ._compile import announces_compilation
+from ._linear_core import dual_cd_round
 from .linear import LinearResult, check_loss, solve_linear
 from .newton_cg import solve_squared_hinge_cg
 from .threads import solver_threads
 
 # The order of the coordinates in a pass is a fixed pseudo-random permutation
-# (xorshift64*, seeded per round), so that fits are reproducible on any machine.
+# (xorshift64*, seeded per round; _linear_core.dual_cd_round), so that fits are
+# reproducible on any machine.
 _SEED = 0x9E3779B97F4A7C15
-_UNIT = 1.0 / 9007199254740992.0  # 2^-53
-
-
-@njit(cache=True, nogil=True)
-def _next(state):
-    state ^= state >> np.uint64(12)
-    state ^= state << np.uint64(25)
-    state ^= state >> np.uint64(27)
-    return state, (state * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)
-
-
-@njit(cache=True, nogil=True)
-def _round(indptr, indices, data, y, C, qdiag, diag, alpha, u, lam, rho, tol, max_passes,
-           seed):
-    """One round of the method of multipliers: coordinate steps on the box
-    [0, C_t] until every projected gradient is within ``tol``.  ``diag`` is
-    the dual's extra diagonal (1 / (2 C_t) for the squared hinge, else 0).
-    Updates ``alpha`` and ``u`` in place; returns (passes, s = y^T alpha,
-    converged)."""
-    m = y.shape[0]
-    s = 0.0
-    for t in range(m):
-        s += y[t] * alpha[t]
-    # Rows with C_t = 0 (a fold's rows left out) are fixed at 0: never visited.
-    rows = np.flatnonzero(C > 0.0)
-    n_rows = rows.size
-    active = rows.copy()
-    n_active = n_rows
-    # Shrinking (Hsieh et al., sec. 3.2): a variable at a bound whose gradient
-    # points out of the box by more than the last pass's extreme violation
-    # leaves the pass; all return for a final check.
-    upper_old = np.inf
-    lower_old = -np.inf
-    state = np.uint64(seed)
-    passes = 0
-    converged = False
-    while passes < max_passes:
-        passes += 1
-        for k in range(n_active - 1, 0, -1):
-            state, r = _next(state)
-            j = np.int64(np.float64(r) * _UNIT * (k + 1))  # r < 2^53: j <= k
-            active[k], active[j] = active[j], active[k]
-        upper = -np.inf
-        lower = np.inf
-        k = 0
-        while k < n_active:
-            t = active[k]
-            score = 0.0
-            for q in range(indptr[t], indptr[t + 1]):
-                score += u[indices[q]] * data[q]
-            # Gradient of the augmented dual in alpha_t: y_t (u^T d_t + beta) - 1
-            # (+ alpha_t / (2 C_t) for the squared hinge).
-            a = alpha[t]
-            g = y[t] * (score + lam + rho * s) - 1.0 + diag[t] * a
-            pg = g
-            if a <= 0.0:
-                if g > upper_old:
-                    n_active -= 1
-                    active[k], active[n_active] = active[n_active], active[k]
-                    continue
-                pg = min(g, 0.0)
-            elif a >= C[t]:
-                if g < lower_old:
-                    n_active -= 1
-                    active[k], active[n_active] = active[n_active], active[k]
-                    continue
-                pg = max(g, 0.0)
-            upper = max(upper, pg)
-            lower = min(lower, pg)
-            curvature = qdiag[t] + diag[t] + rho
-            if pg != 0.0:
-                # A zero row (no bias term either) is linear in alpha_t: to the bound.
-                if curvature > 0.0:
-                    new = min(max(a - g / curvature, 0.0), C[t])
-                else:
-                    new = C[t] if g < 0.0 else 0.0
-                change = (new - a) * y[t]
-                alpha[t] = new
-                s += change
-                for q in range(indptr[t], indptr[t + 1]):
-                    u[indices[q]] += change * data[q]
-            k += 1
-        if upper - lower <= tol or n_active == 0:
-            if n_active == n_rows:
-                converged = True
-                break
-            n_active = n_rows  # a last pass over every variable confirms
-            upper_old = np.inf
-            lower_old = -np.inf
-            continue
-        upper_old = upper if upper > 0.0 else np.inf
-        lower_old = lower if lower < 0.0 else -np.inf
-    return passes, s, converged
 
 
 # Dual coordinate descent needs more passes the weaker the regularization: its
@@ -230,7 +137,6 @@ def _cost_weighted_mean(qdiag, cost):
     return float(qdiag.mean()) if qdiag.size else 0.0
 
 
-@announces_compilation(_round)
 def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                       max_passes=10_000, max_rounds=100, loss="hinge", pass_budget=None):
     """Minimize eq. (15) with a linear kernel by dual coordinate descent.
@@ -318,7 +224,7 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                 lam = placed - rho * float(y @ alpha)
         round_passes = int(max_passes) if pass_budget is None else \
             max(1, min(int(max_passes), int(pass_budget) - passes))
-        n, s, inner = _round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u, lam,
+        n, s, inner = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u, lam,
                              rho, eps, round_passes, np.uint64(_SEED + k))
         passes += n
         move = rho * s

@@ -40,12 +40,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
 
 from ..exceptions import named_fit
+from . import _linear_core as core
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
-from ._compile import announces_compilation
+from .threads import threads_now
 
 
 @dataclass(frozen=True)
@@ -84,90 +84,6 @@ class LinearResult:
     n_iter: int
     converged: bool
     bias_noise: float = 0.0
-
-
-@njit(cache=True, nogil=True)
-def _region(w, delta):
-    """0: w >= 1 (no loss); 1: quadratic zone; 2: linear part of L_delta."""
-    if w >= 1.0:
-        return 0
-    if w > 1.0 - delta:
-        return 1
-    return 2
-
-
-@njit(cache=True, nogil=True)
-def _dloss(w, delta):
-    """L'_delta(w): 0, -(1 - w) / delta or -1 by region."""
-    r = _region(w, delta)
-    if r == 0:
-        return 0.0
-    if r == 1:
-        return -(1.0 - w) / delta
-    return -1.0
-
-
-# Row chunks of the parallel reductions: a fixed number, so that the sums (each
-# chunk's in row order, then the chunks' in order) are the same on any number
-# of threads (a prange reduction splits its sum by thread).
-_N_CHUNKS = 16
-
-
-@njit(cache=True, nogil=True)
-def _chunk_bounds(m, k):
-    return k * m // _N_CHUNKS, (k + 1) * m // _N_CHUNKS
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _loss_sum(z, C, delta):
-    """sum_t C_t L_delta(z_t)."""
-    parts = np.zeros(_N_CHUNKS)
-    for k in prange(_N_CHUNKS):
-        lo, hi = _chunk_bounds(z.shape[0], k)
-        total = 0.0
-        for t in range(lo, hi):
-            zt = z[t]
-            if zt >= 1.0:
-                continue
-            if zt > 1.0 - delta:
-                total += C[t] * (1.0 - zt) * (1.0 - zt) / (2.0 * delta)
-            else:
-                total += C[t] * (1.0 - zt - 0.5 * delta)
-        parts[k] = total
-    return parts.sum()
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _line_terms(z, q, C, s, delta):
-    """sum_t C_t L'(z_t + s q_t) q_t and sum_t C_t L''(z_t + s q_t) q_t^2."""
-    parts = np.zeros((_N_CHUNKS, 2))
-    for k in prange(_N_CHUNKS):
-        lo, hi = _chunk_bounds(z.shape[0], k)
-        d1 = 0.0
-        d2 = 0.0
-        for t in range(lo, hi):
-            w = z[t] + s * q[t]
-            d1 += C[t] * _dloss(w, delta) * q[t]
-            if _region(w, delta) == 1:
-                d2 += C[t] / delta * q[t] * q[t]
-        parts[k, 0] = d1
-        parts[k, 1] = d2
-    d1 = 0.0
-    d2 = 0.0
-    for k in range(_N_CHUNKS):
-        d1 += parts[k, 0]
-        d2 += parts[k, 1]
-    return d1, d2
-
-
-@njit(cache=True, nogil=True)
-def _gradient_weights(z, y, C, delta, coef, zone):
-    """coef_t = dF/df_t (f_t = u^T d_t + beta) and the quadratic-zone mask
-    (rows with C_t = 0, such as a calibration fold's rows left out, add
-    nothing to the Hessian and are left out of the zone)."""
-    for t in range(z.shape[0]):
-        coef[t] = C[t] * _dloss(z[t], delta) * y[t]
-        zone[t] = _region(z[t], delta) == 1 and C[t] != 0.0
 
 
 _HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
@@ -221,40 +137,8 @@ def _sparse_zone_hessian(D, zone, C, delta, bias):
     n = p + 1 if bias else p
     H = np.zeros((n, n))
     rows = np.flatnonzero(zone)
-    _add_zone_rows(D.indptr, D.indices, D.data, rows, C[rows] / delta, H, bool(bias))
+    core.add_zone_rows(D.indptr, D.indices, D.data, rows, C[rows] / delta, H, bool(bias))
     return H
-
-
-@njit(cache=True, nogil=True)
-def _add_zone_rows(indptr, indices, data, rows, w, H, bias):
-    p = H.shape[0] - 1 if bias else H.shape[0]
-    total = 0.0
-    for r in range(rows.size):
-        t = rows[r]
-        weight = w[r]
-        total += weight
-        for a in range(indptr[t], indptr[t + 1]):
-            i = indices[a]
-            scaled = weight * data[a]
-            for b in range(indptr[t], indptr[t + 1]):
-                H[i, indices[b]] += scaled * data[b]
-            if bias:
-                H[i, p] += scaled
-    if bias:
-        for i in range(p):
-            H[p, i] = H[i, p]
-        H[p, p] = total
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _matvec(D, u, out):
-    """out = D u, rows in parallel (each row's sum in the same order on any thread)."""
-    m, p = D.shape
-    for t in prange(m):
-        acc = 0.0
-        for i in range(p):
-            acc += D[t, i] * u[i]
-        out[t] = acc
 
 
 def row_scores(D, u):
@@ -263,38 +147,23 @@ def row_scores(D, u):
     if sp.issparse(D):
         return np.asarray(D @ np.asarray(u, dtype=np.float64)).ravel()
     out = np.empty(D.shape[0])
-    _matvec(D, np.ascontiguousarray(u, dtype=np.float64), out)
+    core.matvec(_dense_rows(D), np.ascontiguousarray(u, dtype=np.float64), out, threads_now())
     return out
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _rmatvec(D, coef):
-    """D^T coef: per-chunk partial sums in parallel, added in chunk order."""
-    m, p = D.shape
-    parts = np.zeros((_N_CHUNKS, p))
-    for k in prange(_N_CHUNKS):
-        lo, hi = _chunk_bounds(m, k)
-        for t in range(lo, hi):
-            c = coef[t]
-            if c != 0.0:
-                for i in range(p):
-                    parts[k, i] += c * D[t, i]
-    out = parts[0].copy()
-    for k in range(1, _N_CHUNKS):
-        out += parts[k]
-    return out
-
-
-@njit(cache=True, parallel=True, nogil=True)
 def differences(items, a, b):
-    """Rows items[b_t] - items[a_t] (the d_t of eq. 8), in one pass."""
-    m = a.shape[0]
-    p = items.shape[1]
-    D = np.empty((m, p))
-    for t in prange(m):
-        for k in range(p):
-            D[t, k] = items[b[t], k] - items[a[t], k]
-    return D
+    """Rows items[b_t] - items[a_t] (the d_t of eq. 8), in one pass (float64)."""
+    items = np.asarray(items)
+    if items.dtype not in (np.float32, np.float64):
+        items = items.astype(np.float64)
+    return core.differences(np.ascontiguousarray(items), np.ascontiguousarray(a, dtype=np.int64),
+                            np.ascontiguousarray(b, dtype=np.int64), threads_now())
+
+
+def _dense_rows(D):
+    """D as the compiled loops take it: C order, float32 kept (no float64 copy)."""
+    D = np.asarray(D)
+    return np.ascontiguousarray(D, dtype=D.dtype if D.dtype == np.float32 else np.float64)
 
 
 class _Smoothed:
@@ -308,6 +177,10 @@ class _Smoothed:
     their products and the Hessian's sum go over a CSR copy's non-zeros."""
 
     def __init__(self, D, y, C, bias):
+        if not sp.issparse(D):
+            D = _dense_rows(D)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        C = np.ascontiguousarray(C, dtype=np.float64)
         self.D, self.y, self.C, self.bias = D, y, C, bias
         self.p = D.shape[1]
         self.sparse = sp.issparse(D)
@@ -322,24 +195,24 @@ class _Smoothed:
             f = self.nonzeros @ u
         else:
             f = np.empty(self.D.shape[0])
-            _matvec(self.D, u, f)
+            core.matvec(self.D, u, f, threads_now())
         if self.bias:
             f += v[self.p]
         return self.y * f
 
     def value(self, v, z, delta):
         u = v[: self.p]
-        return 0.5 * u @ u + _loss_sum(z, self.C, delta)
+        return 0.5 * u @ u + core.loss_sum(z, self.C, delta, threads_now())
 
     def gradient_hessian(self, v, z, delta):
         coef = np.empty_like(z)
         zone = np.empty(z.shape, dtype=np.bool_)
-        _gradient_weights(z, self.y, self.C, delta, coef, zone)
+        core.gradient_weights(z, self.y, self.C, delta, coef, zone)
         n = self.p + self.bias
         g = np.zeros(n)
         rows = self.D if self.sparse else self.nonzeros
         g[: self.p] = v[: self.p] + (rows.T @ coef if rows is not None
-                                     else _rmatvec(self.D, coef))
+                                     else core.rmatvec(self.D, coef, threads_now()))
         if self.bias:
             g[self.p] = coef.sum()
         if self.sparse:
@@ -353,7 +226,7 @@ class _Smoothed:
 
     def line_derivatives(self, v, step, z, q, s, delta):
         """phi'(s) and phi''(s) for phi(s) = F_delta(v + s step)."""
-        t1, t2 = _line_terms(z, q, self.C, s, delta)
+        t1, t2 = core.line_terms(z, q, self.C, s, delta, threads_now())
         u, su = v[: self.p], step[: self.p]
         return u @ su + s * (su @ su) + t1, su @ su + t2
 
@@ -375,7 +248,7 @@ class _ZoneHessian:
 
     def diagonal(self):
         out = np.ones(self.n)
-        _zone_diagonal(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w, out,
+        core.zone_diagonal(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w, out,
                        self.bias)
         return out
 
@@ -406,7 +279,7 @@ class _ZoneHessian:
         descent direction after the iteration limit)."""
         diagonal = self.diagonal()
         ridge = 1e-12 * (1.0 + np.abs(diagonal))
-        return _zone_cg(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w,
+        return core.zone_cg(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w,
                         self.bias, ridge, diagonal + ridge, g, _CG_RTOL,
                         max(10 * self.n, 100))
 
@@ -415,133 +288,6 @@ _CG_RTOL = 1e-10  # the Newton step's residual relative to the gradient
 # Unknowns up to which the Newton system is factorized: the factors of a well
 # connected comparison graph fill in towards p^2 entries (5,000: 0.2 GB).
 _LU_MAX_FEATURES = 5_000
-
-
-@njit(cache=True, nogil=True)
-def _zone_diagonal(indptr, indices, data, rows, w, out, bias):
-    p = out.shape[0] - bias
-    for k in range(rows.shape[0]):
-        t = rows[k]
-        for j in range(indptr[t], indptr[t + 1]):
-            out[indices[j]] += w[k] * data[j] * data[j]
-        if bias:
-            out[p] += w[k]
-    if bias:
-        out[p] -= 1.0  # beta has no regularizer (out started at 1)
-
-
-@njit(cache=True, nogil=True)
-def _zone_product(indptr, indices, data, rows, w, bias, ridge, v, out):
-    """out = (H + ridge) v."""
-    p = v.shape[0] - bias
-    for i in range(p):
-        out[i] = (1.0 + ridge[i]) * v[i]
-    if bias:
-        out[p] = ridge[p] * v[p]
-    for k in range(rows.shape[0]):
-        t = rows[k]
-        f = v[p] if bias else 0.0
-        for j in range(indptr[t], indptr[t + 1]):
-            f += data[j] * v[indices[j]]
-        f *= w[k]
-        for j in range(indptr[t], indptr[t + 1]):
-            out[indices[j]] += f * data[j]
-        if bias:
-            out[p] += f
-
-
-@njit(cache=True, nogil=True)
-def _zone_cg(indptr, indices, data, rows, w, bias, ridge, diagonal, g, rtol, max_iter):
-    """Jacobi-preconditioned conjugate gradients for (H + ridge) x = -g.
-    Every iterate is a descent direction, so a solve cut at ``max_iter``
-    still serves the exact line search."""
-    n = g.shape[0]
-    x = np.zeros(n)
-    r = -g.copy()
-    z = r / diagonal
-    d = z.copy()
-    Hd = np.empty(n)
-    rz = r @ z
-    stop = rtol * np.sqrt(g @ g)
-    for _ in range(max_iter):
-        if np.sqrt(r @ r) <= stop:
-            break
-        _zone_product(indptr, indices, data, rows, w, bias, ridge, d, Hd)
-        curvature = d @ Hd
-        if not curvature > 0.0:
-            break
-        step = rz / curvature
-        x += step * d
-        r -= step * Hd
-        z = r / diagonal
-        previous = rz
-        rz = r @ z
-        d = z + (rz / previous) * d
-    return x
-
-
-@njit(cache=True, nogil=True)
-def _piecewise_line_search(z, q, C, delta, base1, base2, s_hi, d_lo, d_hi):
-    """Root of phi'(s) = base1 + s base2 + sum_t C_t L'(z_t + s q_t) q_t on [0, s_hi].
-
-    d_lo = phi'(0) < 0 <= phi'(s_hi) = d_hi.  phi' is piecewise linear: along the
-    line each row stays in one region of L_delta between kinks, and a row
-    whose region is the same at both ends of the bracket contributes a fixed
-    linear term A + B s.  Such rows are folded into (A, B) once; later
-    evaluations scan only the rows still crossing a kink inside the bracket,
-    and once none are left the root is exact: s = -(base1 + A) / (base2 + B).
-    """
-    m = z.shape[0]
-    idx = np.arange(m)
-    n_open = m
-    A = 0.0
-    B = 0.0
-    lo, hi = 0.0, s_hi
-    side = 0
-    for _ in range(200):
-        # Fold the rows whose region no longer changes on [lo, hi].
-        k = 0
-        for j in range(n_open):
-            t = idx[j]
-            r_lo = _region(z[t] + lo * q[t], delta)
-            r_hi = _region(z[t] + hi * q[t], delta)
-            if r_lo == r_hi:
-                if r_lo == 1:
-                    A += -C[t] * (1.0 - z[t]) * q[t] / delta
-                    B += C[t] * q[t] * q[t] / delta
-                elif r_lo == 2:
-                    A += -C[t] * q[t]
-            else:
-                idx[k] = t
-                k += 1
-        n_open = k
-        if n_open == 0:
-            slope = base2 + B
-            if slope > 0.0:
-                s = -(base1 + A) / slope
-                return min(max(s, lo), hi)
-            return hi
-        # Illinois regula falsi inside the bracket.
-        s = hi - d_hi * (hi - lo) / (d_hi - d_lo)
-        if not lo < s < hi:
-            s = 0.5 * (lo + hi)
-        d = base1 + s * base2 + A + B * s
-        for j in range(n_open):
-            t = idx[j]
-            d += C[t] * _dloss(z[t] + s * q[t], delta) * q[t]
-        if d < 0.0:
-            lo, d_lo = s, d
-            if side == -1:
-                d_hi *= 0.5
-            side = -1
-        else:
-            hi, d_hi = s, d
-            if side == 1:
-                d_lo *= 0.5
-            side = 1
-        if hi - lo <= 1e-15 * hi:
-            break
-    return 0.5 * (lo + hi)
 
 
 def _exact_line_search(obj, v, step, z, delta):
@@ -572,7 +318,7 @@ def _exact_line_search(obj, v, step, z, delta):
         d_hi, _ = obj.line_derivatives(v, step, z, q, hi, delta)
     su = step[: obj.p]
     u = v[: obj.p]
-    s = _piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d1, d_hi)
+    s = core.piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d1, d_hi)
     return s * step, s * q
 
 
@@ -646,7 +392,7 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
         return None
     D_free = np.asarray(D[free], dtype=np.float64)
     y_free, C_free = y[free], C[free]
-    w_bound = _rmatvec(D, np.where(bound, C * y, 0.0))
+    w_bound = core.rmatvec(_dense_rows(D), np.where(bound, C * y, 0.0), threads_now())
     alpha_free, beta = np.zeros(0), 0.0
     if n_free:
         system = (D_free @ D_free.T) * np.outer(y_free, y_free)
@@ -709,7 +455,6 @@ def check_loss(loss):
 SQUARED_HINGE_ZONE = 1e8
 
 
-@announces_compilation(_loss_sum)
 def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200,
                  v0=None, first_smoothing=1.0, loss="hinge"):
     """Minimize F(u, beta) over u (and beta when ``bias``) on difference vectors.
@@ -824,7 +569,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     else:
         delta = deltas[-1]
         coef = np.empty_like(z)
-        _gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
+        core.gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
         alpha = -coef * y  # alpha_t = -C_t L'_delta(z_t)
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0

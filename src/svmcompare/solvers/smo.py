@@ -11,7 +11,6 @@ import functools
 import warnings
 from dataclasses import dataclass, replace
 
-import numba
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -22,7 +21,7 @@ from ._kernel_rows import kernel_pack
 from ._newton import free_set_newton
 from ._smo_core import COUNTER, DONE, MOST_SHRUNK, N_ITER, PERIOD, STOP, THREADS, WORK, SmoLoop
 from .interrupt import StepsLine, run_interruptible
-from .threads import solver_threads, thread_count
+from .threads import solver_threads, thread_count, threads_now
 
 
 @dataclass(frozen=True)
@@ -134,7 +133,7 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
         gradient0 = np.empty(0)
     loop = SmoLoop(kp, pairs, alpha, n_slots, gradient0)
     clock = loop.clock
-    clock[THREADS] = numba.get_num_threads()  # this thread's, as solver_threads set it
+    clock[THREADS] = threads_now()  # this thread's, as solver_threads set it
     m = C.shape[0]
     state = np.zeros(6, dtype=np.int64)
     # Steps between shrinkings: LIBSVM's 1,000; 100 from a start whose gradient

@@ -37,6 +37,13 @@ def thread_count(n_threads, work=None):
     return 1 if work is not None and work < PARALLEL_WORK else count
 
 
+def threads_now():
+    """The threads the compiled loops of a solve use in this thread: the count
+    :func:`solver_threads` set (numba's per-thread setting, which the C
+    extensions read from here)."""
+    return numba.get_num_threads()
+
+
 @contextlib.contextmanager
 def solver_threads(n_jobs, work=None):
     """numba's thread count for the solvers' parallel loops, in this thread
