@@ -43,8 +43,19 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..exceptions import named_fit
-from . import _linear_core as core
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
+from ._linear_core import (
+    add_zone_rows,
+    gradient_weights,
+    line_terms,
+    loss_sum,
+    matvec,
+    piecewise_line_search,
+    rmatvec,
+    zone_cg,
+    zone_diagonal,
+)
+from ._linear_core import differences as row_differences
 from .threads import threads_now
 
 
@@ -137,7 +148,7 @@ def _sparse_zone_hessian(D, zone, C, delta, bias):
     n = p + 1 if bias else p
     H = np.zeros((n, n))
     rows = np.flatnonzero(zone)
-    core.add_zone_rows(D.indptr, D.indices, D.data, rows, C[rows] / delta, H, bool(bias))
+    add_zone_rows(D.indptr, D.indices, D.data, rows, C[rows] / delta, H, bool(bias))
     return H
 
 
@@ -147,7 +158,7 @@ def row_scores(D, u):
     if sp.issparse(D):
         return np.asarray(D @ np.asarray(u, dtype=np.float64)).ravel()
     out = np.empty(D.shape[0])
-    core.matvec(_dense_rows(D), np.ascontiguousarray(u, dtype=np.float64), out, threads_now())
+    matvec(_dense_rows(D), np.ascontiguousarray(u, dtype=np.float64), out, threads_now())
     return out
 
 
@@ -156,7 +167,7 @@ def differences(items, a, b):
     items = np.asarray(items)
     if items.dtype not in (np.float32, np.float64):
         items = items.astype(np.float64)
-    return core.differences(np.ascontiguousarray(items), np.ascontiguousarray(a, dtype=np.int64),
+    return row_differences(np.ascontiguousarray(items), np.ascontiguousarray(a, dtype=np.int64),
                             np.ascontiguousarray(b, dtype=np.int64), threads_now())
 
 
@@ -195,24 +206,24 @@ class _Smoothed:
             f = self.nonzeros @ u
         else:
             f = np.empty(self.D.shape[0])
-            core.matvec(self.D, u, f, threads_now())
+            matvec(self.D, u, f, threads_now())
         if self.bias:
             f += v[self.p]
         return self.y * f
 
     def value(self, v, z, delta):
         u = v[: self.p]
-        return 0.5 * u @ u + core.loss_sum(z, self.C, delta, threads_now())
+        return 0.5 * u @ u + loss_sum(z, self.C, delta, threads_now())
 
     def gradient_hessian(self, v, z, delta):
         coef = np.empty_like(z)
         zone = np.empty(z.shape, dtype=np.bool_)
-        core.gradient_weights(z, self.y, self.C, delta, coef, zone)
+        gradient_weights(z, self.y, self.C, delta, coef, zone)
         n = self.p + self.bias
         g = np.zeros(n)
         rows = self.D if self.sparse else self.nonzeros
         g[: self.p] = v[: self.p] + (rows.T @ coef if rows is not None
-                                     else core.rmatvec(self.D, coef, threads_now()))
+                                     else rmatvec(self.D, coef, threads_now()))
         if self.bias:
             g[self.p] = coef.sum()
         if self.sparse:
@@ -226,7 +237,7 @@ class _Smoothed:
 
     def line_derivatives(self, v, step, z, q, s, delta):
         """phi'(s) and phi''(s) for phi(s) = F_delta(v + s step)."""
-        t1, t2 = core.line_terms(z, q, self.C, s, delta, threads_now())
+        t1, t2 = line_terms(z, q, self.C, s, delta, threads_now())
         u, su = v[: self.p], step[: self.p]
         return u @ su + s * (su @ su) + t1, su @ su + t2
 
@@ -248,7 +259,7 @@ class _ZoneHessian:
 
     def diagonal(self):
         out = np.ones(self.n)
-        core.zone_diagonal(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w, out,
+        zone_diagonal(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w, out,
                        self.bias)
         return out
 
@@ -279,7 +290,7 @@ class _ZoneHessian:
         descent direction after the iteration limit)."""
         diagonal = self.diagonal()
         ridge = 1e-12 * (1.0 + np.abs(diagonal))
-        return core.zone_cg(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w,
+        return zone_cg(self.D.indptr, self.D.indices, self.D.data, self.rows, self.w,
                         self.bias, ridge, diagonal + ridge, g, _CG_RTOL,
                         max(10 * self.n, 100))
 
@@ -318,7 +329,7 @@ def _exact_line_search(obj, v, step, z, delta):
         d_hi, _ = obj.line_derivatives(v, step, z, q, hi, delta)
     su = step[: obj.p]
     u = v[: obj.p]
-    s = core.piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d1, d_hi)
+    s = piecewise_line_search(z, q, obj.C, delta, u @ su, su @ su, hi, d1, d_hi)
     return s * step, s * q
 
 
@@ -392,7 +403,7 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
         return None
     D_free = np.asarray(D[free], dtype=np.float64)
     y_free, C_free = y[free], C[free]
-    w_bound = core.rmatvec(_dense_rows(D), np.where(bound, C * y, 0.0), threads_now())
+    w_bound = rmatvec(_dense_rows(D), np.where(bound, C * y, 0.0), threads_now())
     alpha_free, beta = np.zeros(0), 0.0
     if n_free:
         system = (D_free @ D_free.T) * np.outer(y_free, y_free)
@@ -569,7 +580,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     else:
         delta = deltas[-1]
         coef = np.empty_like(z)
-        core.gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
+        gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
         alpha = -coef * y  # alpha_t = -C_t L'_delta(z_t)
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0
