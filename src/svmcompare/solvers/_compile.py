@@ -1,10 +1,10 @@
-"""A one-line notice while numba compiles the linear solvers for the first time.
+"""A one-line notice while numba compiles a solver for the first time.
 
+Only the graded items' all-pairs solver is compiled by numba now (the SMO
+core and the linear solvers' loops are C extensions the install compiles).
 The compiled code is cached next to the sources (numba's ``cache=True``), so
-only the first fit after an install pays for compilation (about 3 s for a
-linear fit, 10 s for the whole of ``SVMCompareCV(probability=True)``, with
-nothing on screen otherwise; the SMO core is a C extension the install
-compiles).  Whether a solver's cache exists is read from
+only its first fit after an install pays for compilation (a few seconds,
+with nothing on screen otherwise).  Whether a solver's cache exists is read from
 numba's cache index file; should numba not say where it is, a timer stands in:
 the notice then appears when the first call of a process runs longer than
 :data:`NOTICE_AFTER` seconds.
@@ -19,7 +19,7 @@ import threading
 
 NOTICE_AFTER = 3.0
 _MESSAGE = ("svmcompare: compiling its numerical solvers for this machine (once after an "
-            "install, cached afterwards; up to about 15 s) ...")
+            "install, cached afterwards; a few seconds) ...")
 _noticed = []  # the dispatchers already announced or checked (kept alive: no id reuse)
 
 
