@@ -56,6 +56,16 @@ cdef inline i64 _chunk_lo(i64 m, i64 k) noexcept nogil:
     return k * m // N_CHUNKS
 
 
+cdef inline int _team(int n_threads, i64 tasks) noexcept nogil:
+    """Threads for a parallel loop of ``tasks`` tasks: at least one, no more
+    than the tasks or 256 (a huge count overflows OpenMP's stack)."""
+    if tasks > 256:
+        tasks = 256
+    if n_threads > tasks:
+        n_threads = <int>tasks
+    return n_threads if n_threads > 1 else 1
+
+
 def _check_same(name, *arrays):
     size = arrays[0].shape[0]
     if any(array.shape[0] != size for array in arrays):
@@ -68,7 +78,8 @@ def loss_sum(const double[::1] z, const double[::1] C, double delta, int n_threa
     cdef i64 m = z.shape[0], k, t, lo, hi
     cdef double parts[16]
     cdef double total, zt, out = 0.0
-    for k in prange(N_CHUNKS, nogil=True, num_threads=max(n_threads, 1), schedule="static"):
+    for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
+                   schedule="static"):
         lo = _chunk_lo(m, k)
         hi = _chunk_lo(m, k + 1)
         total = 0.0
@@ -94,7 +105,8 @@ def line_terms(const double[::1] z, const double[::1] q, const double[::1] C, do
     cdef double p1[16]
     cdef double p2[16]
     cdef double d1, d2, w, o1 = 0.0, o2 = 0.0
-    for k in prange(N_CHUNKS, nogil=True, num_threads=max(n_threads, 1), schedule="static"):
+    for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
+                   schedule="static"):
         lo = _chunk_lo(m, k)
         hi = _chunk_lo(m, k + 1)
         d1 = 0.0
@@ -132,7 +144,7 @@ def matvec(const real[:, ::1] D, const double[::1] u, double[::1] out, int n_thr
         raise ValueError("matvec: D is m x p, u has p entries and out m")
     cdef i64 m = D.shape[0], p = D.shape[1], t, i
     cdef double acc
-    for t in prange(m, nogil=True, num_threads=max(n_threads, 1), schedule="static"):
+    for t in prange(m, nogil=True, num_threads=_team(n_threads, m), schedule="static"):
         acc = 0.0
         for i in range(p):
             acc = acc + D[t, i] * u[i]
@@ -147,7 +159,8 @@ def rmatvec(const real[:, ::1] D, const double[::1] coef, int n_threads):
     parts_array = np.zeros((N_CHUNKS, p))
     cdef double[:, ::1] parts = parts_array
     cdef double c
-    for k in prange(N_CHUNKS, nogil=True, num_threads=max(n_threads, 1), schedule="static"):
+    for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
+                   schedule="static"):
         lo = _chunk_lo(m, k)
         hi = _chunk_lo(m, k + 1)
         for t in range(lo, hi):
@@ -173,7 +186,7 @@ def differences(const real[:, ::1] items, const i64[::1] a, const i64[::1] b, in
         raise ValueError("differences: a row names an item outside the items")
     out = np.empty((m, p))
     cdef double[:, ::1] D = out
-    for t in prange(m, nogil=True, num_threads=max(n_threads, 1), schedule="static"):
+    for t in prange(m, nogil=True, num_threads=_team(n_threads, m), schedule="static"):
         for k in range(p):
             D[t, k] = <double>items[b[t], k] - <double>items[a[t], k]
     return out

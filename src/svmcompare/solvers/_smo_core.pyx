@@ -187,6 +187,46 @@ def _i64(array):
     return np.ascontiguousarray(array, dtype=np.int64)
 
 
+# The entries below check every array's dimensions before its shape is read:
+# with boundscheck off, ``x.shape[0]`` of a 0-d array reads past the tuple.
+
+def _vector(array, n, name, convert=_f64):
+    """``array`` as a contiguous 1-D array of n entries (converted), else ValueError."""
+    array = convert(array)
+    if array.ndim != 1 or array.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D array of {n} entries")
+    return array
+
+
+def _in_place(array, n, name, dtype=np.float64):
+    """``array`` itself, checked to be written in place: a contiguous 1-D numpy
+    array of ``dtype`` and n entries."""
+    if not (isinstance(array, np.ndarray) and array.dtype == dtype and array.ndim == 1
+            and array.shape[0] == n and array.flags.c_contiguous and array.flags.writeable):
+        raise ValueError(f"{name} must be a writeable contiguous 1-D {np.dtype(dtype).name} "
+                         f"array of {n} entries (updated in place)")
+    return array
+
+
+def _indices(array, upper, name):
+    """Row or item indices as a 1-D int64 array, each in [0, upper)."""
+    array = np.asarray(array)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise ValueError(f"{name} must be a 1-D array of integer indices")
+    array = _i64(array)
+    if array.shape[0] and (array.min() < 0 or array.max() >= upper):
+        raise ValueError(f"{name}: an index is outside 0..{upper - 1}")
+    return array
+
+
+cdef int _team(int n_threads, i64 tasks) noexcept nogil:
+    """Threads for a parallel loop of ``tasks`` chunks: at least one, no more
+    than the chunks (a huge count overflowed OpenMP's stack)."""
+    if n_threads > tasks:
+        n_threads = <int>tasks
+    return n_threads if n_threads > 1 else 1
+
+
 cdef class _Problem:
     """The kernel pack and the rows (``kernel_pack`` and the (a, b, y, context)
     of solve_dual) as structs, holding the arrays they point into."""
@@ -196,18 +236,24 @@ cdef class _Problem:
 
     def __init__(self, kp, pairs):
         code, items, sqnorm, gamma, coef0, degree, gram = kp
-        items, sqnorm, gram = _f64(items), _f64(sqnorm), _f64(gram)
-        if items.ndim != 2:
-            raise ValueError("the items must be a 2-D array")
-        a, b, y, ctx = _i64(pairs[0]), _i64(pairs[1]), _f64(pairs[2]), _f64(pairs[3])
-        m = a.shape[0]
-        if b.shape[0] != m or y.shape[0] != m or ctx.shape[0] != m or ctx.ndim != 2:
-            raise ValueError("the rows' a, b, y and context must have one entry per row")
+        items, gram = _f64(items), _f64(gram)
+        if items.ndim != 2 or gram.ndim != 2:
+            raise ValueError("the items and the Gram matrix must be 2-D arrays")
+        if int(code) not in (PRECOMPUTED, LINEAR, POLY, RBF, LAPLACIAN):
+            raise ValueError(f"unknown kernel code {code!r}")
         n = items.shape[0]
-        if m and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
-            raise ValueError("a row names an item outside the items")
+        sqnorm = _vector(sqnorm, n, "the items' squared norms")
         if int(code) == PRECOMPUTED and gram.shape != (n, n):
             raise ValueError("a precomputed kernel needs the n_items x n_items Gram matrix")
+        a = _indices(pairs[0], n, "a")
+        m = a.shape[0]
+        b = _indices(pairs[1], n, "b")
+        if b.shape[0] != m:
+            raise ValueError("a and b must have one entry per row")
+        y = _vector(pairs[2], m, "y")
+        ctx = _f64(pairs[3])
+        if ctx.ndim != 2 or ctx.shape[0] != m:
+            raise ValueError("the context must be a 2-D array with one row per row")
         self.keep = [items, sqnorm, gram, a, b, y, ctx]
         self.k.code = int(code)
         self.k.items = _dp(items)
@@ -416,7 +462,8 @@ cdef void dense_difference_row(const Kern* k, i64 sa, i64 sb, double* d, Work* w
         _difference_chunk(k, sa, sb, d, 0, n, w)
         return
     n_chunks = (n + _CHUNK - 1) // _CHUNK
-    for c in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
+    for c in prange(n_chunks, nogil=True, num_threads=_team(n_threads, n_chunks),
+                    schedule="static"):
         lo = c * _CHUNK
         _difference_chunk(k, sa, sb, d, lo, min(n, lo + _CHUNK) - lo, w)
 
@@ -878,7 +925,8 @@ cdef int _chunk_winners(int mode, const i64* rows, i64 n, i64 i, double gmax,
         free(top)
         free(at)
         return -1
-    for ch in prange(n_chunks, nogil=True, num_threads=n_threads, schedule="static"):
+    for ch in prange(n_chunks, nogil=True, num_threads=_team(n_threads, n_chunks),
+                     schedule="static"):
         lo = ch * _SELECT_CHUNK
         hi = min(n, lo + _SELECT_CHUNK)
         if mode == 0:
@@ -919,13 +967,17 @@ def chunk_winners(int mode, rows, i64 n, i64 i, double gmax, y, G, alpha, C, QD,
                   int n_threads):
     """(value, extra, row) of one selection loop in chunks (see _chunk_winners),
     from Python (the tests check it against the serial rule)."""
-    rows, y, G, alpha, C, QD, qi = (_i64(rows), _f64(y), _f64(G), _f64(alpha), _f64(C),
-                                    _f64(QD), _f64(qi))
+    y = _f64(y)
+    if y.ndim != 1:
+        raise ValueError("y must be a 1-D array")
     m = y.shape[0]
-    if any(v.shape != (m,) for v in (rows, G, alpha, C, QD, qi)) or not 0 < n <= m:
-        raise ValueError("rows, y, G, alpha, C, QD and qi must have one entry per row, 0 < n <= m")
-    if rows.min() < 0 or rows.max() >= m or not -1 <= i < m or n_threads < 1:
-        raise ValueError("a row index is outside the problem, or no thread")
+    G, alpha, C, QD, qi = (_vector(v, m, name) for v, name in (
+        (G, "G"), (alpha, "alpha"), (C, "C"), (QD, "QD"), (qi, "qi")))
+    rows = _indices(rows, m, "rows")
+    if rows.shape[0] != m or not 0 < n <= m:
+        raise ValueError("rows must be a permutation of the rows, 0 < n <= m")
+    if mode not in (0, 1, 2) or (mode == 1 and not 0 <= i < m) or n_threads < 1:
+        raise ValueError("mode must be UP, LOW (with a row i) or COORDINATE; threads >= 1")
     cdef double value, extra
     cdef i64 win
     # Every row: rows is the identity (as the loop passes it).
@@ -1121,7 +1173,8 @@ cdef void _steps(const Kern* k, const Pairs* p, Cache* c, Work* w, const double*
                     if m - size[0] > most_shrunk:
                         most_shrunk = m - size[0]
         _select(k, p, c, w, G, alpha, C, QD, use_bias, &i, &j, &violation)
-        if violation < tol:
+        # No row to move (i or, with a bias, j = -1) is optimal whatever tol says.
+        if violation < tol or i < 0 or (use_bias and j < 0):
             if size[0] == m:
                 state[4] = 1
                 break
@@ -1155,17 +1208,19 @@ cdef class SmoLoop:
     cdef Work w
     cdef readonly object G, QD, clock, rows, size, data, slot_of, full
     cdef list keep
+    cdef bint borrowed
 
     def __init__(self, kp, pairs, alpha, i64 n_slots, gradient0):
         self.problem = _Problem(kp, pairs)
         cdef Kern* k = &self.problem.k
         cdef Pairs* p = &self.problem.p
         cdef i64 m = p.m, n = k.n
-        alpha = _f64(alpha)
+        alpha = _vector(alpha, m, "alpha")
         gradient0 = _f64(gradient0)
-        if alpha.shape[0] != m:
-            raise ValueError("alpha must have one entry per row")
-        n_slots = max(1, min(n_slots, max(m, 1)))
+        if gradient0.ndim != 1 or gradient0.shape[0] not in (0, m):
+            raise ValueError(f"gradient0 must be empty or a 1-D array of {m} entries")
+        # Two slots at least: a step with a bias holds rows i and j at once.
+        n_slots = max(2, min(n_slots, m))
         self.rows = np.arange(m, dtype=np.int64)
         items = np.arange(n, dtype=np.int64)
         self.size = np.array([m, n], dtype=np.int64)
@@ -1226,17 +1281,28 @@ cdef class SmoLoop:
 
     def use_rows(self, cached):
         """Read rows of Q from another solve's cache of this problem
-        (``RowCache.arrays()``: data, slot_of, full; read only)."""
-        data, slot_of, full = _f64(cached[0]), _i64(cached[1]), np.ascontiguousarray(cached[2])
-        if slot_of.shape[0] != self.problem.p.m or (self.problem.p.m
-                                                    and data.shape[1] != self.problem.p.m):
+        (``RowCache.arrays()``: data, slot_of, full; read only): for
+        :meth:`gradient_on` alone, the loop takes no step afterwards."""
+        cdef i64 m = self.problem.p.m
+        data, full = _f64(cached[0]), np.asarray(cached[2])
+        if data.ndim != 2 or (m and data.shape[1] != m):
             raise ValueError("the cached rows belong to another problem")
-        if slot_of.max(initial=-1) >= data.shape[0] or full.shape[0] != data.shape[0]:
-            raise ValueError("the cached rows' slots do not match their data")
+        if full.ndim != 1 or full.dtype not in (np.uint8, np.bool_) \
+                or full.shape[0] != data.shape[0]:
+            raise ValueError("the cached rows' flags must be one uint8 or bool per slot")
+        slot_of = np.asarray(cached[1])
+        if slot_of.ndim != 1 or slot_of.shape[0] != m or \
+                (slot_of.size and slot_of.dtype.kind not in "iu"):
+            raise ValueError(f"the cached rows' slots must be {m} integers, one per row")
+        slot_of = _i64(slot_of)
+        if m and (slot_of.min() < -1 or slot_of.max() >= data.shape[0]):
+            raise ValueError("a cached row's slot is outside the cached data")
+        full = np.ascontiguousarray(full)
         self.keep += [data, slot_of, full]
         self.c.data = _dp(data)
         self.c.slot_of = _ip(slot_of)
         self.c.full = _bp(full)
+        self.borrowed = True
 
     def steps(self, C, alpha, bint use_bias, double tol, bint shrinking, state, i64 stop,
               i64 budget):
@@ -1245,10 +1311,14 @@ cdef class SmoLoop:
         and 3 units per active row per step) exceeds ``budget``.  Releases the
         GIL; ``alpha`` and ``state`` (int64) are updated in place."""
         cdef i64 m = self.problem.p.m
-        if C.shape[0] != m or alpha.shape[0] != m or state.shape[0] < 6:
-            raise ValueError("C and alpha must have one entry per row, state six")
-        C = _f64(C)
-        cdef double[::1] a = alpha  # in place: must be float64 and contiguous
+        if self.borrowed:
+            raise ValueError("this loop reads another solve's rows: it takes no steps")
+        if not tol >= 0.0:
+            raise ValueError(f"tol must be a number >= 0; got {tol!r}")
+        C = _vector(C, m, "C")
+        alpha = _in_place(alpha, m, "alpha")
+        state = _in_place(state, 6, "state", np.int64)
+        cdef double[::1] a = alpha
         cdef i64[::1] s = state
         cdef const double* Cp = _dp(C)
         cdef double* ap = &a[0] if m else NULL
@@ -1261,7 +1331,7 @@ cdef class SmoLoop:
     def finish(self, C, alpha, bint use_bias):
         """(KKT violation, dual objective) on the whole problem."""
         cdef i64 m = self.problem.p.m, t
-        C, alpha = _f64(C), _f64(alpha)
+        C, alpha = _vector(C, m, "C"), _vector(alpha, m, "alpha")
         cdef const double* Cp = _dp(C)
         cdef const double* ap = _dp(alpha)
         cdef double* G = _dp(self.G)
@@ -1279,12 +1349,11 @@ cdef class SmoLoop:
     def gradient_on(self, rows, alpha, G):
         """Set G[t] = (Q alpha)_t - 1 for the listed rows (see gradient_on);
         releases the GIL.  Returns False when stopped by the stop flag."""
-        rows, alpha = _i64(rows), _f64(alpha)
         cdef i64 m = self.problem.p.m
-        if alpha.shape[0] != m or G.shape[0] != m:
-            raise ValueError("alpha and G must have one entry per row")
-        if rows.shape[0] and (rows.min() < 0 or rows.max() >= m):
-            raise ValueError("a row index is outside the problem")
+        # Each row once: a row listed twice would add its sums twice.
+        rows = np.unique(_indices(rows, m, "rows"))
+        alpha = _vector(alpha, m, "alpha")
+        G = _in_place(G, m, "G")
         cdef double[::1] g = G
         cdef const i64* rp = _ip(rows)
         cdef i64 n_rows = rows.shape[0]
@@ -1307,9 +1376,11 @@ def q_product(kp, pairs, delta, rows, cached):
     either sign (the move from one solution to another).  Releases the GIL
     (calibration folds run it side by side in threads)."""
     delta = _f64(delta)
-    rows = _i64(rows)
+    if delta.ndim != 1:
+        raise ValueError("delta must be a 1-D array, one entry per row")
     m = delta.shape[0]
-    loop = SmoLoop(kp, pairs, delta, 1, np.zeros(m))
+    rows = _indices(rows, m, "rows")
+    loop = SmoLoop(kp, pairs, delta, 2, np.zeros(m))
     loop.use_rows(cached)
     out = np.zeros(m)
     loop.gradient_on(rows, delta, out)  # (Q delta)_t - 1

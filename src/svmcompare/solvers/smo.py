@@ -8,6 +8,7 @@ free variables, the progress line and Ctrl-C, the bias and the result.
 from __future__ import annotations
 
 import functools
+import numbers
 import warnings
 from dataclasses import dataclass, replace
 
@@ -294,6 +295,8 @@ def solve_dual(problem, kernel: KernelSpec, *, bias=True, tol=1e-3, max_iter=Non
     -------
     DualResult
     """
+    if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
     options = dict(bias=bias, tol=tol, max_iter=max_iter, cache_size=cache_size,
                    shrinking=shrinking, gram=gram, n_threads=n_threads, progress=progress,
                    newton=newton)
