@@ -4,13 +4,13 @@ wrong answer in the first version, found by an attack under AddressSanitizer).""
 
 import numpy as np
 import pytest
+from svmcompare.solvers._linear_core import loss_sum, matvec
+from svmcompare.solvers._smo_core import LOW, UP, SmoLoop, chunk_winners, q_product
 
 from svmcompare._problem import BinaryProblem
 from svmcompare.kernels import resolve_kernel
 from svmcompare.solvers import solve_dual
 from svmcompare.solvers._kernel_rows import kernel_pack
-from svmcompare.solvers._linear_core import loss_sum, matvec
-from svmcompare.solvers._smo_core import LOW, UP, SmoLoop, chunk_winners, q_product
 
 
 def _pack(n=6, kernel="rbf"):
