@@ -224,8 +224,8 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                 lam = placed - rho * float(y @ alpha)
         round_passes = int(max_passes) if pass_budget is None else \
             max(1, min(int(max_passes), int(pass_budget) - passes))
-        n, s, inner = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u, lam,
-                             rho, eps, round_passes, np.uint64(_SEED + k))
+        n, s, inner = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u,
+                                    lam, rho, eps, round_passes, np.uint64(_SEED + k))
         passes += n
         move = rho * s
         lam += move

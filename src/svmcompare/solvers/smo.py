@@ -1,8 +1,9 @@
 """SMO for the SVM duals of SVMcompare and SVMrank: :func:`solve_dual`.
 
 The compiled loop (working-set selection, steps, shrinking, the row cache) is
-the C extension :mod:`._smo_core`; this module drives it: warm starts, Newton steps on the
-free variables, the progress line and Ctrl-C, the bias and the result.
+the C extension :mod:`._smo_core`; this module drives it: warm starts, Newton
+steps on the free variables, the progress line and Ctrl-C, the bias and the
+result.
 """
 
 from __future__ import annotations
