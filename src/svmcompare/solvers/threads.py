@@ -1,4 +1,5 @@
-"""Thread settings of the compiled solvers: numba's thread count for their
+"""Thread settings of the compiled solvers (the C extensions' OpenMP loops and
+numba's, both counted by numba's per-thread setting): the thread count for their
 parallel loops (per calling thread) and one process-wide BLAS thread while
 any solve runs."""
 
