@@ -25,7 +25,7 @@ def _flags(compiler_type):
         return ["/O2", "/openmp"], []
     compile_args = ["-O3", "-fno-trapping-math", "-fno-math-errno", "-ffp-contract=off"]
     link_args = []
-    # OpenMP runs the SMO's parallel chunks; without it (Apple's clang) they
+    # OpenMP runs the solvers' parallel chunks; without it (Apple's clang) they
     # run on one thread, with the same results.
     if sys.platform != "darwin":
         compile_args.append("-fopenmp")
@@ -46,9 +46,10 @@ class BuildExt(build_ext):
 
 extensions = [
     Extension("svmcompare.solvers._smo_core", ["src/svmcompare/solvers/_smo_core.pyx"],
-              depends=["src/svmcompare/_exp.h"]),
+              depends=["src/svmcompare/_exp.h", "src/svmcompare/_parallel.h"]),
     Extension("svmcompare._blocks", ["src/svmcompare/_blocks.pyx"],
               depends=["src/svmcompare/_exp.h"]),
-    Extension("svmcompare.solvers._linear_core", ["src/svmcompare/solvers/_linear_core.pyx"]),
+    Extension("svmcompare.solvers._linear_core", ["src/svmcompare/solvers/_linear_core.pyx"],
+              depends=["src/svmcompare/_parallel.h"]),
 ]
 setup(ext_modules=cythonize(extensions, language_level=3), cmdclass={"build_ext": BuildExt})

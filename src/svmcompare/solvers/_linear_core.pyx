@@ -30,7 +30,8 @@ ctypedef fused index_t:
 
 # Row chunks of the parallel reductions: a fixed number, so that the sums are
 # the same on any number of threads (a prange reduction splits by thread).
-cdef i64 N_CHUNKS = 16
+cdef enum:
+    N_CHUNKS = 16
 
 
 cdef inline int _region(double w, double delta) noexcept nogil:
@@ -56,14 +57,8 @@ cdef inline i64 _chunk_lo(i64 m, i64 k) noexcept nogil:
     return k * m // N_CHUNKS
 
 
-cdef inline int _team(int n_threads, i64 tasks) noexcept nogil:
-    """Threads for a parallel loop of ``tasks`` tasks: at least one, no more
-    than the tasks or 256 (a huge count overflows OpenMP's stack)."""
-    if tasks > 256:
-        tasks = 256
-    if n_threads > tasks:
-        n_threads = <int>tasks
-    return n_threads if n_threads > 1 else 1
+cdef extern from "../_parallel.h":
+    int _team "svmc_team"(int n_threads, i64 tasks) noexcept nogil
 
 
 def _check_same(name, *arrays):
@@ -76,7 +71,7 @@ def loss_sum(const double[::1] z, const double[::1] C, double delta, int n_threa
     """sum_t C_t L_delta(z_t)."""
     _check_same("loss_sum", z, C)
     cdef i64 m = z.shape[0], k, t, lo, hi
-    cdef double parts[16]
+    cdef double parts[N_CHUNKS]
     cdef double total, zt, out = 0.0
     for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
                    schedule="static"):
@@ -102,8 +97,8 @@ def line_terms(const double[::1] z, const double[::1] q, const double[::1] C, do
     """(sum_t C_t L'(z_t + s q_t) q_t, sum_t C_t L''(z_t + s q_t) q_t^2)."""
     _check_same("line_terms", z, q, C)
     cdef i64 m = z.shape[0], k, t, lo, hi
-    cdef double p1[16]
-    cdef double p2[16]
+    cdef double p1[N_CHUNKS]
+    cdef double p2[N_CHUNKS]
     cdef double d1, d2, w, o1 = 0.0, o2 = 0.0
     for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
                    schedule="static"):

@@ -219,12 +219,8 @@ def _indices(array, upper, name):
     return array
 
 
-cdef int _team(int n_threads, i64 tasks) noexcept nogil:
-    """Threads for a parallel loop of ``tasks`` chunks: at least one, no more
-    than the chunks (a huge count overflowed OpenMP's stack)."""
-    if n_threads > tasks:
-        n_threads = <int>tasks
-    return n_threads if n_threads > 1 else 1
+cdef extern from "../_parallel.h":
+    int _team "svmc_team"(int n_threads, i64 tasks) noexcept nogil
 
 
 cdef class _Problem:
@@ -382,14 +378,17 @@ cdef void _pre_row(const Kern* k, i64 s, const i64* subset, i64 lo, i64 count,
                 out[j] = _refined(k, s, t, out[j])
 
 
+cdef inline double _exp1(double v) noexcept nogil:
+    """exp(v) for one v <= 0, by the kernel rows' exp."""
+    cdef double out
+    exp_nonpositive_c(&v, 1, &out)
+    return out
+
+
 cdef inline double kernel_value(const Kern* k, double dot, double sq_s, double sq_t) noexcept nogil:
     """k(z_s, z_t) from their inner product and squared norms."""
     cdef double v = _kernel_pre(k, dot, sq_s, sq_t)
-    cdef double out
-    if _exponential(k.code):
-        exp_nonpositive_c(&v, 1, &out)
-        return out
-    return v
+    return _exp1(v) if _exponential(k.code) else v
 
 
 cdef inline bint _whole_row(i64 n_subset, i64 n_items) noexcept nogil:
@@ -545,18 +544,12 @@ cdef void q_diagonal(const Kern* k, const Pairs* p, double* out) noexcept nogil:
             continue
         if k.code == LAPLACIAN:
             kab = _kernel_pre(k, _dot(k, ia, ib), k.sqnorm[ia], k.sqnorm[ib])
-            kab = kernel_value_from_exponent(_refined(k, ia, ib, kab))
+            kab = _exp1(_refined(k, ia, ib, kab))
         else:
             kab = kernel_value(k, _dot(k, ia, ib), k.sqnorm[ia], k.sqnorm[ib])
         kaa = kernel_value(k, k.sqnorm[ia], k.sqnorm[ia], k.sqnorm[ia])
         kbb = kernel_value(k, k.sqnorm[ib], k.sqnorm[ib], k.sqnorm[ib])
         out[t] = kbb - 2.0 * kab + kaa + context_dot(p, t, t)
-
-
-cdef inline double kernel_value_from_exponent(double v) noexcept nogil:
-    cdef double out
-    exp_nonpositive_c(&v, 1, &out)
-    return out
 
 
 # --- The row cache ------------------------------------------------------------------
