@@ -97,6 +97,9 @@ N_ITER, COUNTER, UNSHRUNK, MOST_SHRUNK, DONE, PERIOD = range(6)
 # loop to a worker thread; [2] != 0 asks the loop to stop (Ctrl-C); [3] the
 # threads of the parallel loops (1: no chunked selection).
 LRU, WORK, STOP, THREADS = range(4)
+# clock[STOP] set by the loop itself: a scratch allocation failed (the entries
+# then raise MemoryError rather than return a gradient left half computed).
+cdef i64 OUT_OF_MEMORY = 2
 
 
 # --- The problem, as C structs over the arrays' memory ---------------------------
@@ -688,7 +691,8 @@ cdef int gradient_on(const i64* rows, i64 n_rows, const Kern* k, const Pairs* p,
     y_t (f(b_t) - f(a_t)) with f(z) = sum_i c_i k(z_i, z) and
     c = sum_s alpha_s y_s (e_{b_s} - e_{a_s}) (eqs. 17 and 19), one kernel row
     per item with a nonzero coefficient, over the items of the listed rows.
-    Returns -1 when out of memory or interrupted (G is then abandoned).
+    Returns -1 when out of memory (clock[STOP] = OUT_OF_MEMORY) or interrupted
+    (G is then abandoned).
     """
     cdef i64 n = k.n, m = p.m, j, t, s, i, slot, f, n_targets
     cdef double* coef = <double*>calloc(n + 1, sizeof(double))
@@ -700,6 +704,7 @@ cdef int gradient_on(const i64* rows, i64 n_rows, const Kern* k, const Pairs* p,
     cdef double as_
     cdef int status = 0
     if coef == NULL or v == NULL or fz == NULL or targets == NULL:
+        c.clock[2] = OUT_OF_MEMORY
         status = -1
     else:
         for j in range(n_rows):
@@ -754,6 +759,7 @@ cdef int _rebuild_gradient(const i64* rows, i64 n_rows, const Kern* k, const Pai
     cdef double* change = <double*>malloc((m + 1) * sizeof(double))
     cdef int status
     if change == NULL:
+        c.clock[2] = OUT_OF_MEMORY
         return -1
     for t in range(m):
         change[t] = alpha[t] - c.alpha0[t]
@@ -1257,7 +1263,6 @@ cdef class SmoLoop:
         cdef double* G = _dp(self.G)
         cdef double* a = _dp(alpha)
         cdef i64 t
-        cdef int status = 0
         with nogil:
             if m:
                 q_diagonal(k, p, QD)
@@ -1267,10 +1272,13 @@ cdef class SmoLoop:
             self.G[:] = -1.0
             if np.any(alpha != 0.0):
                 with nogil:
-                    status = gradient_on(self.c.rows, m, k, p, a, &self.c, &self.w, G)
-                if status != 0:
-                    raise MemoryError("no memory for the SMO gradient")
+                    gradient_on(self.c.rows, m, k, p, a, &self.c, &self.w, G)
+                self._check_memory()
         G0[:m] = self.G
+
+    def _check_memory(self):
+        if self.clock[STOP] == OUT_OF_MEMORY:
+            raise MemoryError("the SMO solver could not allocate its scratch vectors")
 
     def use_rows(self, cached):
         """Read rows of Q from another solve's cache of this problem
@@ -1320,6 +1328,7 @@ cdef class SmoLoop:
         with nogil:
             _steps(&self.problem.k, &self.problem.p, &self.c, &self.w, Cp, ap, G, QD, use_bias,
                    tol, shrinking, &s[0], stop, budget)
+        self._check_memory()
 
     def finish(self, C, alpha, bint use_bias):
         """(KKT violation, dual objective) on the whole problem."""
@@ -1337,6 +1346,7 @@ cdef class SmoLoop:
                 _violation_bounds(NULL, m, self.problem.p.y, G, ap, Cp, use_bias, &g1, &g2)
             for t in range(m):
                 objective += 0.5 * ap[t] * (G[t] - 1.0)
+        self._check_memory()
         return max(g1 + g2, 0.0), objective
 
     def gradient_on(self, rows, alpha, G):
@@ -1357,6 +1367,7 @@ cdef class SmoLoop:
         with nogil:
             status = gradient_on(rp, n_rows, &self.problem.k, &self.problem.p, ap, &self.c,
                                  &self.w, &g[0])
+        self._check_memory()
         return status == 0
 
 
