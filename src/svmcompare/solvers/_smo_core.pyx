@@ -1262,7 +1262,6 @@ cdef class SmoLoop:
         cdef double* QD = _dp(self.QD)
         cdef double* G = _dp(self.G)
         cdef double* a = _dp(alpha)
-        cdef i64 t
         with nogil:
             if m:
                 q_diagonal(k, p, QD)
