@@ -76,6 +76,18 @@ class _SquaredHinge:
 _CG_TOLERANCE = "rtol" if "rtol" in inspect.signature(cg).parameters else "tol"
 
 
+def conjugate_gradients(operator, rhs, rtol, preconditioner=None, maxiter=None):
+    """SciPy's conjugate gradients on ``operator`` x = ``rhs`` to the relative
+    residual ``rtol`` (no absolute floor), with ``preconditioner`` the vector
+    of an inverse diagonal when given; x (the last iterate)."""
+    n = rhs.size
+    M = None if preconditioner is None else LinearOperator(
+        (n, n), matvec=lambda v: preconditioner * v, dtype=np.float64)
+    x, _ = cg(operator, rhs, atol=0.0, M=M, maxiter=10 * n if maxiter is None else maxiter,
+              **{_CG_TOLERANCE: rtol})
+    return x
+
+
 def _newton_finish(problem, x, gradient, goal, max_steps=20):
     """Full Newton steps from ``x`` (systems by conjugate gradients), each
     kept only if it lowers the gradient's norm, until the norm is at most
@@ -89,8 +101,7 @@ def _newton_finish(problem, x, gradient, goal, max_steps=20):
         problem.value_gradient(x)  # the active rows at x
         hessian = LinearOperator((n, n), matvec=lambda v, x=x: problem.hessian_product(x, v),
                                  dtype=np.float64)
-        step, _ = cg(hessian, -gradient, atol=0.0, maxiter=10 * n,
-                     **{_CG_TOLERANCE: min(0.1, 0.1 * goal / norm)})
+        step = conjugate_gradients(hessian, -gradient, min(0.1, 0.1 * goal / norm))
         trial = x + step
         _, trial_gradient = problem.value_gradient(trial)
         if not float(np.linalg.norm(trial_gradient)) < norm:
