@@ -236,20 +236,21 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
 
     def compact_copy(self):
         """A shallow copy without the arrays of the training pairs
-        (``support_``, ``dual_coef_``): what scoring and refitting need, as
+        (``support_``, ``dual_coef_``, a ``partial_fit``'s kept pairs and
+        solver state): what scoring and refitting need, as
         model files keep it (a linear model on 10.5 M pairs was a 213 MB file
         for its three weights).  This estimator is unchanged."""
         import copy
 
         copied = copy.copy(self)
-        for name in ("support_", "dual_coef_", "_expansion_index"):
+        for name in ("support_", "dual_coef_", "_expansion_index", "_increment"):
             vars(copied).pop(name, None)
         return copied
 
 
 # Attributes some fits set and others do not (the solver's, the link's).
 _FIT_SPECIFIC = ("dual_objective_", "kkt_violation_", "primal_objective_", "calibrator_",
-                 "calibration_", "degenerate_")
+                 "calibration_", "degenerate_", "_increment")
 
 
 def lemma1_applies(beta, bias_noise):

@@ -7,10 +7,11 @@ import warnings
 import numpy as np
 
 from ._base import PairwiseKernelModel, lemma1_applies
+from ._increment import partial_fit as partial_fit_solution
 from ._problem import ProblemKind, flip_compare
 from ._threshold import fit_threshold
 from ._validation import check_compare_label_set
-from .calibration.held_out import HeldOutCalibration
+from .calibration.held_out import HeldOutCalibration, calibrate_link, held_out_gaps
 from .exceptions import (
     DegenerateWarning,
     NoRankingError,
@@ -300,6 +301,56 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+
+    def partial_fit(self, X, y, context=None, sample_weight=None, *, earlier_weight=1.0):
+        """Add pairs to those of the earlier ``partial_fit`` calls and refit on
+        all of them, starting from the last solution (a week of new results).
+
+        After each call the model is the one :meth:`fit` would give on every
+        pair given so far, to the solver's tolerance ``tol`` (threshold,
+        probability link and calibration folds included), at a fraction of a
+        refit's cost on large data: the solver keeps the earlier rows'
+        gradient and Hessian and needs one pass over them per round
+        (:mod:`svmcompare.solvers.incremental`; 10,000 ids x 1,000,000 games,
+        then a week of 20,000: BENCHMARKS.md).  For ``kernel="linear"`` and
+        ``loss="squared_hinge"`` (the ratings model).
+
+        Unlike :meth:`fit`, features are used as given, not standardized
+        (every batch must be on one scale): one-hot identities need nothing
+        (they are what ``scale_indicators=False`` fits, and their scores
+        differ from fit's by a constant only); scale other features before the
+        first call.  An id first seen in a later batch needs its column from
+        the start (build every batch's pairs with the same ids).
+
+        Parameters
+        ----------
+        X, y, context, sample_weight : the new pairs, as :meth:`fit`.
+        earlier_weight : float in (0, 1], default=1.0
+            Multiplies the weight of every pair given before this call: a time
+            decay's factor for the time since the last call, e.g.
+            ``2 ** (-days / half_life)`` (what :func:`svmcompare.time_decay`
+            gives the earlier pairs, applied week by week).
+
+        Returns
+        -------
+        self
+
+        Notes
+        -----
+        The state (every pair so far and the solver's expansion) is kept in
+        memory between calls; :meth:`fit` discards it, a model file leaves it
+        out, and a later ``partial_fit`` on a model without it (fitted by
+        ``fit``, read from a file, or after a call that failed in its solve)
+        is refused.  Changing a parameter other than ``n_jobs``, ``verbose``,
+        ``cache_size`` or ``random_state`` between calls is refused too.
+        """
+        prepared, result, state = partial_fit_solution(self, X, y, context, sample_weight,
+                                                       earlier_weight)
+        if self.probability:
+            calibrate_link(self, held_out_gaps(self, prepared, result, None), prepared.y,
+                           prepared.Xs, prepared.context, prepared.sample_weight)
+        self._increment = state
+        return self
 
 
 def lemma1_scale(beta, bias_noise, C, on_degenerate, model="SVMCompare", class_weight=None,

@@ -1,0 +1,230 @@
+"""``SVMCompare.partial_fit``: pairs added to a linear squared-hinge model and
+the model refitted on every pair so far, from the solution before them
+(:mod:`solvers.incremental`), as a week of new results arrives (issue 32).
+
+The state kept between calls (``_increment``, never written to a model file)
+holds the solver's expansion of the earlier rows and the pairs themselves
+(their threshold, probability link and calibration folds see every pair, as
+``fit``'s do).  The class weights of eq. (8)'s flipped labels are resolved on
+every pair so far; when they move, the solver scales the earlier rows' costs
+by label group, so the model stays the one ``fit`` would give on all pairs.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import primal_rows, store
+from ._problem import BinaryProblem, Prepared, Standardizer, flip_compare, label_weights
+from ._validation import (
+    check_context,
+    check_costs,
+    check_fit_context,
+    check_pairs_labels,
+    check_sample_weight,
+    check_weighted_labels,
+)
+from .kernels import LINEAR
+from .ranking_function import set_feature_names
+from .solvers.incremental import SquaredHingeIncrement
+from .sparse_pairs import SparsePairs
+
+# Parameters that only say how to run a fit, not what it fits: they may change
+# between calls.
+_RUN_PARAMETERS = ("n_jobs", "verbose", "cache_size", "random_state")
+
+
+@dataclass
+class _Batch:
+    Xs: object  # SparsePairs or (n, 2, p) array, unstandardized
+    y: np.ndarray
+    context: np.ndarray  # (n, q) or None
+    weight: np.ndarray  # the pairs' weights as given (None: 1)
+    factor: float = 1.0  # the product of later calls' earlier_weight
+
+
+@dataclass
+class Increment:
+    """What partial_fit keeps: the solver state, every batch of pairs, and
+    what the model's parameters were when the first batch was fitted."""
+
+    solver: SquaredHingeIncrement
+    params: dict
+    sparse: bool
+    n_features: int
+    n_context: int
+    batches: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # each batch's flipped rows (eq. 8)
+    multipliers: dict = None  # the class weights of the flipped labels in use
+
+    def pairs(self):
+        """Every pair so far (pairs, labels, context, current weights)."""
+        Xs = SparsePairs(*(_vstack([getattr(b.Xs, side) for b in self.batches])
+                           for side in ("first", "second"))) if self.sparse else \
+            np.concatenate([b.Xs for b in self.batches])
+        y = np.concatenate([b.y for b in self.batches])
+        context = None if self.n_context == 0 else \
+            np.concatenate([b.context for b in self.batches])
+        weight = None
+        if any(b.weight is not None or b.factor != 1.0 for b in self.batches):
+            weight = np.concatenate([
+                (np.ones(b.y.size) if b.weight is None else b.weight) * b.factor
+                for b in self.batches])
+        return Xs, y, context, weight
+
+    def label_rows(self):
+        """The weighted numbers of flipped rows labelled 1 and -1 (two a tie)."""
+        decided = ties = 0.0
+        for b in self.batches:
+            w = np.ones(b.y.size) if b.weight is None else b.weight
+            decided += b.factor * float(w[b.y != 0].sum())
+            ties += 2.0 * b.factor * float(w[b.y == 0].sum())
+        return decided, ties
+
+
+def _vstack(blocks):
+    return sp.vstack(blocks, format="csr")
+
+
+def _check_settings(model, kernel):
+    solver = model.solver
+    if kernel.code != LINEAR or model.loss != "squared_hinge" or solver not in ("auto", "linear"):
+        raise ValueError(
+            "partial_fit refits the linear squared hinge from its last solution: it needs "
+            "kernel='linear', loss='squared_hinge' and solver 'auto' or 'linear' (got "
+            f"kernel={model.kernel!r}, loss={model.loss!r}, solver={solver!r}); fit "
+            "refits any model on all pairs.")
+
+
+def _check_earlier_weight(value):
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) \
+            or not np.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
+        raise ValueError(f"earlier_weight must be a number in (0, 1]; got {value!r} (a time "
+                         "decay's factor for the time since the last call, e.g. "
+                         "2 ** (-days / half_life)).")
+    return float(value)
+
+
+def _start(model, X, context):
+    p = X.shape[2]
+    params = {k: v for k, v in model.get_params(deep=False).items() if k not in _RUN_PARAMETERS}
+    return Increment(solver=SquaredHingeIncrement(n_groups=2, bias=True, tol=model.tol),
+                     params=params, sparse=isinstance(X, SparsePairs), n_features=p,
+                     n_context=0 if context is None else context.shape[1])
+
+
+def _check_continues(model, state, X, context):
+    params = {k: v for k, v in model.get_params(deep=False).items() if k not in _RUN_PARAMETERS}
+    changed = sorted(k for k in params if not _same(params[k], state.params.get(k)))
+    if changed:
+        raise ValueError(f"partial_fit continues the model its first call fitted; "
+                         f"{', '.join(changed)} changed since (fit starts over).")
+    sparse = isinstance(X, SparsePairs)
+    if sparse != state.sparse or X.shape[2] != state.n_features:
+        kind = ("sparse", "dense")
+        raise ValueError(f"X must be {kind[not state.sparse]} pairs of {state.n_features} "
+                         f"features, as the pairs before; got {kind[not sparse]} pairs of "
+                         f"{X.shape[2]} features.")
+    q = 0 if context is None else context.shape[1]
+    if q != state.n_context:
+        raise ValueError(f"context has {q} columns; the pairs before had {state.n_context}.")
+
+
+def _same(a, b):
+    try:
+        return bool(a == b) if not isinstance(a, np.ndarray | list) else \
+            np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    except (TypeError, ValueError):
+        return a is b
+
+
+def _concatenated_problem(problems, C):
+    """One BinaryProblem of the batches' problems in order (items, pairs and
+    rows offset), with the costs ``C`` the solver holds now."""
+    items_offset = pairs_offset = 0
+    a, b, pair, pair_items = [], [], [], []
+    for problem in problems:
+        a.append(problem.a + items_offset)
+        b.append(problem.b + items_offset)
+        pair.append(problem.pair + pairs_offset)
+        pair_items.append(problem.pair_items + items_offset)
+        items_offset += problem.items.shape[0]
+        pairs_offset += problem.pair_items.shape[0]
+    items = sp.vstack([p.items for p in problems], format="csr") \
+        if sp.issparse(problems[0].items) else np.concatenate([p.items for p in problems])
+    return BinaryProblem(items, np.concatenate(a), np.concatenate(b),
+                         np.concatenate([p.y for p in problems]), C,
+                         np.concatenate([p.context for p in problems]),
+                         np.concatenate(pair), np.concatenate([p.flipped for p in problems]),
+                         np.concatenate(pair_items))
+
+
+def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.0):
+    """The fit layer of :meth:`SVMCompare.partial_fit`: the batch checked, the
+    solver's rows added and the model's ranking stored; returns (prepared,
+    result, state).  ``model._increment`` is None from the solve on: a call
+    that fails there leaves nothing to continue from (the caller sets the
+    state after its own steps succeed)."""
+    from ._parameters import check_parameters
+
+    state = getattr(model, "_increment", None)
+    if state is None and hasattr(model, "ranking_"):
+        raise ValueError(
+            f"This {type(model).__name__} holds no partial_fit state (it was fitted by fit, "
+            "which keeps no pairs, read from a file, or its last partial_fit failed): "
+            "partial_fit continues only what partial_fit began; give it the first batch "
+            "too, or fit on all pairs.")
+    kernel = check_parameters(model)
+    _check_settings(model, kernel)
+    earlier_weight = _check_earlier_weight(earlier_weight)
+    raw = X
+    X, y = check_pairs_labels(X, y)
+    context = check_context(context, X.shape[0])
+    check_fit_context(context)
+    sample_weight = check_sample_weight(sample_weight, X.shape[0])
+    fresh = state is None
+    if fresh:
+        state = _start(model, X, context)
+    else:
+        _check_continues(model, state, X, context)
+    if isinstance(X, SparsePairs):
+        X = SparsePairs(X.first, X.second)  # features as given: no center
+    else:
+        X = np.array(X, dtype=np.float64)  # kept: the caller's array may change
+    for batch in state.batches:
+        batch.factor *= earlier_weight
+    state.batches.append(_Batch(X, y, context, sample_weight))
+    try:
+        Xs_all, y_all, context_all, weight_all = state.pairs()
+        check_weighted_labels(model.problem_kind.check_labels, y_all, weight_all,
+                              type(model).__name__)
+        multipliers = label_weights(model.class_weight, *state.label_rows())
+        problem = flip_compare(X, y, float(model.C), multipliers, context, sample_weight)
+        check_costs(problem.C)
+    except BaseException:
+        state.batches.pop()
+        for batch in state.batches:
+            batch.factor /= earlier_weight
+        raise
+    scaler = Standardizer(mean=np.zeros(state.n_features), scale=np.ones(state.n_features),
+                          keep=np.ones(state.n_features, dtype=bool))
+    batch_prepared = Prepared(kernel=kernel, y=y, scaler=scaler, Xs=X, problem=problem,
+                              solver="linear")
+    old = state.multipliers or multipliers
+    scale = earlier_weight * np.array([multipliers[1] / old[1], multipliers[-1] / old[-1]])
+    model._increment = None
+    result = state.solver.add(primal_rows(batch_prepared), problem.y, problem.C,
+                              group=(problem.y < 0).astype(np.int64), scale=scale)
+    state.multipliers = multipliers
+    state.problems.append(problem)
+    C_all = np.concatenate([block.C for block in state.solver.blocks])
+    prepared = Prepared(kernel=kernel, y=y_all, scaler=scaler, Xs=Xs_all,
+                        problem=_concatenated_problem(state.problems, C_all), solver="linear",
+                        X=Xs_all, context=context_all, sample_weight=weight_all)
+    store(model, prepared, result, None)
+    set_feature_names(model, raw, context)
+    return prepared, result, state

@@ -1,0 +1,144 @@
+"""SVMCompare.partial_fit: after each call the model fit would give on every
+pair so far (ranking, threshold, probabilities), refusals named, and a state
+that never reaches a model file."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from svmcompare import SVMCompare, load_model, save_model
+
+MODEL = dict(kernel="linear", loss="squared_hinge", scale_indicators=False, probability=True,
+             random_state=0, tol=1e-8)
+
+
+def games(n_ids, m, seed=0, draw=0.7, strength=None):
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(size=n_ids) if strength is None else strength
+    a = rng.integers(0, n_ids, m)
+    b = (a + rng.integers(1, n_ids, m)) % n_ids
+    gap = strength[b] - strength[a] + 0.3 + rng.logistic(size=m)
+    y = np.where(gap > draw, 1, np.where(gap < -draw, -1, 0))
+    return a, b, y
+
+
+def dense_pairs(n_ids, a, b):
+    E = np.eye(n_ids)
+    return np.stack([E[a], E[b]], axis=1)
+
+
+def sparse_pairs(n_ids, a, b):
+    E = sp.identity(n_ids, format="csr")
+    return sp.hstack([E[a], E[b]], format="csr")
+
+
+def assert_same_model(full, inc, X, context=None, atol=1e-9):
+    np.testing.assert_allclose(inc.decision_function(X, context),
+                               full.decision_function(X, context), atol=atol)
+    np.testing.assert_allclose(inc.predict_proba(X, context), full.predict_proba(X, context),
+                               atol=atol)
+    assert inc.calibration_ == full.calibration_
+    assert inc.threshold_ == pytest.approx(full.threshold_, abs=atol)
+
+
+@pytest.mark.parametrize("m, calibration", [(1200, "5-fold"), (4000, "in-sample")])
+def test_batches_give_fits_model_on_all_pairs(m, calibration):
+    a, b, y = games(30, m)
+    X = dense_pairs(30, a, b)
+    context = np.random.default_rng(1).choice([-1.0, 0.0, 1.0], size=(m, 1))
+    full = SVMCompare(**MODEL).fit(X, y, context)
+    inc = SVMCompare(**MODEL)
+    cuts = [0, m // 2, m // 2 + 40, m]
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        inc.partial_fit(X[lo:hi], y[lo:hi], context[lo:hi])
+    assert full.calibration_ == calibration
+    assert_same_model(full, inc, X, context)
+
+
+def test_sparse_ids_with_a_decay_are_fit_with_the_decayed_weights():
+    a, b, y = games(50, 3000, seed=2)
+    X = sparse_pairs(50, a, b)
+    home = np.ones((3000, 1))
+    inc = SVMCompare(**MODEL)
+    inc.partial_fit(X[:2000], y[:2000], home[:2000])
+    inc.partial_fit(X[2000:2500], y[2000:2500], home[2000:2500], earlier_weight=0.5)
+    inc.partial_fit(X[2500:], y[2500:], home[2500:], earlier_weight=0.8)
+    weight = np.r_[np.full(2000, 0.4), np.full(500, 0.8), np.ones(500)]
+    full = SVMCompare(**MODEL).fit(X, y, home, sample_weight=weight)
+    assert_same_model(full, inc, X, home)
+
+
+def test_class_weights_that_move_with_new_ties():
+    """'balanced' weights resolved on every pair: a batch of draws moves them."""
+    a, b, y = games(20, 1500, seed=3, draw=0.3)
+    y2 = np.zeros(600, dtype=int)  # a batch of draws only
+    a2, b2, _ = games(20, 600, seed=4)
+    X = np.concatenate([dense_pairs(20, a, b), dense_pairs(20, a2, b2)])
+    labels = np.r_[y, y2]
+    model = dict(MODEL, class_weight="balanced", probability=False)
+    inc = SVMCompare(**model).partial_fit(X[:1500], y).partial_fit(X[1500:], y2)
+    full = SVMCompare(**model).fit(X, labels)
+    np.testing.assert_allclose(inc.decision_function(X), full.decision_function(X),
+                               atol=1e-9)
+    assert inc.threshold_ == pytest.approx(full.threshold_)
+
+
+def test_default_tolerance_is_fits_model_to_that_tolerance():
+    a, b, y = games(40, 3000, seed=5)
+    X = sparse_pairs(40, a, b)
+    model = dict(MODEL, tol=1e-3)
+    inc = SVMCompare(**model)
+    for lo in range(0, 3000, 500):
+        inc.partial_fit(X[lo:lo + 500], y[lo:lo + 500])
+    full = SVMCompare(**model).fit(X, y)
+    assert_same_model(full, inc, X, atol=1e-4)
+
+
+def test_refusals_are_named_and_a_bad_batch_keeps_the_state():
+    a, b, y = games(10, 400, seed=6)
+    X = dense_pairs(10, a, b)
+    with pytest.raises(ValueError, match="kernel='linear', loss='squared_hinge'"):
+        SVMCompare(kernel="rbf").partial_fit(X, y)
+    with pytest.raises(ValueError, match="kernel='linear', loss='squared_hinge'"):
+        SVMCompare(kernel="linear").partial_fit(X, y)  # the hinge
+    with pytest.raises(ValueError, match="fitted by fit"):
+        SVMCompare(**MODEL).fit(X, y).partial_fit(X, y)
+    model = SVMCompare(**MODEL).partial_fit(X[:300], y[:300])
+    before = model.decision_function(X)
+    for value in (0.0, 1.5, np.nan, True, "1"):
+        with pytest.raises(ValueError, match="earlier_weight"):
+            model.partial_fit(X[300:], y[300:], earlier_weight=value)
+    with pytest.raises(ValueError, match="10 features"):
+        model.partial_fit(X[300:, :, :5], y[300:])
+    with pytest.raises(ValueError, match="sparse|dense"):
+        model.partial_fit(sparse_pairs(10, a[300:], b[300:]), y[300:])
+    with pytest.raises(ValueError, match="context has 1 columns"):
+        model.partial_fit(X[300:], y[300:], np.ones((100, 1)))
+    bad = X[300:].copy()
+    bad[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN|finite"):
+        model.partial_fit(bad, y[300:])
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    model.set_params(C=10.0)
+    with pytest.raises(ValueError, match="C changed"):
+        model.partial_fit(X[300:], y[300:])
+    model.set_params(C=1.0, n_jobs=1)  # how to run may change
+    model.partial_fit(X[300:], y[300:])
+    full = SVMCompare(**MODEL).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), full.decision_function(X),
+                               atol=1e-9)
+
+
+def test_the_state_stays_out_of_files_and_fit_discards_it(tmp_path):
+    a, b, y = games(10, 400, seed=7)
+    X = dense_pairs(10, a, b)
+    model = SVMCompare(**MODEL).partial_fit(X, y)
+    assert model._increment is not None
+    save_model(model, tmp_path / "m.skops")
+    loaded = load_model(tmp_path / "m.skops")
+    assert not hasattr(loaded, "_increment")
+    np.testing.assert_allclose(loaded.predict_proba(X), model.predict_proba(X))
+    with pytest.raises(ValueError, match="read from a file"):
+        loaded.partial_fit(X, y)
+    model.fit(X, y)
+    assert not hasattr(model, "_increment")
