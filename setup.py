@@ -1,4 +1,5 @@
-"""The SMO core, the linear solvers' loops and the kernel blocks' finish are C
+"""The SMO core, the linear solvers' loops, the kernel blocks' finish and the
+ordered logit's likelihood terms are C
 extensions (Cython, OpenMP), compiled by the install: nothing to compile on a
 first fit but the graded items' solver (numba).  Everything
 else is in pyproject.toml.
@@ -51,5 +52,7 @@ extensions = [
               depends=["src/svmcompare/_exp.h"]),
     Extension("svmcompare.solvers._linear_core", ["src/svmcompare/solvers/_linear_core.pyx"],
               depends=["src/svmcompare/_parallel.h"]),
+    Extension("svmcompare._ordinal_core", ["src/svmcompare/_ordinal_core.pyx"],
+              depends=["src/svmcompare/_exp.h"]),
 ]
 setup(ext_modules=cythonize(extensions, language_level=3), cmdclass={"build_ext": BuildExt})

@@ -1,26 +1,34 @@
 """A week of new results: the squared hinge refitted from the solution before
-it, against a cold refit, on simulated identities (issue 32, item 2).
+it, against a full refit, on simulated identities (issue 32, item 2).
 
     python benchmarks/bench_warm_start.py [--players 10000] [--games 1000000]
         [--new 20000] [--repeats 3]
 
-``bench_ratings_scale.py``'s games between ``players`` ids; the solver alone
-(``solvers/newton_cg.py``, SciPy's trust-region Newton-CG on the flipped rows
-of eq. 8, unit costs, free bias): the first ``games`` solved, then the
-``games + new`` solved cold (from 0) and warm (from the first solution).
-Prints seconds (best of ``repeats``), Newton steps, the warm / cold ratio and
-the relative difference of the two objectives.
+``bench_ratings_scale.py``'s games between ``players`` ids: the first ``games``
+fitted, then ``new`` more.  The solver alone (unit costs, free bias, eq. 8's
+flipped rows): a cold solve of every row by the trust-region Newton-CG of
+``solvers/newton_cg.py``, the same started from the first solution (a warm
+start), and ``solvers/incremental.py``'s update of its kept state.  Then the
+estimator (``SVMCompare(kernel="linear", loss="squared_hinge",
+scale_indicators=False, probability=True)`` with the home edge as context):
+``fit`` on every game against ``partial_fit`` of the new games after a
+``partial_fit`` of the first ones.  Prints seconds (best of ``repeats``; each
+update from a copy of the state before it), the ratio to the full refit, and
+how far the updated model is from the refitted one.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 
 import numpy as np
 import scipy.sparse as sp
 
-from bench_ratings_scale import simulate
+from bench_ratings_scale import simulate, wide
+from svmcompare import SVMCompare
+from svmcompare.solvers.incremental import SquaredHingeIncrement
 from svmcompare.solvers.newton_cg import solve_squared_hinge_cg
 
 
@@ -47,6 +55,59 @@ def best_of(repeats, solve):
     return min(times), result
 
 
+def solver_rows(a, b, y, n_players, n_games, repeats):
+    first = slice(0, n_games)
+    D1, y1 = flipped_rows(a[first], b[first], y[first], n_players)
+    D2, y2 = flipped_rows(a[n_games:], b[n_games:], y[n_games:], n_players)
+    D, labels = flipped_rows(a, b, y, n_players)
+    costs = np.ones(labels.size)
+    increment = SquaredHingeIncrement()
+    before = increment.add(D1, y1, np.ones(y1.size))
+    start = np.append(before.u, before.bias)
+    cold_s, cold = best_of(repeats, lambda: solve_squared_hinge_cg(D, labels, costs))
+    warm_s, warm = best_of(repeats, lambda: solve_squared_hinge_cg(D, labels, costs, v0=start))
+    inc_s, inc = best_of(repeats, lambda: copy.deepcopy(increment).add(D2, y2,
+                                                                       np.ones(y2.size)))
+    rows = []
+    for name, seconds, result in (("solver: cold, every row", cold_s, cold),
+                                  ("solver: warm start", warm_s, warm),
+                                  ("solver: incremental update", inc_s, inc)):
+        gap = abs(result.objective - cold.objective) / abs(cold.objective)
+        rows.append((name, seconds, seconds / cold_s, f"objective {gap:.1e} (relative)"))
+    return rows
+
+
+def timed(repeats, make, step):
+    """Best seconds of ``step(make())`` (``make`` untimed) and its last result."""
+    times, result = [], None
+    for _ in range(repeats):
+        subject = make()
+        begin = time.perf_counter()
+        result = step(subject)
+        times.append(time.perf_counter() - begin)
+    return min(times), result
+
+
+def estimator_rows(a, b, y, n_players, n_games, repeats):
+    X = wide(a, b, n_players)
+    home = np.ones((y.size, 1))
+    settings = dict(kernel="linear", loss="squared_hinge", scale_indicators=False,
+                    probability=True, random_state=0)
+    SVMCompare(**settings).fit(X[:500], y[:500], home[:500])  # imports, first calls
+    first = SVMCompare(**settings).partial_fit(X[:n_games], y[:n_games], home[:n_games])
+    full_s, full = timed(repeats, lambda: SVMCompare(**settings),
+                         lambda model: model.fit(X, y, home))
+    part_s, part = timed(repeats, lambda: copy.deepcopy(first),
+                         lambda model: model.partial_fit(X[n_games:], y[n_games:],
+                                                         home[n_games:]))
+    gap = np.max(np.abs(part.decision_function(X, home) - full.decision_function(X, home)))
+    spread = np.std(full.decision_function(X, home))
+    proba = np.max(np.abs(part.predict_proba(X, home) - full.predict_proba(X, home)))
+    return [("SVMCompare.fit, every game", full_s, 1.0, f"calibration {full.calibration_}"),
+            ("SVMCompare.partial_fit, the new games", part_s, part_s / full_s,
+             f"decision {gap / spread:.1e} of its spread, probabilities {proba:.1e}")]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=10_000)
@@ -55,21 +116,13 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     (a, b, y), _ = simulate(args.players, args.games + args.new)
-    first = slice(0, args.games)
-    D1, y1 = flipped_rows(a[first], b[first], y[first], args.players)
-    D, labels = flipped_rows(a, b, y, args.players)
-    before = solve_squared_hinge_cg(D1, y1, np.ones(y1.size))
-    start = np.append(before.u, before.bias)
-    costs = np.ones(labels.size)
-    cold_s, cold = best_of(args.repeats, lambda: solve_squared_hinge_cg(D, labels, costs))
-    warm_s, warm = best_of(args.repeats,
-                           lambda: solve_squared_hinge_cg(D, labels, costs, v0=start))
-    gap = abs(warm.objective - cold.objective) / abs(cold.objective)
+    rows = solver_rows(a, b, y, args.players, args.games, args.repeats) \
+        + estimator_rows(a, b, y, args.players, args.games, args.repeats)
     print(f"{args.players:,} ids, {args.games:,} games, then {args.new:,} more")
-    print(f"{'start':>6} {'seconds':>8} {'Newton steps':>13}")
-    print(f"{'cold':>6} {cold_s:>8.3f} {cold.n_iter:>13d}")
-    print(f"{'warm':>6} {warm_s:>8.3f} {warm.n_iter:>13d}")
-    print(f"warm / cold: {warm_s / cold_s:.2f}; objectives differ by {gap:.1e} (relative)")
+    print(f"| {'what':<38} | {'seconds':>8} | {'/ full':>6} | difference to the full refit |")
+    print(f"|{'-' * 40}|{'-' * 10}|{'-' * 8}|{'-' * 30}|")
+    for name, seconds, ratio, note in rows:
+        print(f"| {name:<38} | {seconds:>8.3f} | {ratio:>6.3f} | {note} |")
 
 
 if __name__ == "__main__":

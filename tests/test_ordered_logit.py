@@ -65,3 +65,39 @@ def test_recovers_a_proportional_odds_model_and_validates():
         OrderedLogit().fit(np.where(X > 3, np.nan, X), y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :1])
+
+
+def numpy_terms(eta, k, padded, weight, tiny=1e-300):
+    """The rows' terms as numpy passes (the formulas of ordered_logit_terms)."""
+    from scipy.special import expit
+
+    s_up, s_lo = expit(padded[k + 1] - eta), expit(padded[k] - eta)
+    prob = np.maximum(s_up - s_lo, tiny)
+    g_up, g_lo = s_up * (1 - s_up), s_lo * (1 - s_lo)
+    d_theta = np.zeros(padded.size)
+    np.add.at(d_theta, k + 1, -weight * g_up / prob)
+    np.add.at(d_theta, k, weight * g_lo / prob)
+    return -np.sum(weight * np.log(prob)), weight * (g_up - g_lo) / prob, d_theta
+
+
+@pytest.mark.parametrize("q", [2, 3, 5])
+def test_the_c_sweep_is_the_numpy_formulas(q):
+    from svmcompare._ordinal_core import ordered_logit_terms
+
+    rng = np.random.default_rng(q)
+    n = 2000
+    eta = rng.normal(scale=3.0, size=n)
+    eta[:5] = [800.0, -800.0, 40.0, -40.0, 0.0]  # probabilities at the floor, saturated ends
+    k = rng.integers(0, q, n)
+    padded = np.r_[-np.inf, np.sort(rng.normal(size=q - 1)), np.inf]
+    weight = rng.uniform(0.0, 2.0, n)
+    d_eta, d_theta = np.empty(n), np.zeros(q + 1)
+    loss = ordered_logit_terms(eta, k, padded, weight, d_eta, d_theta, 1e-300)
+    want_loss, want_d_eta, want_d_theta = numpy_terms(eta, k, padded, weight)
+    assert loss == pytest.approx(want_loss, rel=1e-12)
+    np.testing.assert_allclose(d_eta, want_d_eta, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(d_theta, want_d_theta, rtol=1e-11, atol=1e-12)
+    with pytest.raises(ValueError, match="class index"):
+        ordered_logit_terms(eta, np.full(n, q), padded, weight, d_eta, d_theta, 1e-300)
+    with pytest.raises(ValueError, match="one entry per row"):
+        ordered_logit_terms(eta, k[:-1], padded, weight, d_eta, d_theta, 1e-300)

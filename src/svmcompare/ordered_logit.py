@@ -24,6 +24,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._ordinal_core import ordered_logit_terms
 from ._validation import as_float_matrix, check_finite
 
 _TINY = 1e-300
@@ -50,22 +51,16 @@ def class_probabilities(eta, theta):
 
 
 def _objective(params, X, k, q, alpha, sample_weight):
-    """Penalized negative log-likelihood and its gradient in (w, c)."""
+    """Penalized negative log-likelihood and its gradient in (w, c); the rows'
+    terms in one C sweep (``_ordinal_core``)."""
     p = X.shape[1]
     w, c = params[:p], params[p:]
-    theta = _cut_points(c)
-    eta = X @ w
-    padded = np.concatenate([[-np.inf], theta, [np.inf]])
-    upper, lower = padded[k + 1] - eta, padded[k] - eta
-    s_up, s_lo = expit(upper), expit(lower)
-    prob = np.maximum(s_up - s_lo, _TINY)
-    g_up, g_lo = s_up * (1 - s_up), s_lo * (1 - s_lo)
-    loss = -np.sum(sample_weight * np.log(prob)) + 0.5 * alpha * (w @ w)
-    # d(-log p)/d eta = (g_up - g_lo) / p;  d/d theta_k = -g_up / p;  d/d theta_{k-1} = g_lo / p.
-    grad_w = X.T @ (sample_weight * (g_up - g_lo) / prob) + alpha * w
+    padded = np.concatenate([[-np.inf], _cut_points(c), [np.inf]])
+    d_eta = np.empty(k.size)
     grad_theta = np.zeros(q + 1)
-    np.add.at(grad_theta, k + 1, -sample_weight * g_up / prob)
-    np.add.at(grad_theta, k, sample_weight * g_lo / prob)
+    loss = ordered_logit_terms(np.ascontiguousarray(X @ w), k, padded, sample_weight, d_eta,
+                               grad_theta, _TINY) + 0.5 * alpha * (w @ w)
+    grad_w = X.T @ d_eta + alpha * w
     grad_c = grad_theta[1:q] @ _cut_jacobian(c)
     return loss, np.concatenate([grad_w, grad_c])
 
@@ -122,8 +117,10 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
                         / weight.sum(), 1e-6, 1 - 1e-6)
         theta0 = np.log(share / (1 - share))
         steps = np.maximum(np.diff(theta0), 1e-6)
-        start = np.concatenate([np.zeros(X.shape[1]), theta0[:1], np.log(steps)])
-        result = minimize(_objective, start, args=(X, k, q, self.alpha, weight), jac=True,
+        x0 = np.concatenate([np.zeros(X.shape[1]), theta0[:1], np.log(steps)])
+        k = np.ascontiguousarray(k, dtype=np.int64)
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        result = minimize(_objective, x0, args=(X, k, q, self.alpha, weight), jac=True,
                           method="L-BFGS-B",
                           options={"maxiter": self.max_iter, "gtol": self.tol})
         p = X.shape[1]

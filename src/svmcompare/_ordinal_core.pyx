@@ -1,0 +1,89 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False
+"""The ordered logit's likelihood terms in one C sweep over the rows (a C
+extension built by the install).
+
+``ordered_logit._objective`` needs, for every row, the two cumulative
+probabilities sigma(theta_k - eta) and sigma(theta_{k-1} - eta), the log of
+their difference and its derivatives: as numpy passes that was about fifteen
+sweeps of temporaries over the rows (a probability link on the in-sample
+scores of 1,000,000 games, both orientations: 0.2 s an evaluation, 2 s of a
+2.7 s ``partial_fit``).  Here it is one sweep a block of rows with the same
+formulas, the exps by the SMO core's vectorized exp (``_exp.h``, within 2 ulp
+of libm's).
+"""
+
+from libc.math cimport fabs, log
+from libc.stdint cimport int64_t
+
+cdef extern from "_exp.h":
+    void exp_nonpositive_c "svmc_exp_nonpositive"(const double* x, int64_t count,
+                                                  double* out) noexcept nogil
+
+cdef enum:
+    BLOCK = 512  # rows a block: six scratch arrays of 4 KB on the stack
+
+
+cdef inline double _expit(double x, double e) noexcept nogil:
+    # sigma(x) from e = exp(-|x|), without overflow (+-inf give 1, 0).
+    if x >= 0.0:
+        return 1.0 / (1.0 + e)
+    return e / (1.0 + e)
+
+
+def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
+                        const double[::1] padded, const double[::1] weight,
+                        double[::1] d_eta, double[::1] d_theta, double tiny):
+    """The weighted negative log-likelihood sum_t w_t -log P(y_t | eta_t) of
+    the proportional-odds model with cut points ``padded`` = (-inf, theta_1,
+    ..., theta_{q-1}, +inf) and each row's class index ``k`` (0..q-1), its
+    derivative in each eta_t (into ``d_eta``) and in each padded cut point
+    (added into ``d_theta``, length q + 1).  P is floored at ``tiny``.
+
+    P(y = k | eta) = sigma(padded[k + 1] - eta) - sigma(padded[k] - eta);
+    d(-log P)/d eta = (g_up - g_lo) / P, d/d padded[k + 1] = -g_up / P and
+    d/d padded[k] = g_lo / P, with g = sigma (1 - sigma) at each end.
+    """
+    cdef Py_ssize_t n = eta.shape[0], q1 = padded.shape[0], t, first, i, size
+    cdef long long c
+    cdef double s_up, s_lo, g_up, g_lo, prob, w, loss = 0.0
+    cdef double up[BLOCK]
+    cdef double lo[BLOCK]
+    cdef double x_up[BLOCK]
+    cdef double x_lo[BLOCK]
+    cdef double e_up[BLOCK]
+    cdef double e_lo[BLOCK]
+    if k.shape[0] != n or weight.shape[0] != n or d_eta.shape[0] != n:
+        raise ValueError("k, weight and d_eta need one entry per row of eta")
+    if d_theta.shape[0] != q1:
+        raise ValueError("d_theta needs one entry per padded cut point")
+    for t in range(n):
+        if k[t] < 0 or k[t] + 1 >= q1:
+            raise ValueError("a class index outside the cut points")
+    with nogil:
+        for first in range(0, n, BLOCK):
+            size = min(BLOCK, n - first)
+            for i in range(size):
+                t = first + i
+                up[i] = padded[k[t] + 1] - eta[t]
+                lo[i] = padded[k[t]] - eta[t]
+                x_up[i] = -fabs(up[i])
+                x_lo[i] = -fabs(lo[i])
+            exp_nonpositive_c(x_up, size, e_up)
+            exp_nonpositive_c(x_lo, size, e_lo)
+            for i in range(size):
+                t = first + i
+                c = k[t]
+                w = weight[t]
+                s_up = _expit(up[i], e_up[i])
+                s_lo = _expit(lo[i], e_lo[i])
+                prob = s_up - s_lo
+                if not prob >= tiny:
+                    prob = tiny
+                g_up = s_up * (1.0 - s_up)
+                g_lo = s_lo * (1.0 - s_lo)
+                loss -= w * log(prob)
+                d_eta[t] = w * (g_up - g_lo) / prob
+                d_theta[c + 1] -= w * g_up / prob
+                d_theta[c] += w * g_lo / prob
+    return loss
