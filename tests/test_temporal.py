@@ -747,3 +747,43 @@ def test_replays_in_threads_leave_the_warnings_machinery_as_it_was(season):
         warnings.warn("probe", UserWarning, stacklevel=1)
     assert any(str(w.message) == "probe" for w in caught)
     assert warnings.filters == filters
+
+
+@pytest.mark.parametrize("half_life, dense", [(None, False), (2.0, False), (3.0, True)])
+def test_a_replay_of_ids_continues_one_model_as_refits_would(season, half_life, dense,
+                                                             monkeypatch):
+    """incremental="auto": partial_fit adds each week to one squared-hinge model
+    of ids; its predictions are the refits' (tol 1e-8), its paths the same
+    up to the origin of the first period's scores."""
+    X, y, items, week = season
+    calls, partial_fit = [], SVMCompare.partial_fit
+    monkeypatch.setattr(SVMCompare, "partial_fit",
+                        lambda self, *a, **k: calls.append(len(a[1])) or partial_fit(self, *a, **k))
+    if dense:
+        X = X.toarray().reshape(-1, 2, 8)
+    context = np.ones((y.size, 1))
+    model = SVMCompare(kernel="linear", loss="squared_hinge", scale_indicators=False,
+                       probability=True, random_state=0, tol=1e-8)
+    runs = {mode: rolling_fit(model, X, y, week, context=context, items=items,
+                              half_life=half_life, progress=False, incremental=mode)
+            for mode in ("auto", False)}
+    continued, refitted = runs["auto"], runs[False]
+    assert calls == [80] * 5  # each week added once, the first week's fit included
+    np.testing.assert_allclose(continued.proba[week > 0], refitted.proba[week > 0], atol=1e-7)
+    np.testing.assert_allclose(continued.decision[week > 0], refitted.decision[week > 0],
+                               atol=1e-7)
+    paths = [r.ratings.to_numpy() for r in (continued, refitted)]
+    np.testing.assert_allclose(*(p - p.mean(axis=1, keepdims=True) for p in paths), atol=1e-6)
+
+
+def test_a_replay_that_partial_fit_cannot_give_refits(season, monkeypatch):
+    """Features standardized by fit (scale_indicators=True) are refitted."""
+    X, y, _, week = season
+    calls = []
+    monkeypatch.setattr(SVMCompare, "partial_fit",
+                        lambda self, *a, **k: calls.append(1) or self)
+    model = SVMCompare(kernel="linear", loss="squared_hinge", probability=True)
+    rolling_fit(model, X, y, week, progress=False)
+    assert not calls
+    with pytest.raises(ValueError, match="incremental"):
+        rolling_fit(model, X, y, week, progress=False, incremental=True)

@@ -100,6 +100,27 @@ def _check_settings(model, kernel):
             "refits any model on all pairs.")
 
 
+def gives_fits_model(estimator, X):
+    """Whether ``partial_fit`` batches of the (validated) pairs ``X`` give the
+    model ``estimator.fit`` gives on them: an estimator with ``partial_fit``
+    for its settings, ``scale_indicators=False`` and features of 0 and 1 only
+    (identities: unscaled, so fit's standardization only centers them, which
+    no difference sees)."""
+    if not hasattr(estimator, "partial_fit") or estimator.get_params().get("scale_indicators"):
+        return False
+    try:
+        from ._parameters import check_parameters
+
+        _check_settings(estimator, check_parameters(estimator))
+    except ValueError:
+        return False
+    if isinstance(X, SparsePairs):
+        values = np.concatenate([X.first.data, X.second.data])
+    else:
+        values = np.asarray(X).ravel()
+    return bool(np.all((values == 0.0) | (values == 1.0)))
+
+
 def _check_earlier_weight(value):
     if not isinstance(value, numbers.Real) or isinstance(value, bool) \
             or not np.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:

@@ -31,6 +31,7 @@ import pandas as pd
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
+from ._increment import gives_fits_model
 from ._validation import (
     check_context,
     check_pairs_labels,
@@ -300,7 +301,8 @@ def _period_order(periods, n, first):
 
 
 def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, half_life=None,
-                times=None, first=None, items=None, item_ids=None, progress="auto"):
+                times=None, first=None, items=None, item_ids=None, progress="auto",
+                incremental="auto"):
     """Before each period, fit on all earlier pairs and predict the period's.
 
     Parameters
@@ -332,6 +334,13 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         Their names (columns of ``ratings``).
     progress : bool or "auto", default="auto"
         A progress bar over the periods.
+    incremental : {"auto", False}, default="auto"
+        "auto": where :meth:`SVMCompare.partial_fit` gives the model a fit
+        would (a linear squared-hinge model with ``scale_indicators=False``
+        on identities: features of 0 and 1), each period's fit adds the
+        period before it to one model instead of refitting a clone on every
+        earlier pair (the same model to the solver's tolerance; faster on
+        large histories, BENCHMARKS.md); False: a clone refitted every period.
 
     Returns
     -------
@@ -340,6 +349,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
     from .grid_search import check_progress
 
     check_progress(progress)
+    if incremental not in ("auto", False):
+        raise ValueError(f"incremental must be 'auto' or False; got {incremental!r}.")
     X, y = check_pairs_labels(X, y)
     n = y.size
     context = check_context(context, n)
@@ -362,6 +373,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         if unit is None and times is not None:  # (periods read as times were named above)
             warn_unix_clock(moments, "times")
         half_life = _half_life_in(half_life, unit)
+    # One model that partial_fit continues, with what it has seen so far (the
+    # periods before ``added``, and the latest time among them).
+    continued = clone(estimator) if incremental == "auto" and gives_fits_model(estimator, X) \
+        else None
+    added, latest = np.zeros(n, dtype=bool), None
     decision = np.full(n, np.nan)
     proba = None
     predicted = np.zeros(n, dtype=bool)
@@ -388,9 +404,24 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
             decay = np.exp2(-age / half_life)  # as time_decay weighs
             weight = decay if weight is None else weight * decay
         began = _clock.perf_counter()
+        if continued is None:
+            def fit(rows=train, weight=weight):
+                return clone(estimator).fit(X[rows], y[rows], context=take_rows(context, rows),
+                                            sample_weight=weight)
+        else:
+            new = train & ~added
+            now = None if moments is None else moments[train].max()
+            # The earlier pairs' decay moves on by the time the new ones add.
+            earlier = 1.0 if latest is None or now is None else \
+                float(np.exp2(-(now - latest) / half_life))
+            weight_new = None if weight is None else weight[new[train]]
+
+            def fit(rows=new, weight=weight_new, earlier=earlier):
+                return continued.partial_fit(X[rows], y[rows], take_rows(context, rows),
+                                             weight, earlier_weight=earlier)
+            added, latest = train.copy(), now
         try:
-            model = _fit_naming_period(estimator, period, X[train], y[train],
-                                       take_rows(context, train), weight, said)
+            model = _fit_naming_period(period, fit, said)
         except ValueError as exc:
             # More results help a fit short of them, not one whose weights are all 0.
             hint = "" if "sample_weight" in str(exc) else \
@@ -431,8 +462,8 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
 _CATCHING = threading.Lock()
 
 
-def _fit_naming_period(estimator, period, X, y, context, weight, said):
-    """A clone of ``estimator`` fitted on the results before ``period``.  Each
+def _fit_naming_period(period, fit, said):
+    """``fit()``, the model fitted on the results before ``period``.  Each
     kind of its warnings (alike up to their numbers: each fit's beta, C) is
     said the first time, with its period, as it comes (an error filter stops
     the replay there); later ones of a kind are collected in ``said`` (kind ->
@@ -442,7 +473,7 @@ def _fit_naming_period(estimator, period, X, y, context, weight, said):
     try:
         with _CATCHING, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            return clone(estimator).fit(X, y, context=context, sample_weight=weight)
+            return fit()
     finally:
         for warning in caught:
             message = str(warning.message)
