@@ -14,7 +14,11 @@ scale_indicators=False, probability=True)`` with the home edge as context):
 ``fit`` on every game against ``partial_fit`` of the new games after a
 ``partial_fit`` of the first ones.  Prints seconds (best of ``repeats``; each
 update from a copy of the state before it), the ratio to the full refit, and
-how far the updated model is from the refitted one.
+how far the updated model is from the refitted one.  Last, a replay
+(``rolling_fit``, a half-life of 20 weeks) of the ``--weeks`` weeks of ``new``
+games after the first ``games``: refitted every week against continued by
+``partial_fit`` (``incremental="auto"``), the mean seconds of a week after the
+first.
 """
 
 from __future__ import annotations
@@ -108,21 +112,42 @@ def estimator_rows(a, b, y, n_players, n_games, repeats):
              f"decision {gap / spread:.1e} of its spread, probabilities {proba:.1e}")]
 
 
+def replay_rows(n_players, n_games, n_new, weeks):
+    from svmcompare.temporal import rolling_fit
+
+    (a, b, y), _ = simulate(n_players, n_games + weeks * n_new, seed=1)
+    X = wide(a, b, n_players)
+    home = np.ones((y.size, 1))
+    week = np.r_[np.zeros(n_games, dtype=int), 1 + np.arange(weeks * n_new) // n_new]
+    model = SVMCompare(kernel="linear", loss="squared_hinge", scale_indicators=False,
+                       probability=True, random_state=0)
+    runs = {mode: rolling_fit(model, X, y, week, context=home, half_life=20.0, first=1,
+                              progress=False, incremental=mode) for mode in (False, "auto")}
+    later = {mode: float(run.fit_seconds.iloc[1:].mean()) for mode, run in runs.items()}
+    played = week > 0
+    gap = np.max(np.abs(runs["auto"].proba[played] - runs[False].proba[played]))
+    return [("rolling_fit, a week after the first, refits", later[False], 1.0, ""),
+            ("rolling_fit, a week after the first, continued", later["auto"],
+             later["auto"] / later[False], f"probabilities {gap:.1e}")]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--new", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--weeks", type=int, default=4)
     args = parser.parse_args(argv)
     (a, b, y), _ = simulate(args.players, args.games + args.new)
     rows = solver_rows(a, b, y, args.players, args.games, args.repeats) \
-        + estimator_rows(a, b, y, args.players, args.games, args.repeats)
+        + estimator_rows(a, b, y, args.players, args.games, args.repeats) \
+        + replay_rows(args.players, args.games, args.new, args.weeks)
     print(f"{args.players:,} ids, {args.games:,} games, then {args.new:,} more")
-    print(f"| {'what':<38} | {'seconds':>8} | {'/ full':>6} | difference to the full refit |")
-    print(f"|{'-' * 40}|{'-' * 10}|{'-' * 8}|{'-' * 30}|")
+    print(f"| {'what':<46} | {'seconds':>8} | {'/ full':>6} | difference to the full refit |")
+    print(f"|{'-' * 48}|{'-' * 10}|{'-' * 8}|{'-' * 30}|")
     for name, seconds, ratio, note in rows:
-        print(f"| {name:<38} | {seconds:>8.3f} | {ratio:>6.3f} | {note} |")
+        print(f"| {name:<46} | {seconds:>8.3f} | {ratio:>6.3f} | {note} |")
 
 
 if __name__ == "__main__":
