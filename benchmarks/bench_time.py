@@ -3,6 +3,7 @@ earlier result, against a fit frozen before the season and against Elo and
 Glicko updated daily.
 
     python benchmarks/bench_time.py [--sets football_odds germany_leagues] [--loss squared_hinge]
+        [--incremental off]
 
 Data: the public suite's league football (``python benchmarks/suite_data.py
 fetch`` first; sets not fetched are skipped).  Identities only: the two
@@ -15,7 +16,9 @@ Models, all on the same test games:
   before (C, scale_indicators and link chosen by ``SVMCompareCV`` with
   season folds on those seasons; every ours below uses the same choice);
 * ``weekly``: :func:`svmcompare.temporal.rolling_fit`, refitted before each
-  week on every earlier game;
+  week on every earlier game (with the squared hinge and unscaled ids, one
+  model continued by ``partial_fit`` week by week: the same model; ``--incremental
+  off`` refits a clone every week);
 * ``weekly, half-life H``: the same with earlier games weighted by
   :func:`svmcompare.temporal.time_decay` (H days);
 * ``elo+ologit``, ``glicko+ologit``: the rating difference at game time
@@ -81,7 +84,7 @@ def rating_peer(games, before, test, column):
     return link.predict_proba(design(test))
 
 
-def run_set(name, loss="hinge"):
+def run_set(name, loss="hinge", incremental="auto"):
     data = getattr(suite_data, f"load_{name}")()
     games = data.games
     test_season = int(games.loc[data.test, "group"].min())
@@ -121,7 +124,7 @@ def run_set(name, loss="hinge"):
         start = time.perf_counter()
         result = rolling_fit(base, X, y, week, context=context, first=first_week,
                              half_life=None if half_life is None else float(half_life),
-                             times=times, progress=False)
+                             times=times, progress=False, incremental=incremental)
         seconds = time.perf_counter() - start
         label = "weekly" if half_life is None else f"weekly, half-life {half_life} d"
         record(label, result.proba, seconds, len(result.fit_seconds))
@@ -153,13 +156,16 @@ def main(argv=None):
                                                        "italy_1980s"])
     parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge",
                         help="the loss of every ours (default: %(default)s)")
+    parser.add_argument("--incremental", choices=["auto", "off"], default="auto",
+                        help="rolling_fit's incremental: off refits every week")
     args = parser.parse_args(argv)
+    incremental = "auto" if args.incremental == "auto" else False
     rows = []
     for name in args.sets:
         if not suite_data.available(name):
             print(f"{name}: not fetched (python benchmarks/suite_data.py fetch); skipped")
             continue
-        rows += run_set(name, args.loss)
+        rows += run_set(name, args.loss, incremental)
     table = pd.DataFrame(rows)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
