@@ -60,9 +60,10 @@ def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
     for t in range(n):
         if k[t] < 0 or k[t] + 1 >= q1:
             raise ValueError("a class index outside the cut points")
+    first = 0
     with nogil:
-        for first in range(0, n, BLOCK):
-            size = min(BLOCK, n - first)
+        while first < n:  # (a stepped range() needs the GIL in some Cython versions)
+            size = min(<Py_ssize_t>BLOCK, n - first)
             for i in range(size):
                 t = first + i
                 up[i] = padded[k[t] + 1] - eta[t]
@@ -86,4 +87,5 @@ def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
                 d_eta[t] = w * (g_up - g_lo) / prob
                 d_theta[c + 1] -= w * g_up / prob
                 d_theta[c] += w * g_lo / prob
+            first += size
     return loss
