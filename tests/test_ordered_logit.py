@@ -101,3 +101,30 @@ def test_the_c_sweep_is_the_numpy_formulas(q):
         ordered_logit_terms(eta, np.full(n, q), padded, weight, d_eta, d_theta, 1e-300)
     with pytest.raises(ValueError, match="one entry per row"):
         ordered_logit_terms(eta, k[:-1], padded, weight, d_eta, d_theta, 1e-300)
+
+
+def test_the_c_sweep_at_infinite_and_missing_scores_and_hostile_indices():
+    """An infinite score gives the limits (the top class certain at eta = +inf:
+    loss 0, not -log of inf - inf's floor); a NaN score a NaN loss (the fit's
+    line search then backs off, never a finite loss from garbage); the largest
+    int64 index is refused (k + 1 overflowed past the bounds check); None is
+    refused by type."""
+    from svmcompare._ordinal_core import ordered_logit_terms
+
+    padded = np.array([-np.inf, -1.0, 1.0, np.inf])
+
+    def terms(eta, k):
+        d_eta, d_theta = np.empty(len(eta)), np.zeros(padded.size)
+        loss = ordered_logit_terms(np.asarray(eta, dtype=float), np.asarray(k, dtype=np.int64),
+                                   padded, np.ones(len(eta)), d_eta, d_theta, 1e-300)
+        return loss, d_eta, d_theta
+
+    assert terms([np.inf], [2])[0] == 0.0
+    assert terms([-np.inf], [0])[0] == 0.0
+    assert terms([np.inf], [0])[0] == pytest.approx(-np.log(1e-300))  # the floor
+    assert np.isnan(terms([0.0, np.nan], [1, 1])[0])
+    with pytest.raises(ValueError, match="class index"):
+        terms([0.0], [np.iinfo(np.int64).max])
+    with pytest.raises(TypeError):
+        ordered_logit_terms(None, np.zeros(1, dtype=np.int64), padded, np.ones(1),
+                            np.empty(1), np.zeros(4), 1e-300)

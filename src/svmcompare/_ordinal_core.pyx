@@ -13,7 +13,7 @@ formulas, the exps by the SMO core's vectorized exp (``_exp.h``, within 2 ulp
 of libm's).
 """
 
-from libc.math cimport fabs, log
+from libc.math cimport NAN, fabs, log
 from libc.stdint cimport int64_t
 
 cdef extern from "_exp.h":
@@ -31,9 +31,10 @@ cdef inline double _expit(double x, double e) noexcept nogil:
     return e / (1.0 + e)
 
 
-def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
-                        const double[::1] padded, const double[::1] weight,
-                        double[::1] d_eta, double[::1] d_theta, double tiny):
+def ordered_logit_terms(const double[::1] eta not None, const long long[::1] k not None,
+                        const double[::1] padded not None, const double[::1] weight not None,
+                        double[::1] d_eta not None, double[::1] d_theta not None,
+                        double tiny):
     """The weighted negative log-likelihood sum_t w_t -log P(y_t | eta_t) of
     the proportional-odds model with cut points ``padded`` = (-inf, theta_1,
     ..., theta_{q-1}, +inf) and each row's class index ``k`` (0..q-1), its
@@ -43,6 +44,9 @@ def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
     P(y = k | eta) = sigma(padded[k + 1] - eta) - sigma(padded[k] - eta);
     d(-log P)/d eta = (g_up - g_lo) / P, d/d padded[k + 1] = -g_up / P and
     d/d padded[k] = g_lo / P, with g = sigma (1 - sigma) at each end.
+    The outer cut points are taken as -inf and +inf whatever ``padded``
+    holds there (sigma 0 and 1: an infinite eta gives the limits, not
+    inf - inf); a NaN eta gives a NaN loss.
     """
     cdef Py_ssize_t n = eta.shape[0], q1 = padded.shape[0], t, first, i, size
     cdef long long c
@@ -58,8 +62,10 @@ def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
     if d_theta.shape[0] != q1:
         raise ValueError("d_theta needs one entry per padded cut point")
     for t in range(n):
-        if k[t] < 0 or k[t] + 1 >= q1:
+        if k[t] < 0 or k[t] >= q1 - 1:  # (not k + 1 >= q1: k + 1 overflows at the top)
             raise ValueError("a class index outside the cut points")
+    if q1 < 2:
+        raise ValueError("padded needs at least the two outer cut points")
     first = 0
     with nogil:
         while first < n:  # (a stepped range() needs the GIL in some Cython versions)
@@ -76,8 +82,10 @@ def ordered_logit_terms(const double[::1] eta, const long long[::1] k,
                 t = first + i
                 c = k[t]
                 w = weight[t]
-                s_up = _expit(up[i], e_up[i])
-                s_lo = _expit(lo[i], e_lo[i])
+                if eta[t] != eta[t]:
+                    loss += NAN
+                s_up = 1.0 if c + 2 == q1 else _expit(up[i], e_up[i])
+                s_lo = 0.0 if c == 0 else _expit(lo[i], e_lo[i])
                 prob = s_up - s_lo
                 if not prob >= tiny:
                     prob = tiny

@@ -146,6 +146,9 @@ def test_dense_rows_and_an_empty_batch():
     (dict(y=np.ones(2)), "shape"),
     (dict(scale=-1.0), "scale"),
     (dict(scale=np.inf), "scale"),
+    (dict(group=np.array([0.0, 0.5, 1.0])), "whole numbers"),  # not truncated to 0
+    (dict(D=np.ones(3)), "matrix of rows"),
+    (dict(D=np.array([[0.0, 1, 0, 0], [np.nan, 0, 0, 0], [0, 0, 1, 0]])), "finite"),
 ])
 def test_bad_input_is_named(change, message):
     increment = SquaredHingeIncrement(n_groups=2)
@@ -154,3 +157,17 @@ def test_bad_input_is_named(change, message):
     args.update(change)
     with pytest.raises(ValueError, match=message):
         increment.add(**args)
+
+
+def test_rows_as_lists_and_bad_settings():
+    """Rows given as nested lists are rows (not an AttributeError); a tolerance
+    that cannot stop the rounds, or no groups, is refused at construction."""
+    increment = SquaredHingeIncrement()
+    result = increment.add([[1.0, -1.0], [0.0, 1.0]], [1.0, -1.0], [1.0, 1.0])
+    assert np.all(np.isfinite(result.u))
+    for tol in (0.0, -1.0, np.nan, np.inf, "1e-3"):
+        with pytest.raises(ValueError, match="tol"):
+            SquaredHingeIncrement(tol=tol)
+    for n_groups in (0, 1.5, True):
+        with pytest.raises(ValueError, match="n_groups"):
+            SquaredHingeIncrement(n_groups=n_groups)

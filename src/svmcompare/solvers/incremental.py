@@ -79,6 +79,12 @@ class SquaredHingeIncrement:
     """
 
     def __init__(self, n_groups=1, bias=True, tol=1e-3):
+        if isinstance(n_groups, bool) or not isinstance(n_groups, int | np.integer) \
+                or n_groups < 1:
+            raise ValueError(f"n_groups must be a positive integer; got {n_groups!r}.")
+        if isinstance(tol, bool) or not isinstance(tol, int | float | np.number) \
+                or not (np.isfinite(tol) and tol > 0):
+            raise ValueError(f"tol must be a finite number > 0; got {tol!r}.")
         self.n_groups = int(n_groups)
         self.bias = bool(bias)
         self.tol = float(tol)
@@ -95,11 +101,23 @@ class SquaredHingeIncrement:
         return rows
 
     def _check(self, D, y, C, group):
+        if not sp.issparse(D):
+            D = np.asarray(D, dtype=np.float64)
+        if D.ndim != 2:
+            raise ValueError(f"D must be a matrix of rows (m, p); got shape {D.shape}.")
+        if not np.all(np.isfinite(D.data if sp.issparse(D) else D)):
+            raise ValueError("D must be finite.")
         m = D.shape[0]
         y = np.ascontiguousarray(y, dtype=np.float64)
         C = np.ascontiguousarray(C, dtype=np.float64)
-        group = np.zeros(m, dtype=np.int64) if group is None else \
-            np.ascontiguousarray(group, dtype=np.int64)
+        if group is None:
+            group = np.zeros(m, dtype=np.int64)
+        else:
+            given = np.asarray(group)
+            if given.dtype.kind not in "iuf" or not np.all(np.isfinite(given)) \
+                    or not np.all(given == np.round(given)):
+                raise ValueError("group must hold whole numbers (each row's group index).")
+            group = np.ascontiguousarray(given, dtype=np.int64)
         if y.shape != (m,) or C.shape != (m,) or group.shape != (m,):
             raise ValueError(f"y, C and group must have shape ({m},); got {y.shape}, "
                              f"{C.shape} and {group.shape}.")
@@ -112,7 +130,7 @@ class SquaredHingeIncrement:
         if self.blocks and D.shape[1] + self.bias != self.blocks[0].rows.shape[1]:
             raise ValueError(f"D has {D.shape[1]} columns; the rows before had "
                              f"{self.blocks[0].rows.shape[1] - self.bias}.")
-        return y, C, group
+        return D, y, C, group
 
     def _all(self, name):
         return np.concatenate([getattr(block, name) for block in self.blocks])
@@ -201,7 +219,7 @@ class SquaredHingeIncrement:
             the rounds' own (the gradient goal includes beta's component),
             not re-minimized as a full solve's is.
         """
-        y, C, group = self._check(D, y, C, group)
+        D, y, C, group = self._check(D, y, C, group)
         factor = np.ones(self.n_groups) if scale is None else \
             np.broadcast_to(np.asarray(scale, dtype=np.float64), (self.n_groups,)).copy()
         if not (np.all(np.isfinite(factor)) and np.all(factor >= 0.0)):
