@@ -105,7 +105,7 @@ def test_refusals_are_named_and_a_bad_batch_keeps_the_state():
         SVMCompare(**MODEL).fit(X, y).partial_fit(X, y)
     model = SVMCompare(**MODEL).partial_fit(X[:300], y[:300])
     before = model.decision_function(X)
-    for value in (0.0, 1.5, np.nan, True, "1"):
+    for value in (-0.1, 1.5, np.nan, True, "1"):
         with pytest.raises(ValueError, match="earlier_weight"):
             model.partial_fit(X[300:], y[300:], earlier_weight=value)
     with pytest.raises(ValueError, match="10 features"):
@@ -142,3 +142,95 @@ def test_the_state_stays_out_of_files_and_fit_discards_it(tmp_path):
         loaded.partial_fit(X, y)
     model.fit(X, y)
     assert not hasattr(model, "_increment")
+
+
+def _frame(X, names):
+    import pandas as pd
+
+    return pd.DataFrame(np.hstack([X[:, 0], X[:, 1]]),
+                        columns=[f"a_{n}" for n in names] + [f"b_{n}" for n in names])
+
+
+def test_names_of_frames_are_checked_across_batches():
+    """A later batch's DataFrame is read by its names: the same names in
+    another order are refused (read by position, each value would land under
+    another id), and the model keeps the first call's names, for pairs and
+    context alike."""
+    import pandas as pd
+
+    a, b, y = games(6, 600, seed=8)
+    X = dense_pairs(6, a, b)
+    names = [f"t{i}" for i in range(6)]
+    home = pd.DataFrame({"home": np.ones(600), "derby": np.zeros(600)})
+    model = SVMCompare(**MODEL).partial_fit(_frame(X[:400], names), y[:400], home[:400])
+    assert list(model.feature_names_in_) == names
+    assert list(model.context_names_in_) == ["home", "derby"]
+    shuffled = _frame(X[400:], names)[[f"a_{n}" for n in names[::-1]]
+                                      + [f"b_{n}" for n in names[::-1]]]
+    with pytest.raises(ValueError, match="another order"):
+        model.partial_fit(shuffled, y[400:], home[400:])
+    with pytest.raises(ValueError, match="context.*another order"):
+        model.partial_fit(_frame(X[400:], names), y[400:], home[400:][["derby", "home"]])
+    model.partial_fit(_frame(X[400:], names), y[400:], home[400:])
+    full = SVMCompare(**MODEL).fit(_frame(X, names), y, home)
+    np.testing.assert_allclose(model.decision_function(_frame(X, names), home),
+                               full.decision_function(_frame(X, names), home), atol=1e-9)
+    with pytest.raises(ValueError, match="another order"):
+        model.predict(shuffled, home[400:])
+
+
+def test_ids_never_played_count_as_fit_counts_them():
+    """Columns of ids that never played are dropped by fit's standardization;
+    the in-sample link needs 100 pairs a weight, counted on what fit keeps:
+    1,100 pairs of 10 playing ids (and 2 idle ones) are in-sample for both."""
+    a, b, y = games(10, 1100, seed=9)
+    X = dense_pairs(12, a, b)
+    full = SVMCompare(**MODEL).fit(X, y)
+    inc = SVMCompare(**MODEL).partial_fit(X[:700], y[:700]).partial_fit(X[700:], y[700:])
+    assert full.calibration_ == "in-sample"
+    assert_same_model(full, inc, X)
+
+
+def test_a_batch_that_weighs_nothing_and_a_decay_that_forgets_everything():
+    """A batch whose weights are all 0 is a batch (the earlier pairs weigh);
+    earlier_weight=0 forgets the pairs before (fit with their weights 0, as a
+    decay that underflows gives); nothing weighing anything is refused."""
+    a, b, y = games(10, 900, seed=10)
+    X = dense_pairs(10, a, b)
+    model = SVMCompare(**MODEL).partial_fit(X[:600], y[:600])
+    model.partial_fit(X[600:700], y[600:700], sample_weight=np.zeros(100))
+    weight = np.r_[np.ones(600), np.zeros(100)]
+    full = SVMCompare(**MODEL).fit(X[:700], y[:700], sample_weight=weight)
+    assert_same_model(full, model, X[:700])
+    model.partial_fit(X[700:], y[700:], earlier_weight=0.0)
+    forgot = SVMCompare(**MODEL).fit(X, y, sample_weight=np.r_[np.zeros(700), np.ones(200)])
+    assert_same_model(forgot, model, X)
+    with pytest.raises(ValueError, match="zero for every pair so far"):
+        model.partial_fit(X[:50], y[:50], sample_weight=np.zeros(50), earlier_weight=0.0)
+    assert_same_model(forgot, model, X)
+
+
+def test_kept_pairs_are_copies_and_a_refusal_leaves_the_weights_exact():
+    """The caller's sparse pairs may change after a call without changing the
+    pairs kept; a batch refused after its decay was applied (costs too
+    large) leaves every earlier weight as it was (no divide-back, which
+    underflows on a factor already tiny)."""
+    from svmcompare.sparse_pairs import SparsePairs
+
+    a, b, y = games(20, 3000, seed=11)
+    E = sp.identity(20, format="csr")
+    first = SparsePairs(E[a[:1000]], E[b[:1000]])
+    model = SVMCompare(**MODEL).partial_fit(first, y[:1000])
+    first.first.data[:] = 0.0  # the caller reuses its buffers
+    first.second.data[:] = 0.0
+    model.partial_fit(SparsePairs(E[a[1000:2000]], E[b[1000:2000]]), y[1000:2000],
+                      earlier_weight=1e-200)
+    later = SparsePairs(E[a[2000:]], E[b[2000:]])
+    with pytest.raises(ValueError, match="too large"):
+        model.partial_fit(later, y[2000:], sample_weight=np.full(1000, 1e200),
+                          earlier_weight=1e-200)
+    model.partial_fit(later, y[2000:])
+    X = SparsePairs(E[a], E[b])
+    weight = np.r_[np.full(1000, 1e-200), np.ones(2000)]
+    full = SVMCompare(**MODEL).fit(X, y, sample_weight=weight)
+    assert_same_model(full, model, X)

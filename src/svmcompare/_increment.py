@@ -23,13 +23,16 @@ from ._problem import BinaryProblem, Prepared, Standardizer, flip_compare, label
 from ._validation import (
     check_context,
     check_costs,
+    check_feature_names,
     check_fit_context,
     check_pairs_labels,
     check_sample_weight,
     check_weighted_labels,
+    column_names,
+    pair_feature_names,
 )
 from .kernels import LINEAR
-from .ranking_function import set_feature_names
+from .ranking_function import set_names
 from .solvers.incremental import SquaredHingeIncrement
 from .sparse_pairs import SparsePairs
 
@@ -49,45 +52,63 @@ class _Batch:
 
 @dataclass
 class Increment:
-    """What partial_fit keeps: the solver state, every batch of pairs, and
-    what the model's parameters were when the first batch was fitted."""
+    """What partial_fit keeps: the solver state, every batch of pairs, what
+    the model's parameters and input names were at the first call, and
+    running totals over the pairs (their labels' weights, each feature's
+    range over the items that weigh something)."""
 
     solver: SquaredHingeIncrement
     params: dict
     sparse: bool
     n_features: int
     n_context: int
+    feature_names: list = None
+    context_names: list = None
     batches: list = field(default_factory=list)
     problems: list = field(default_factory=list)  # each batch's flipped rows (eq. 8)
     multipliers: dict = None  # the class weights of the flipped labels in use
-
-    def pairs(self):
-        """Every pair so far (pairs, labels, context, current weights)."""
-        Xs = SparsePairs(*(_vstack([getattr(b.Xs, side) for b in self.batches])
-                           for side in ("first", "second"))) if self.sparse else \
-            np.concatenate([b.Xs for b in self.batches])
-        y = np.concatenate([b.y for b in self.batches])
-        context = None if self.n_context == 0 else \
-            np.concatenate([b.context for b in self.batches])
-        weight = None
-        if any(b.weight is not None or b.factor != 1.0 for b in self.batches):
-            weight = np.concatenate([
-                (np.ones(b.y.size) if b.weight is None else b.weight) * b.factor
-                for b in self.batches])
-        return Xs, y, context, weight
-
-    def label_rows(self):
-        """The weighted numbers of flipped rows labelled 1 and -1 (two a tie)."""
-        decided = ties = 0.0
-        for b in self.batches:
-            w = np.ones(b.y.size) if b.weight is None else b.weight
-            decided += b.factor * float(w[b.y != 0].sum())
-            ties += 2.0 * b.factor * float(w[b.y == 0].sum())
-        return decided, ties
+    decided: float = 0.0  # weighted pairs labelled -1 or 1
+    ties: float = 0.0  # weighted pairs labelled 0, twice (two flipped rows each)
+    high: np.ndarray = None  # each feature's largest and smallest value over the
+    low: np.ndarray = None  # items with positive weight (fit keeps high > low)
 
 
-def _vstack(blocks):
-    return sp.vstack(blocks, format="csr")
+def _pairs(batches, factors):
+    """Every pair of ``batches`` (pairs, labels, context, weights times ``factors``)."""
+    if isinstance(batches[0].Xs, SparsePairs):
+        Xs = SparsePairs(*(sp.vstack([getattr(b.Xs, side) for b in batches], format="csr")
+                           for side in ("first", "second")))
+    else:
+        Xs = np.concatenate([b.Xs for b in batches])
+    y = np.concatenate([b.y for b in batches])
+    context = None if batches[0].context is None else \
+        np.concatenate([b.context for b in batches])
+    weight = None
+    if any(b.weight is not None or f != 1.0 for b, f in zip(batches, factors, strict=True)):
+        weight = np.concatenate([(np.ones(b.y.size) if b.weight is None else b.weight) * f
+                                 for b, f in zip(batches, factors, strict=True)])
+    return Xs, y, context, weight
+
+
+def _label_weights(y, weight):
+    """The batch's weighted numbers of flipped rows labelled 1 and -1 (two a tie)."""
+    w = np.ones(y.size) if weight is None else weight
+    return float(w[y != 0].sum()), 2.0 * float(w[y == 0].sum())
+
+
+def _feature_range(X, weight):
+    """Each feature's largest and smallest value over the items of pairs ``X``
+    whose weight is positive (the items fit's standardization looks at)."""
+    rows = slice(None) if weight is None else weight > 0
+    if isinstance(X, SparsePairs):
+        sides = [X.first[rows], X.second[rows]]
+        if sides[0].shape[0] == 0:
+            return None
+        high = np.maximum(*(s.max(axis=0).toarray().ravel() for s in sides))
+        low = np.minimum(*(s.min(axis=0).toarray().ravel() for s in sides))
+        return high, low
+    items = X[rows].reshape(-1, X.shape[2])
+    return (items.max(axis=0), items.min(axis=0)) if items.shape[0] else None
 
 
 def _check_settings(model, kernel):
@@ -123,23 +144,26 @@ def gives_fits_model(estimator, X):
 
 def _check_earlier_weight(value):
     if not isinstance(value, numbers.Real) or isinstance(value, bool) \
-            or not np.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
-        raise ValueError(f"earlier_weight must be a number in (0, 1]; got {value!r} (a time "
+            or not np.isfinite(float(value)) or not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"earlier_weight must be a number in [0, 1]; got {value!r} (a time "
                          "decay's factor for the time since the last call, e.g. "
-                         "2 ** (-days / half_life)).")
+                         "2 ** (-days / half_life); 0 forgets every earlier pair).")
     return float(value)
 
 
-def _start(model, X, context):
-    p = X.shape[2]
-    params = {k: v for k, v in model.get_params(deep=False).items() if k not in _RUN_PARAMETERS}
+def _run_free_params(model):
+    """The model's parameters that say what it fits (not how to run the fit)."""
+    return {k: v for k, v in model.get_params(deep=False).items() if k not in _RUN_PARAMETERS}
+
+
+def _start(model, params, X, context, names):
     return Increment(solver=SquaredHingeIncrement(n_groups=2, bias=True, tol=model.tol),
-                     params=params, sparse=isinstance(X, SparsePairs), n_features=p,
-                     n_context=0 if context is None else context.shape[1])
+                     params=params, sparse=isinstance(X, SparsePairs), n_features=X.shape[2],
+                     n_context=0 if context is None else context.shape[1],
+                     feature_names=names[0], context_names=names[1])
 
 
-def _check_continues(model, state, X, context):
-    params = {k: v for k, v in model.get_params(deep=False).items() if k not in _RUN_PARAMETERS}
+def _check_continues(state, params, X, context, names):
     changed = sorted(k for k in params if not _same(params[k], state.params.get(k)))
     if changed:
         raise ValueError(f"partial_fit continues the model its first call fitted; "
@@ -153,6 +177,11 @@ def _check_continues(model, state, X, context):
     q = 0 if context is None else context.shape[1]
     if q != state.n_context:
         raise ValueError(f"context has {q} columns; the pairs before had {state.n_context}.")
+    # A DataFrame's columns are read in its own order: another order than the
+    # first call's would put each value under another feature.
+    check_feature_names(state.feature_names, names[0], "X (the pairs before had other names)")
+    check_feature_names(state.context_names, names[1],
+                        "context (the pairs before had other names)")
 
 
 def _same(a, b):
@@ -189,7 +218,8 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
     solver's rows added and the model's ranking stored; returns (prepared,
     result, state).  ``model._increment`` is None from the solve on: a call
     that fails there leaves nothing to continue from (the caller sets the
-    state after its own steps succeed)."""
+    state after its own steps succeed); a call refused before it leaves the
+    state as it was."""
     from ._parameters import check_parameters
 
     state = getattr(model, "_increment", None)
@@ -202,35 +232,47 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
     kernel = check_parameters(model)
     _check_settings(model, kernel)
     earlier_weight = _check_earlier_weight(earlier_weight)
-    raw = X
+    names = (pair_feature_names(X), column_names(context))
     X, y = check_pairs_labels(X, y)
     context = check_context(context, X.shape[0])
     check_fit_context(context)
-    sample_weight = check_sample_weight(sample_weight, X.shape[0])
+    sample_weight = check_sample_weight(sample_weight, X.shape[0], positive_sum=False)
+    params = _run_free_params(model)
     fresh = state is None
     if fresh:
-        state = _start(model, X, context)
+        state = _start(model, params, X, context, names)
     else:
-        _check_continues(model, state, X, context)
-    if isinstance(X, SparsePairs):
-        X = SparsePairs(X.first, X.second)  # features as given: no center
-    else:
-        X = np.array(X, dtype=np.float64)  # kept: the caller's array may change
-    for batch in state.batches:
-        batch.factor *= earlier_weight
-    state.batches.append(_Batch(X, y, context, sample_weight))
-    try:
-        Xs_all, y_all, context_all, weight_all = state.pairs()
-        check_weighted_labels(model.problem_kind.check_labels, y_all, weight_all,
-                              type(model).__name__)
-        multipliers = label_weights(model.class_weight, *state.label_rows())
-        problem = flip_compare(X, y, float(model.C), multipliers, context, sample_weight)
-        check_costs(problem.C)
-    except BaseException:
-        state.batches.pop()
-        for batch in state.batches:
-            batch.factor /= earlier_weight
-        raise
+        _check_continues(state, params, X, context, names)
+    # Kept (the caller's arrays may change later), features as given: no center.
+    X = SparsePairs(X.first.copy(), X.second.copy()) if isinstance(X, SparsePairs) else \
+        np.array(X, dtype=np.float64)
+    batch = _Batch(X, y, context, sample_weight)
+
+    # Everything below the solve is checked on the pairs so far before the
+    # state changes, so that a refused batch leaves it as it was.
+    batches = state.batches + [batch]
+    factors = [b.factor * earlier_weight for b in state.batches] + [1.0]
+    Xs_all, y_all, context_all, weight_all = _pairs(batches, factors)
+    if weight_all is not None and not weight_all.sum() > 0:
+        raise ValueError("sample_weight is zero for every pair so far (with earlier_weight "
+                         f"{earlier_weight} on the pairs before).")
+    check_weighted_labels(model.problem_kind.check_labels, y_all, weight_all,
+                          type(model).__name__)
+    decided, ties = _label_weights(y, sample_weight)
+    decided += earlier_weight * state.decided
+    ties += earlier_weight * state.ties
+    multipliers = label_weights(model.class_weight, decided, ties)
+    problem = flip_compare(X, y, float(model.C), multipliers, context, sample_weight)
+    check_costs(problem.C)
+    high, low = _merged_range(state, _feature_range(X, sample_weight), earlier_weight)
+    if not np.any(high > low):
+        raise ValueError("Every feature is constant over the items so far (zero variance); no "
+                         "ranking function can be learned.")
+
+    for earlier, factor in zip(state.batches, factors, strict=False):
+        earlier.factor = factor
+    state.batches.append(batch)
+    state.decided, state.ties, state.high, state.low = decided, ties, high, low
     scaler = Standardizer(mean=np.zeros(state.n_features), scale=np.ones(state.n_features),
                           keep=np.ones(state.n_features, dtype=bool))
     batch_prepared = Prepared(kernel=kernel, y=y, scaler=scaler, Xs=X, problem=problem,
@@ -245,7 +287,23 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
     C_all = np.concatenate([block.C for block in state.solver.blocks])
     prepared = Prepared(kernel=kernel, y=y_all, scaler=scaler, Xs=Xs_all,
                         problem=_concatenated_problem(state.problems, C_all), solver="linear",
-                        X=Xs_all, context=context_all, sample_weight=weight_all)
+                        X=Xs_all, context=context_all, sample_weight=weight_all,
+                        n_kept=int(np.count_nonzero(high > low)))
     store(model, prepared, result, None)
-    set_feature_names(model, raw, context)
+    set_names(model, state.feature_names, state.context_names)
     return prepared, result, state
+
+
+def _merged_range(state, batch_range, earlier_weight):
+    """The features' range over the items that weigh something, this batch's
+    included (a zero earlier_weight leaves only this batch's)."""
+    if state.high is None or earlier_weight == 0.0:
+        earlier = None
+    else:
+        earlier = (state.high, state.low)
+    ranges = [r for r in (earlier, batch_range) if r is not None]
+    if not ranges:
+        empty = np.zeros(state.n_features)
+        return empty, empty
+    return (np.maximum.reduce([r[0] for r in ranges]),
+            np.minimum.reduce([r[1] for r in ranges]))

@@ -578,3 +578,12 @@ class Prepared:
     context: np.ndarray = None  # the validated pair context, or None
     sample_weight: np.ndarray = None  # the validated pair weights, or None
     gram: np.ndarray = None  # k(items, items), when a C path computed it for its fits
+    # The features fit would keep (vary over the items), when Xs holds others
+    # too: partial_fit's features as given.
+    n_kept: int = None
+
+    @property
+    def n_weights(self):
+        """The weights of a linear fit on explicit features: kept features and context."""
+        kept = self.Xs.shape[2] if self.n_kept is None else self.n_kept
+        return kept + self.problem.context.shape[1]

@@ -508,8 +508,10 @@ def take_rows(values, rows):
     return None if values is None else values[rows]
 
 
-def check_sample_weight(sample_weight, n_pairs):
-    """None, or non-negative finite weights (n_pairs,) with a positive sum, as float64."""
+def check_sample_weight(sample_weight, n_pairs, positive_sum=True):
+    """None, or non-negative finite weights (n_pairs,) with a positive sum
+    (unless not ``positive_sum``: a batch of pairs whose sum is checked with
+    the others'), as float64."""
     if sample_weight is None:
         return None
     weight = np.asarray(sample_weight)
@@ -522,7 +524,7 @@ def check_sample_weight(sample_weight, n_pairs):
         raise ValueError(f"sample_weight must have shape ({n_pairs},); got {weight.shape}.")
     if not np.all(np.isfinite(weight)) or np.any(weight < 0):
         raise ValueError("sample_weight must be finite and non-negative.")
-    if not weight.sum() > 0:
+    if positive_sum and not weight.sum() > 0:
         raise ValueError("sample_weight is zero for every pair.")
     return weight
 

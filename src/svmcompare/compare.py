@@ -325,11 +325,14 @@ class SVMCompare(HeldOutCalibration, PairwiseKernelModel):
         Parameters
         ----------
         X, y, context, sample_weight : the new pairs, as :meth:`fit`.
-        earlier_weight : float in (0, 1], default=1.0
+        earlier_weight : float in [0, 1], default=1.0
             Multiplies the weight of every pair given before this call: a time
             decay's factor for the time since the last call, e.g.
             ``2 ** (-days / half_life)`` (what :func:`svmcompare.time_decay`
-            gives the earlier pairs, applied week by week).
+            gives the earlier pairs, applied week by week); 0 forgets them.
+            A batch's ``sample_weight`` may be all 0 while earlier pairs
+            weigh something.  A DataFrame batch must name its columns as the
+            first call's did (in the same order).
 
         Returns
         -------

@@ -379,8 +379,13 @@ def set_feature_names(model, X, context=None):
     and ``context_names_in_`` from a context DataFrame; remove each for an
     array (a context's columns are matched by position, so a DataFrame
     with its columns in another order must be refused at prediction)."""
-    for attribute, names in (("feature_names_in_", pair_feature_names(X)),
-                             ("context_names_in_", column_names(context))):
+    set_names(model, pair_feature_names(X), column_names(context))
+
+
+def set_names(model, feature_names, context_names):
+    """Set (or, for None, remove) ``feature_names_in_`` and ``context_names_in_``."""
+    for attribute, names in (("feature_names_in_", feature_names),
+                             ("context_names_in_", context_names)):
         if names is not None:
             setattr(model, attribute, np.asarray(names, dtype=object))
         elif hasattr(model, attribute):

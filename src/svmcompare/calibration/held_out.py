@@ -64,8 +64,7 @@ def overdetermined(prepared):
     Nystroem map) with at least IN_SAMPLE_PAIRS_PER_WEIGHT pairs per weight."""
     if prepared.solver != "linear" or prepared.feature_map is not None:
         return False
-    weights = prepared.Xs.shape[2] + prepared.problem.context.shape[1]
-    return prepared.y.size >= IN_SAMPLE_PAIRS_PER_WEIGHT * max(weights, 1)
+    return prepared.y.size >= IN_SAMPLE_PAIRS_PER_WEIGHT * max(prepared.n_weights, 1)
 
 
 # The largest free set whose |F| x |F| system the leave-one-out estimate of
