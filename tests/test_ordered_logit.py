@@ -128,3 +128,47 @@ def test_the_c_sweep_at_infinite_and_missing_scores_and_hostile_indices():
     with pytest.raises(TypeError):
         ordered_logit_terms(None, np.zeros(1, dtype=np.int64), padded, np.ones(1),
                             np.empty(1), np.zeros(4), 1e-300)
+
+
+@pytest.mark.parametrize("labels", [[-1, 0, 1], [-1, 1], [-2, -1, 0, 1, 2], [-2, -1, 1, 2]])
+def test_the_mirrored_fit_is_the_fit_on_both_orientations(labels):
+    """mirrored=True on the rows given = the plain fit on the rows and their
+    mirrors (-x, -y): same coefficients and cut points (symmetric about 0),
+    its objective no higher; its gradient (the mirrored cut points' chain
+    rule) against finite differences."""
+    from scipy.optimize import check_grad
+
+    from svmcompare.ordered_logit import _objective
+
+    rng = np.random.default_rng(len(labels))
+    n = 3000
+    X = rng.normal(size=(n, 2))
+    labels = np.asarray(labels)
+    cuts = np.linspace(-1.0, 1.0, labels.size - 1)
+    y = labels[np.searchsorted(cuts, X @ [1.5, -0.5] + rng.logistic(size=n))]
+    w = rng.uniform(0.0, 2.0, n)
+    mirrored = OrderedLogit(alpha=0.3, mirrored=True).fit(X, y, w)
+    both = OrderedLogit(alpha=0.3).fit(np.vstack([X, -X]), np.r_[y, -y], np.r_[w, w])
+    np.testing.assert_array_equal(mirrored.classes_, both.classes_)
+    np.testing.assert_allclose(mirrored.thresholds_, -mirrored.thresholds_[::-1], atol=1e-15)
+    np.testing.assert_allclose(mirrored.coef_, both.coef_, atol=2e-4)
+    np.testing.assert_allclose(mirrored.thresholds_, both.thresholds_, atol=2e-4)
+
+    def objective(model):
+        P = model.predict_proba(np.vstack([X, -X]))
+        k = np.searchsorted(model.classes_, np.r_[y, -y])
+        return -np.sum(np.r_[w, w] * np.log(P[np.arange(2 * n), k])) \
+            + 0.15 * model.coef_ @ model.coef_
+
+    assert objective(mirrored) <= objective(both) * (1 + 1e-9)  # to the optimizers' tolerance
+    q = mirrored.classes_.size
+    k = np.searchsorted(mirrored.classes_, y).astype(np.int64)
+    point = rng.normal(size=2 + (q - 1) // 2)
+    error = check_grad(lambda v: _objective(v, X, k, q, 0.3, w, True)[0],
+                       lambda v: _objective(v, X, k, q, 0.3, w, True)[1], point)
+    assert error < 1e-4 * max(1.0, np.linalg.norm(_objective(point, X, k, q, 0.3, w, True)[1]))
+
+
+def test_the_mirrored_fit_needs_numeric_labels():
+    with pytest.raises(ValueError, match="numeric labels"):
+        OrderedLogit(mirrored=True).fit(np.ones((4, 1)), np.array(["a", "b", "a", "b"]))

@@ -35,11 +35,29 @@ def _cut_points(c):
     return np.cumsum(np.concatenate([c[:1], np.exp(c[1:])]))
 
 
-def _cut_jacobian(c):
-    """d theta_j / d c_i: 1 for i = 0, exp(c_i) for 1 <= i <= j, else 0."""
-    q1 = c.size
-    steps = np.concatenate([[1.0], np.exp(c[1:])])
-    return np.tril(np.ones((q1, q1))) * steps[None, :]
+def _cut_gradient(c, g_theta):
+    """The gradient in c from the gradient in theta (d theta_j / d c_i: 1 for
+    i = 0, exp(c_i) for 1 <= i <= j, else 0)."""
+    tail = np.cumsum(g_theta[::-1])[::-1]  # sum over j >= i of g_theta_j
+    return tail * np.concatenate([[1.0], np.exp(c[1:])])
+
+
+def _mirrored_cut_points(c, q):
+    """Cut points symmetric about 0 from unconstrained c: the positive ones
+    delta = cumsum(exp(c)), their negatives below, and 0 between them when
+    the number of cuts q - 1 is odd."""
+    delta = np.cumsum(np.exp(c))
+    middle = np.zeros((q - 1) % 2)
+    return np.concatenate([-delta[::-1], middle, delta])
+
+
+def _mirrored_cut_gradient(c, g_theta):
+    """The gradient in c of :func:`_mirrored_cut_points` from that in theta."""
+    m = c.size
+    if m == 0:
+        return np.zeros(0)
+    g_delta = g_theta[g_theta.size - m:] - g_theta[:m][::-1]
+    return np.exp(c) * np.cumsum(g_delta[::-1])[::-1]
 
 
 def class_probabilities(eta, theta):
@@ -50,19 +68,24 @@ def class_probabilities(eta, theta):
     return np.maximum(np.diff(cumulative, axis=1), 0.0)
 
 
-def _objective(params, X, k, q, alpha, sample_weight):
+def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):
     """Penalized negative log-likelihood and its gradient in (w, c); the rows'
-    terms in one C sweep (``_ordinal_core``)."""
+    terms in one C sweep (``_ordinal_core``).  ``mirrored``: every row counts
+    twice, itself and its mirror (-x, the mirrored label), which under cut
+    points symmetric about 0 has the row's own likelihood."""
     p = X.shape[1]
     w, c = params[:p], params[p:]
-    padded = np.concatenate([[-np.inf], _cut_points(c), [np.inf]])
+    theta = _mirrored_cut_points(c, q) if mirrored else _cut_points(c)
+    padded = np.concatenate([[-np.inf], theta, [np.inf]])
     d_eta = np.empty(k.size)
     grad_theta = np.zeros(q + 1)
-    loss = ordered_logit_terms(np.ascontiguousarray(X @ w), k, padded, sample_weight, d_eta,
-                               grad_theta, _TINY) + 0.5 * alpha * (w @ w)
-    grad_w = X.T @ d_eta + alpha * w
-    grad_c = grad_theta[1:q] @ _cut_jacobian(c)
-    return loss, np.concatenate([grad_w, grad_c])
+    copies = 2.0 if mirrored else 1.0
+    loss = copies * ordered_logit_terms(np.ascontiguousarray(X @ w), k, padded,
+                                        sample_weight, d_eta, grad_theta, _TINY)
+    grad_w = copies * (X.T @ d_eta) + alpha * w
+    cut_gradient = _mirrored_cut_gradient if mirrored else _cut_gradient
+    grad_c = copies * cut_gradient(c, grad_theta[1:q])
+    return loss + 0.5 * alpha * (w @ w), np.concatenate([grad_w, grad_c])
 
 
 class OrderedLogit(ClassifierMixin, BaseEstimator):
@@ -78,6 +101,11 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
         L-BFGS iterations.
     tol : float, default=1e-8
         L-BFGS gradient tolerance.
+    mirrored : bool, default=False
+        Fit as if every row (x, y) came with its mirror image (-x, -y) (a
+        comparison seen from both sides; numeric labels, whose negatives
+        join the classes): the fit on both, whose cut points are symmetric
+        about 0, computed on the rows given (half the work).
 
     Attributes
     ----------
@@ -90,10 +118,11 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
     n_iter_ : int
     """
 
-    def __init__(self, *, alpha=1.0, max_iter=1000, tol=1e-8):
+    def __init__(self, *, alpha=1.0, max_iter=1000, tol=1e-8, mirrored=False):
         self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
+        self.mirrored = mirrored
 
     def fit(self, X, y, sample_weight=None):
         """Fit on features ``X`` (n, p) and ordered labels ``y`` (at least two levels)."""
@@ -104,7 +133,15 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
         y = np.asarray(y).ravel()
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} labels but X has {X.shape[0]} rows.")
-        self.classes_, k = np.unique(y, return_inverse=True)
+        mirrored = bool(self.mirrored)
+        if mirrored:
+            if y.dtype.kind not in "iuf" or not np.all(np.isfinite(y)):
+                raise ValueError("mirrored=True needs numeric labels (their negatives are "
+                                 f"the mirror images'); got dtype {y.dtype}.")
+            self.classes_ = np.unique(np.concatenate([y, -y])) + 0  # (no -0.0)
+            k = np.searchsorted(self.classes_, y)
+        else:
+            self.classes_, k = np.unique(y, return_inverse=True)
         q = self.classes_.size
         if q < 2:
             raise ValueError("OrderedLogit needs at least two distinct labels in y.")
@@ -113,19 +150,26 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
         if weight.shape[0] != X.shape[0] or not np.all(np.isfinite(weight)) or np.any(weight < 0):
             raise ValueError("sample_weight must be finite, non-negative, one per row of X.")
         # Start at w = 0 with cut points at the logits of the cumulative label shares.
-        share = np.clip(np.cumsum(np.bincount(k, weights=weight, minlength=q))[:-1]
-                        / weight.sum(), 1e-6, 1 - 1e-6)
+        counts = np.bincount(k, weights=weight, minlength=q)
+        if mirrored:
+            counts = counts + counts[::-1]  # class k's mirror is class q - 1 - k
+        share = np.clip(np.cumsum(counts)[:-1] / counts.sum(), 1e-6, 1 - 1e-6)
         theta0 = np.log(share / (1 - share))
-        steps = np.maximum(np.diff(theta0), 1e-6)
-        x0 = np.concatenate([np.zeros(X.shape[1]), theta0[:1], np.log(steps)])
+        if mirrored:
+            positive = theta0[theta0.size - (q - 1) // 2:]
+            c0 = np.log(np.maximum(np.diff(np.concatenate([[0.0], positive])), 1e-6))
+        else:
+            c0 = np.concatenate([theta0[:1], np.log(np.maximum(np.diff(theta0), 1e-6))])
+        x0 = np.concatenate([np.zeros(X.shape[1]), c0])
         k = np.ascontiguousarray(k, dtype=np.int64)
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        result = minimize(_objective, x0, args=(X, k, q, self.alpha, weight), jac=True,
-                          method="L-BFGS-B",
+        result = minimize(_objective, x0, args=(X, k, q, self.alpha, weight, mirrored),
+                          jac=True, method="L-BFGS-B",
                           options={"maxiter": self.max_iter, "gtol": self.tol})
         p = X.shape[1]
         self.coef_ = result.x[:p]
-        self.thresholds_ = _cut_points(result.x[p:])
+        self.thresholds_ = _mirrored_cut_points(result.x[p:], q) if mirrored else \
+            _cut_points(result.x[p:])
         self.n_iter_ = result.nit
         self.n_features_in_ = p
         return self

@@ -99,13 +99,6 @@ def _unit_mean(sample_weight):
     return weight / mean if mean > 0 else weight
 
 
-def _both_orientations(score, y, context, weight=None):
-    """(d, y, context) and (-d, -y, -context): the swap of every pair."""
-    context = None if context is None else np.vstack([context, -context])
-    weight = None if weight is None else np.concatenate([weight, weight])
-    return np.concatenate([score, -score]), np.concatenate([y, -y]), context, weight
-
-
 class ScoreCalibrator:
     """The ordered-logit link from scores d to P(y = -1), P(y = 0), P(y = 1).
 
@@ -142,25 +135,25 @@ class ScoreCalibrator:
         score, y = _check_scores_labels(score, y)
         context = _check_link_context(context, score.size)
         weight = _unit_mean(sample_weight)
-        if self.symmetric:
-            score, y, context, weight = _both_orientations(score, y, context, weight)
-        spread = score.std()
+        # Symmetric: fitted on every pair and its swap (-d, -y, -context), the
+        # ordered logit's mirrored fit (cut points symmetric about 0, the
+        # optimum of the fit on both orientations, on half the rows).
+        symmetric = bool(self.symmetric)
+        spread = np.sqrt(np.mean(np.square(score))) if symmetric else score.std()
         self.scale_ = float(spread) if spread > 0 else 1.0
         # The link is known only over the scores it saw: a pair scored beyond
         # them (a model extrapolating to new teams, a later season) gets the
         # probabilities of the most extreme score seen, not a more confident one.
         self.limit_ = float(np.max(np.abs(score))) / self.scale_ if score.size else np.inf
         design = _link_design(score, context, self.scale_)
-        self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y, sample_weight=weight)
+        self.link_ = OrderedLogit(alpha=_LINK_ALPHA, mirrored=symmetric).fit(
+            design, y, sample_weight=weight)
         if self.link_.coef_[0] < 0:
             # No usable signal in the scores: w = 0 (the class frequencies, or
             # the context alone).
             design[:, 0] = 0.0
-            self.link_ = OrderedLogit(alpha=_LINK_ALPHA).fit(design, y, sample_weight=weight)
-        if self.symmetric:
-            # The optimum is symmetric; make it so beyond the optimizer's tolerance.
-            cuts = self.link_.thresholds_
-            self.link_.thresholds_ = (cuts - cuts[::-1]) / 2
+            self.link_ = OrderedLogit(alpha=_LINK_ALPHA, mirrored=symmetric).fit(
+                design, y, sample_weight=weight)
         return self
 
     def tie_features(self, Xs):
