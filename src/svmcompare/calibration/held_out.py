@@ -413,9 +413,8 @@ def calibrate_link(model, held_out, y, Xs, context=None, sample_weight=None):
     model.score_scale_ = training_spread(model, Xs)
     # The training shares of -1, 0, 1: the baseline every probability model
     # has to beat (``svmcompare evaluate`` prints its scores next to ours).
-    weight = np.ones(y.size) if sample_weight is None else sample_weight
-    model.class_prior_ = np.array([weight[y == label].sum() for label in (-1, 0, 1)]) \
-        / weight.sum()
+    counts = np.bincount(np.asarray(y, dtype=np.intp) + 1, weights=sample_weight, minlength=3)
+    model.class_prior_ = counts / counts.sum()
     return model
 
 
