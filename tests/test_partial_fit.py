@@ -234,3 +234,23 @@ def test_kept_pairs_are_copies_and_a_refusal_leaves_the_weights_exact():
     weight = np.r_[np.full(1000, 1e-200), np.ones(2000)]
     full = SVMCompare(**MODEL).fit(X, y, sample_weight=weight)
     assert_same_model(full, model, X)
+
+
+def test_a_shallow_copy_that_moved_the_shared_state_on_is_named():
+    """copy.copy shares the kept state: once one copy continues, the other's
+    state holds pairs it never saw, and its partial_fit is refused by name;
+    deep copies continue apart and each equals fit on its own pairs."""
+    import copy
+
+    a, b, y = games(10, 900, seed=12)
+    X = dense_pairs(10, a, b)
+    model = SVMCompare(**MODEL).partial_fit(X[:600], y[:600])
+    deep = copy.deepcopy(model)
+    shallow = copy.copy(model)
+    shallow.partial_fit(X[600:750], y[600:750])
+    with pytest.raises(ValueError, match="shallow copy"):
+        model.partial_fit(X[750:], y[750:])
+    deep.partial_fit(X[750:], y[750:])
+    keep = np.r_[np.arange(600), np.arange(750, 900)]
+    assert_same_model(SVMCompare(**MODEL).fit(X[keep], y[keep]), deep, X)
+    assert_same_model(SVMCompare(**MODEL).fit(X[:750], y[:750]), shallow, X)

@@ -71,6 +71,7 @@ class Increment:
     ties: float = 0.0  # weighted pairs labelled 0, twice (two flipped rows each)
     high: np.ndarray = None  # each feature's largest and smallest value over the
     low: np.ndarray = None  # items with positive weight (fit keeps high > low)
+    ranking: object = None  # the ranking_ the last call stored (whose state this is)
 
 
 def _pairs(batches, factors):
@@ -229,6 +230,11 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
             "which keeps no pairs, read from a file, or its last partial_fit failed): "
             "partial_fit continues only what partial_fit began; give it the first batch "
             "too, or fit on all pairs.")
+    if state is not None and state.ranking is not getattr(model, "ranking_", None):
+        raise ValueError(
+            "This model's partial_fit state was moved on by another model that shares it (a "
+            "shallow copy, copy.copy, updated since): it no longer holds this model's pairs. "
+            "Copy with copy.deepcopy to continue copies apart.")
     kernel = check_parameters(model)
     _check_settings(model, kernel)
     earlier_weight = _check_earlier_weight(earlier_weight)
@@ -290,6 +296,7 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
                         X=Xs_all, context=context_all, sample_weight=weight_all,
                         n_kept=int(np.count_nonzero(high > low)))
     store(model, prepared, result, None)
+    state.ranking = model.ranking_
     set_names(model, state.feature_names, state.context_names)
     return prepared, result, state
 
