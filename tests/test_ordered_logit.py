@@ -184,3 +184,21 @@ def test_classes_by_counting_are_unique_with_inverse(y):
     np.testing.assert_array_equal(classes, want_classes)
     assert classes.dtype == want_classes.dtype
     np.testing.assert_array_equal(inverse, want_inverse)
+
+
+def test_labels_of_narrow_and_unsigned_types():
+    """int8 labels 200 apart (their difference wraps in int8) and unsigned
+    labels mirrored (their negatives wrap) give the classes and fit of the
+    same labels as int64."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 2))
+    y = np.where(X[:, 0] + rng.logistic(size=400) > 0, 100, -100)
+    wide = OrderedLogit().fit(X, y)
+    narrow = OrderedLogit().fit(X, y.astype(np.int8))
+    np.testing.assert_array_equal(narrow.classes_, [-100, 100])
+    np.testing.assert_allclose(narrow.coef_, wide.coef_)
+    grades = np.digitize(X[:, 0] + rng.logistic(size=400), [-0.5, 0.5])  # 0, 1, 2
+    signed = OrderedLogit(mirrored=True).fit(X, grades.astype(np.int64))
+    unsigned = OrderedLogit(mirrored=True).fit(X, grades.astype(np.uint8))
+    np.testing.assert_array_equal(unsigned.classes_, [-2, -1, 0, 1, 2])
+    np.testing.assert_allclose(unsigned.thresholds_, signed.thresholds_)

@@ -254,3 +254,47 @@ def test_a_shallow_copy_that_moved_the_shared_state_on_is_named():
     keep = np.r_[np.arange(600), np.arange(750, 900)]
     assert_same_model(SVMCompare(**MODEL).fit(X[keep], y[keep]), deep, X)
     assert_same_model(SVMCompare(**MODEL).fit(X[:750], y[:750]), shallow, X)
+
+
+def test_earlier_rows_checked_as_fit_checks_them():
+    """Refusals fit gives on all pairs, given batch by batch, before the state
+    changes: earlier costs raised past the limit by class weights that moved
+    ('balanced' and a batch of heavy ties), differences whose squares lose
+    every digit; an unconvertible earlier_weight is a ValueError."""
+    a, b, y = games(10, 460, seed=13)
+    X = dense_pairs(10, a, b)
+    y = np.r_[y[:60], np.zeros(400, dtype=int)]
+    heavy = np.r_[np.ones(60), np.full(400, 1e101)]
+    settings = dict(MODEL, class_weight="balanced", probability=False)
+    with pytest.raises(ValueError, match="too large"):
+        SVMCompare(**settings).fit(X, y, sample_weight=heavy)
+    model = SVMCompare(**settings).partial_fit(X[:60], y[:60])
+    before = model.decision_function(X)
+    with pytest.raises(ValueError, match="too large"):
+        model.partial_fit(X[60:], y[60:], sample_weight=heavy[60:])
+    huge = X[60:] * 1e200
+    with pytest.raises(ValueError, match="scale them first"):
+        model.partial_fit(huge, y[60:])
+    with pytest.raises(ValueError, match="earlier_weight"):
+        model.partial_fit(X[60:], y[60:], earlier_weight=10 ** 400)
+    model.partial_fit(X[60:], y[60:])  # the state survived every refusal
+    np.testing.assert_allclose(model.decision_function(X),
+                               SVMCompare(**settings).fit(X, y).decision_function(X), atol=1e-9)
+    assert not np.allclose(before, model.decision_function(X))
+
+
+def test_a_decay_that_underflows_drops_items_as_fit_drops_them():
+    """Ids that played only in pairs whose weight has decayed to 0.0 (1e-200
+    twice) are not counted by fit; nor by partial_fit (the link's in-sample
+    rule counts kept features)."""
+    a1, b1, y1 = games(12, 100, seed=14)
+    a2, b2, y2 = games(10, 1000, seed=15)
+    X = np.concatenate([dense_pairs(12, a1, b1), dense_pairs(12, a2, b2)])
+    y = np.r_[y1, y2]
+    model = SVMCompare(**MODEL).partial_fit(X[:100], y[:100])
+    model.partial_fit(X[100:600], y[100:600], earlier_weight=1e-200)
+    model.partial_fit(X[600:], y[600:], earlier_weight=1e-200)
+    weight = np.r_[np.full(100, 1e-200 * 1e-200), np.full(500, 1e-200), np.ones(500)]
+    full = SVMCompare(**MODEL).fit(X, y, sample_weight=weight)
+    assert weight[0] == 0.0 and full.calibration_ == "in-sample"
+    assert_same_model(full, model, X)

@@ -54,8 +54,8 @@ class _Batch:
 class Increment:
     """What partial_fit keeps: the solver state, every batch of pairs, what
     the model's parameters and input names were at the first call, and
-    running totals over the pairs (their labels' weights, each feature's
-    range over the items that weigh something)."""
+    running totals over the pairs (their labels' weights, the largest cost
+    of each label group's rows)."""
 
     solver: SquaredHingeIncrement
     params: dict
@@ -69,8 +69,7 @@ class Increment:
     multipliers: dict = None  # the class weights of the flipped labels in use
     decided: float = 0.0  # weighted pairs labelled -1 or 1
     ties: float = 0.0  # weighted pairs labelled 0, twice (two flipped rows each)
-    high: np.ndarray = None  # each feature's largest and smallest value over the
-    low: np.ndarray = None  # items with positive weight (fit keeps high > low)
+    cost_max: np.ndarray = field(default_factory=lambda: np.zeros(2))  # per label group
     ranking: object = None  # the ranking_ the last call stored (whose state this is)
 
 
@@ -99,17 +98,16 @@ def _label_weights(y, weight):
 
 def _feature_range(X, weight):
     """Each feature's largest and smallest value over the items of pairs ``X``
-    whose weight is positive (the items fit's standardization looks at)."""
-    rows = slice(None) if weight is None else weight > 0
+    whose weight is positive (the items fit's standardization looks at; the
+    caller has checked that some pair weighs something)."""
     if isinstance(X, SparsePairs):
-        sides = [X.first[rows], X.second[rows]]
-        if sides[0].shape[0] == 0:
-            return None
-        high = np.maximum(*(s.max(axis=0).toarray().ravel() for s in sides))
-        low = np.minimum(*(s.min(axis=0).toarray().ravel() for s in sides))
+        sides = [X.first, X.second] if weight is None else \
+            [X.first[weight > 0], X.second[weight > 0]]
+        high = np.maximum(*(side.max(axis=0).toarray().ravel() for side in sides))
+        low = np.minimum(*(side.min(axis=0).toarray().ravel() for side in sides))
         return high, low
-    items = X[rows].reshape(-1, X.shape[2])
-    return (items.max(axis=0), items.min(axis=0)) if items.shape[0] else None
+    items = (X if weight is None else X[weight > 0]).reshape(-1, X.shape[2])
+    return items.max(axis=0), items.min(axis=0)
 
 
 def _check_settings(model, kernel):
@@ -144,12 +142,16 @@ def gives_fits_model(estimator, X):
 
 
 def _check_earlier_weight(value):
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        number = np.nan
     if not isinstance(value, numbers.Real) or isinstance(value, bool) \
-            or not np.isfinite(float(value)) or not 0.0 <= float(value) <= 1.0:
+            or not np.isfinite(number) or not 0.0 <= number <= 1.0:
         raise ValueError(f"earlier_weight must be a number in [0, 1]; got {value!r} (a time "
                          "decay's factor for the time since the last call, e.g. "
                          "2 ** (-days / half_life); 0 forgets every earlier pair).")
-    return float(value)
+    return number
 
 
 def _run_free_params(model):
@@ -270,47 +272,49 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
     multipliers = label_weights(model.class_weight, decided, ties)
     problem = flip_compare(X, y, float(model.C), multipliers, context, sample_weight)
     check_costs(problem.C)
-    high, low = _merged_range(state, _feature_range(X, sample_weight), earlier_weight)
-    if not np.any(high > low):
+    # The features fit would keep: those varying over the items that weigh
+    # something now (a decay that underflowed to 0 drops items, as in fit).
+    high, low = _feature_range(Xs_all, weight_all)
+    n_kept = int(np.count_nonzero(high > low))
+    if n_kept == 0:
         raise ValueError("Every feature is constant over the items so far (zero variance); no "
                          "ranking function can be learned.")
-
-    for earlier, factor in zip(state.batches, factors, strict=False):
-        earlier.factor = factor
-    state.batches.append(batch)
-    state.decided, state.ties, state.high, state.low = decided, ties, high, low
+    old = state.multipliers or multipliers
+    scale = earlier_weight * np.array([multipliers[1] / old[1], multipliers[-1] / old[-1]])
+    # The earlier rows' costs move with the decay and the class weights: the
+    # largest of them is checked as fit checks every pair's.
+    earlier_max = state.cost_max * scale
+    check_costs(np.concatenate([problem.C, earlier_max]))
     scaler = Standardizer(mean=np.zeros(state.n_features), scale=np.ones(state.n_features),
                           keep=np.ones(state.n_features, dtype=bool))
     batch_prepared = Prepared(kernel=kernel, y=y, scaler=scaler, Xs=X, problem=problem,
                               solver="linear")
-    old = state.multipliers or multipliers
-    scale = earlier_weight * np.array([multipliers[1] / old[1], multipliers[-1] / old[-1]])
+    D = primal_rows(batch_prepared)
+    values = np.abs(D.data if sp.issparse(D) else D)
+    # Squared (the Hessian's terms), differences past 1e50 lose every digit or
+    # overflow (fit standardizes and refuses kernel values past 1e100 alike).
+    if values.size and not float(values.max()) <= 1e50:
+        raise ValueError("X: a difference x' - x (or a context value) reaches "
+                         f"{float(values.max()):.3g}; partial_fit uses features as given, and "
+                         "past 1e50 their squares lose every digit: scale them first.")
+
+    for earlier, factor in zip(state.batches, factors, strict=False):
+        earlier.factor = factor
+    state.batches.append(batch)
+    state.decided, state.ties = decided, ties
+    group = (problem.y < 0).astype(np.int64)
+    state.cost_max = np.maximum(earlier_max, [np.max(problem.C[group == k], initial=0.0)
+                                              for k in (0, 1)])
     model._increment = None
-    result = state.solver.add(primal_rows(batch_prepared), problem.y, problem.C,
-                              group=(problem.y < 0).astype(np.int64), scale=scale)
+    result = state.solver.add(D, problem.y, problem.C, group=group, scale=scale)
     state.multipliers = multipliers
     state.problems.append(problem)
     C_all = np.concatenate([block.C for block in state.solver.blocks])
     prepared = Prepared(kernel=kernel, y=y_all, scaler=scaler, Xs=Xs_all,
                         problem=_concatenated_problem(state.problems, C_all), solver="linear",
                         X=Xs_all, context=context_all, sample_weight=weight_all,
-                        n_kept=int(np.count_nonzero(high > low)))
+                        n_kept=n_kept)
     store(model, prepared, result, None)
     state.ranking = model.ranking_
     set_names(model, state.feature_names, state.context_names)
     return prepared, result, state
-
-
-def _merged_range(state, batch_range, earlier_weight):
-    """The features' range over the items that weigh something, this batch's
-    included (a zero earlier_weight leaves only this batch's)."""
-    if state.high is None or earlier_weight == 0.0:
-        earlier = None
-    else:
-        earlier = (state.high, state.low)
-    ranges = [r for r in (earlier, batch_range) if r is not None]
-    if not ranges:
-        empty = np.zeros(state.n_features)
-        return empty, empty
-    return (np.maximum.reduce([r[0] for r in ranges]),
-            np.minimum.reduce([r[1] for r in ranges]))

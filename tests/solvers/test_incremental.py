@@ -165,9 +165,17 @@ def test_rows_as_lists_and_bad_settings():
     increment = SquaredHingeIncrement()
     result = increment.add([[1.0, -1.0], [0.0, 1.0]], [1.0, -1.0], [1.0, 1.0])
     assert np.all(np.isfinite(result.u))
-    for tol in (0.0, -1.0, np.nan, np.inf, "1e-3"):
+    for tol in (0.0, -1.0, np.nan, np.inf, "1e-3", 10 ** 400, 1j):
         with pytest.raises(ValueError, match="tol"):
             SquaredHingeIncrement(tol=tol)
     for n_groups in (0, 1.5, True):
         with pytest.raises(ValueError, match="n_groups"):
             SquaredHingeIncrement(n_groups=n_groups)
+
+
+def test_complex_rows_are_refused():
+    increment = SquaredHingeIncrement()
+    with pytest.raises(TypeError, match="real"):
+        increment.add(np.eye(3) * (1 + 1j), np.ones(3), np.ones(3))
+    with pytest.raises(TypeError, match="real"):
+        increment.add(sp.csr_matrix(np.eye(3) * 1j), np.ones(3), np.ones(3))

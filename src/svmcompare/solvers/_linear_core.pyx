@@ -146,6 +146,57 @@ def matvec(const real[:, ::1] D, const double[::1] u, double[::1] out, int n_thr
         out[t] = acc
 
 
+def csr_matvec(const index_t[::1] indptr, const index_t[::1] indices,
+               const double[::1] data, const double[::1] x, double[::1] out,
+               int n_threads):
+    """out = A x for the CSR matrix A (indptr, indices, data), rows in
+    parallel; each row's sum runs over its non-zeros in order, as SciPy's
+    single-threaded product does, so the bits are SciPy's on any number of
+    threads.  The column indices must lie in 0..x.size - 1 (checked once by
+    the caller, :class:`svmcompare.solvers.newton_cg.ParallelCSR`, not here
+    on every product)."""
+    if out.shape[0] != indptr.shape[0] - 1 or indices.shape[0] != data.shape[0]:
+        raise ValueError("csr_matvec: out needs one entry per row, indices one per datum")
+    cdef i64 m = out.shape[0], t, j
+    cdef double acc
+    for t in prange(m, nogil=True, num_threads=_team(n_threads, m), schedule="static"):
+        acc = 0.0
+        for j in range(indptr[t], indptr[t + 1]):
+            acc = acc + data[j] * x[indices[j]]
+        out[t] = acc
+
+
+def csr_rmatvec(const index_t[::1] indptr, const index_t[::1] indices,
+                const double[::1] data, const double[::1] z, double[::1] out,
+                int n_threads):
+    """out = A^T z for the CSR matrix A: a fixed number of row chunks in
+    parallel, each adding its rows into its own partial sums (the reads of z
+    in order; a product through A^T's rows reads z at random, a cache miss a
+    non-zero when z is long), then the chunks added in order: the same bits
+    on any number of threads.  Column indices as :func:`csr_matvec`."""
+    cdef i64 m = indptr.shape[0] - 1, p = out.shape[0], k, t, j, i, lo, hi
+    if z.shape[0] != m or indices.shape[0] != data.shape[0]:
+        raise ValueError("csr_rmatvec: z needs one entry per row, indices one per datum")
+    parts_array = np.zeros((N_CHUNKS, p))
+    cdef double[:, ::1] parts = parts_array
+    cdef double c
+    for k in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
+                   schedule="static"):
+        lo = _chunk_lo(m, k)
+        hi = _chunk_lo(m, k + 1)
+        for t in range(lo, hi):
+            c = z[t]
+            if c != 0.0:
+                for j in range(indptr[t], indptr[t + 1]):
+                    parts[k, indices[j]] += c * data[j]
+    with nogil:
+        for i in range(p):
+            out[i] = parts[0, i]
+        for k in range(1, N_CHUNKS):
+            for i in range(p):
+                out[i] += parts[k, i]
+
+
 def rmatvec(const real[:, ::1] D, const double[::1] coef, int n_threads):
     """D^T coef: per-chunk partial sums in parallel, added in chunk order."""
     if D.shape[0] != coef.shape[0]:

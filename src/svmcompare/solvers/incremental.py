@@ -82,12 +82,17 @@ class SquaredHingeIncrement:
         if isinstance(n_groups, bool) or not isinstance(n_groups, int | np.integer) \
                 or n_groups < 1:
             raise ValueError(f"n_groups must be a positive integer; got {n_groups!r}.")
-        if isinstance(tol, bool) or not isinstance(tol, int | float | np.number) \
-                or not (np.isfinite(tol) and tol > 0):
+        real = not isinstance(tol, bool) and isinstance(tol, int | float | np.floating
+                                                         | np.integer)
+        try:
+            value = float(tol) if real else np.nan
+        except OverflowError:  # an int past float's range
+            value = np.inf
+        if not (np.isfinite(value) and value > 0):
             raise ValueError(f"tol must be a finite number > 0; got {tol!r}.")
         self.n_groups = int(n_groups)
         self.bias = bool(bias)
-        self.tol = float(tol)
+        self.tol = value
         self.blocks = []
         self.w = None
         self.rounds = 0  # rounds of the last add (0: a full solve)
@@ -101,6 +106,8 @@ class SquaredHingeIncrement:
         return rows
 
     def _check(self, D, y, C, group):
+        if (D.dtype if sp.issparse(D) else np.asarray(D).dtype).kind == "c":
+            raise TypeError("D must be real; got complex rows.")
         if not sp.issparse(D):
             D = np.asarray(D, dtype=np.float64)
         if D.ndim != 2:

@@ -1,0 +1,60 @@
+"""The squared hinge's trust-region solver's sparse products (ParallelCSR)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+
+def _ids_rows(m=30_000, p=400, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, p, m)
+    b = (a + rng.integers(1, p, m)) % p
+    r = np.arange(m)
+    A = sp.csr_matrix((np.r_[-np.ones(m), rng.uniform(0.5, 2.0, m)], (np.r_[r, r], np.r_[a, b])),
+                      shape=(m, p))
+    return sp.hstack([A, np.ones((m, 1))], format="csr"), rng
+
+
+@pytest.mark.parametrize("scatter", [True, False])
+def test_parallel_products_are_scipys_on_any_number_of_threads(monkeypatch, scatter):
+    """A x to the bit of SciPy's; A^T z to rounding of SciPy's and to the bit
+    the same on one thread and two (both ways of summing it); int32 and int64
+    indices alike."""
+    from svmcompare.solvers import newton_cg
+    from svmcompare.solvers.threads import solver_threads
+
+    if not scatter:
+        monkeypatch.setattr(newton_cg, "SCATTER_MAX_COLUMNS", 0)
+    A, rng = _ids_rows()
+    x, z = rng.normal(size=A.shape[1]), rng.normal(size=A.shape[0])
+    z[rng.random(z.size) < 0.3] = 0.0
+    results = []
+    for wide_index in (False, True):
+        B = A.copy()
+        if wide_index:
+            B.indices, B.indptr = B.indices.astype(np.int64), B.indptr.astype(np.int64)
+        product = newton_cg.ParallelCSR(B)
+        for jobs in (1, 2):
+            with solver_threads(jobs):
+                results.append((product.dot(x), product.tdot(z)))
+    for dot, tdot in results:
+        np.testing.assert_array_equal(dot, A @ x)
+        np.testing.assert_array_equal(tdot, results[0][1])
+        np.testing.assert_allclose(tdot, A.T @ z, rtol=1e-12, atol=1e-12)
+    if not scatter:
+        np.testing.assert_array_equal(results[0][1], A.T.tocsr() @ z)
+
+
+def test_parallel_products_refuse_what_they_cannot_read():
+    from svmcompare.solvers.newton_cg import ParallelCSR
+
+    A, _ = _ids_rows(m=50, p=5)
+    product = ParallelCSR(A)
+    with pytest.raises(ValueError, match="entries"):
+        product.dot(np.ones(3))
+    with pytest.raises(ValueError, match="entries"):
+        product.tdot(np.ones(3))
+    bad = A.copy()
+    bad.indices[0] = 99  # past the columns: would read outside x
+    with pytest.raises(ValueError, match="outside"):
+        ParallelCSR(bad)
