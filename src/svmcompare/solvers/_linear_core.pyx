@@ -174,7 +174,7 @@ def csr_rmatvec(const index_t[::1] indptr, const index_t[::1] indices,
     in order; a product through A^T's rows reads z at random, a cache miss a
     non-zero when z is long), then the chunks added in order: the same bits
     on any number of threads.  Column indices as :func:`csr_matvec`."""
-    cdef i64 m = indptr.shape[0] - 1, p = out.shape[0], k, t, j, i, lo, hi
+    cdef i64 m = indptr.shape[0] - 1, p = out.shape[0], k, t, j, lo, hi
     if z.shape[0] != m or indices.shape[0] != data.shape[0]:
         raise ValueError("csr_rmatvec: z needs one entry per row, indices one per datum")
     parts_array = np.zeros((N_CHUNKS, p))
@@ -189,12 +189,18 @@ def csr_rmatvec(const index_t[::1] indptr, const index_t[::1] indices,
             if c != 0.0:
                 for j in range(indptr[t], indptr[t + 1]):
                     parts[k, indices[j]] += c * data[j]
-    with nogil:
+    _sum_chunks(parts, out)
+
+
+cdef void _sum_chunks(const double[:, ::1] parts, double[::1] out) noexcept nogil:
+    """out = the chunks' partial sums added in chunk order (the same bits on
+    any number of threads)."""
+    cdef i64 p = out.shape[0], k, i
+    for i in range(p):
+        out[i] = parts[0, i]
+    for k in range(1, N_CHUNKS):
         for i in range(p):
-            out[i] = parts[0, i]
-        for k in range(1, N_CHUNKS):
-            for i in range(p):
-                out[i] += parts[k, i]
+            out[i] += parts[k, i]
 
 
 def rmatvec(const real[:, ::1] D, const double[::1] coef, int n_threads):
@@ -214,12 +220,8 @@ def rmatvec(const real[:, ::1] D, const double[::1] coef, int n_threads):
             if c != 0.0:
                 for i in range(p):
                     parts[k, i] += c * D[t, i]
-    out = parts_array[0].copy()
-    cdef double[::1] o = out
-    with nogil:
-        for k in range(1, N_CHUNKS):
-            for i in range(p):
-                o[i] += parts[k, i]
+    out = np.empty(p)
+    _sum_chunks(parts, out)
     return out
 
 
