@@ -271,7 +271,6 @@ def partial_fit(model, X, y, context=None, sample_weight=None, earlier_weight=1.
     ties += earlier_weight * state.ties
     multipliers = label_weights(model.class_weight, decided, ties)
     problem = flip_compare(X, y, float(model.C), multipliers, context, sample_weight)
-    check_costs(problem.C)
     # The features fit would keep: those varying over the items that weigh
     # something now (a decay that underflowed to 0 drops items, as in fit).
     high, low = _feature_range(Xs_all, weight_all)
