@@ -53,6 +53,6 @@ extensions = [
     Extension("svmcompare.solvers._linear_core", ["src/svmcompare/solvers/_linear_core.pyx"],
               depends=["src/svmcompare/_parallel.h"]),
     Extension("svmcompare._ordinal_core", ["src/svmcompare/_ordinal_core.pyx"],
-              depends=["src/svmcompare/_exp.h"]),
+              depends=["src/svmcompare/_exp.h", "src/svmcompare/_parallel.h"]),
 ]
 setup(ext_modules=cythonize(extensions, language_level=3), cmdclass={"build_ext": BuildExt})

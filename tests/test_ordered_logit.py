@@ -202,3 +202,22 @@ def test_labels_of_narrow_and_unsigned_types():
     unsigned = OrderedLogit(mirrored=True).fit(X, grades.astype(np.uint8))
     np.testing.assert_array_equal(unsigned.classes_, [-2, -1, 0, 1, 2])
     np.testing.assert_allclose(unsigned.thresholds_, signed.thresholds_)
+
+
+def test_the_sweep_gives_the_same_bits_on_one_thread_and_two():
+    from svmcompare._ordinal_core import ordered_logit_terms
+
+    rng = np.random.default_rng(5)
+    n = 50_000
+    eta, k = rng.normal(scale=2.0, size=n), rng.integers(0, 3, n)
+    padded, weight = np.array([-np.inf, -0.4, 0.7, np.inf]), rng.uniform(0.0, 2.0, n)
+    results = []
+    for threads in (1, 2):
+        d_eta, d_theta = np.empty(n), np.zeros(4)
+        loss = ordered_logit_terms(eta, k, padded, weight, d_eta, d_theta, 1e-300, threads)
+        results.append((loss, d_eta, d_theta))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][2], results[1][2])
+    want = numpy_terms(eta, k, padded, weight)
+    assert results[0][0] == pytest.approx(want[0], rel=1e-12)

@@ -68,6 +68,21 @@ def class_probabilities(eta, theta):
     return np.maximum(np.diff(cumulative, axis=1), 0.0)
 
 
+# Rows from which the likelihood's sweep runs on the solve's threads; below,
+# one thread (its chunks' fork and join would cost more than they save).
+PARALLEL_ROWS = 100_000
+
+
+def _sweep_threads(n_rows):
+    """Threads for the sweep over ``n_rows`` rows: numba's per-thread setting
+    (what the solvers use; ``solver_threads`` sets it) from PARALLEL_ROWS."""
+    if n_rows < PARALLEL_ROWS:
+        return 1
+    from .solvers.threads import threads_now
+
+    return threads_now()
+
+
 def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):
     """Penalized negative log-likelihood and its gradient in (w, c); the rows'
     terms in one C sweep (``_ordinal_core``).  ``mirrored``: every row counts
@@ -81,7 +96,8 @@ def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):
     grad_theta = np.zeros(q + 1)
     copies = 2.0 if mirrored else 1.0
     loss = copies * ordered_logit_terms(np.ascontiguousarray(X @ w), k, padded,
-                                        sample_weight, d_eta, grad_theta, _TINY)
+                                        sample_weight, d_eta, grad_theta, _TINY,
+                                        _sweep_threads(k.size))
     grad_w = copies * (X.T @ d_eta) + alpha * w
     cut_gradient = _mirrored_cut_gradient if mirrored else _cut_gradient
     grad_c = copies * cut_gradient(c, grad_theta[1:q])
