@@ -68,19 +68,17 @@ def class_probabilities(eta, theta):
     return np.maximum(np.diff(cumulative, axis=1), 0.0)
 
 
-# Rows from which the likelihood's sweep runs on the solve's threads; below,
-# one thread (its chunks' fork and join would cost more than they save).
-PARALLEL_ROWS = 100_000
+# The work of a row of the likelihood's sweep in entries of a product (two
+# exps, a log, three divisions): from 100,000 rows the sweep takes the
+# threads a solve would (``threads.threads_for``).
+ROW_WORK = 20
 
 
 def _sweep_threads(n_rows):
-    """Threads for the sweep over ``n_rows`` rows: numba's per-thread setting
-    (what the solvers use; ``solver_threads`` sets it) from PARALLEL_ROWS."""
-    if n_rows < PARALLEL_ROWS:
-        return 1
-    from .solvers.threads import threads_now
+    """Threads for the sweep over ``n_rows`` rows."""
+    from .solvers.threads import threads_for
 
-    return threads_now()
+    return threads_for(ROW_WORK * n_rows)
 
 
 def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):

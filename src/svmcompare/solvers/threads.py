@@ -45,6 +45,14 @@ def threads_now():
     return numba.get_num_threads()
 
 
+def threads_for(work):
+    """The threads of a compiled loop over ``work`` entries run outside a
+    solve's own setting (a probability link's sweep): this thread's setting
+    (:func:`threads_now`), and one under PARALLEL_WORK, as
+    :func:`thread_count` rules for a solve."""
+    return 1 if work < PARALLEL_WORK else threads_now()
+
+
 @contextlib.contextmanager
 def solver_threads(n_jobs, work=None):
     """numba's thread count for the solvers' parallel loops, in this thread
