@@ -298,3 +298,20 @@ def test_a_decay_that_underflows_drops_items_as_fit_drops_them():
     full = SVMCompare(**MODEL).fit(X, y, sample_weight=weight)
     assert weight[0] == 0.0 and full.calibration_ == "in-sample"
     assert_same_model(full, model, X)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_column_ranges_of_sparse_sides_are_the_dense_ones(seed):
+    from svmcompare._increment import _csr_column_range
+
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(1, 25)), int(rng.integers(1, 7))
+    A = sp.random(n, p, density=rng.uniform(0.0, 1.0), format="csr", random_state=seed)
+    A.data = rng.normal(size=A.data.size) * (rng.uniform(size=A.data.size) < 0.8)  # stored zeros
+    keep = rng.uniform(size=n) < 0.6
+    keep[int(rng.integers(n))] = True  # the caller checks that some pair weighs something
+    for rows in (None, keep):
+        dense = A.toarray() if rows is None else A.toarray()[rows]
+        high, low = _csr_column_range(A, rows)
+        np.testing.assert_array_equal(high, dense.max(axis=0))
+        np.testing.assert_array_equal(low, dense.min(axis=0))
