@@ -400,3 +400,35 @@ def test_a_split_without_labels_names_the_ones_it_needs_counting_weighed_pairs()
     weight[[0, 1, 2]] = 0.0
     with pytest.raises(ValueError, match="sample_weight is positive"):
         search.fit(X, y, groups=groups, sample_weight=weight)
+
+
+def test_a_path_seeds_each_C_from_the_lower_of_the_scaled_solution_and_zero(norm_data):
+    # Alpha seeding scales the previous C's solution; where that point's dual
+    # value lies above 0's (large C: the free alphas do not grow with C), SMO
+    # starts from 0 instead.  Either way the path's fits are the cold fits
+    # (test_warm_started_path_equals_cold_fits).
+    from svmcompare._base import prepare
+    from svmcompare.grid_search import _seeded_start
+    from svmcompare.solvers.smo import solve_dual
+
+    (X, y), _ = norm_data
+    prepared = prepare(SVMCompare(gamma=0.5, C=1.0), X, y, None, None)
+    solution = solve_dual(prepared.problem, prepared.kernel, tol=1e-6)
+    alpha, gradient = solution.alpha, solution.gradient
+
+    def dual(start):  # eq. (18) at the start: 1/2 alpha^T Q alpha - sum alpha
+        if not start:
+            return 0.0
+        return 0.5 * float(start["alpha0"] @ (start["gradient0"] + 1.0)) \
+            - float(start["alpha0"].sum())
+
+    # The scaled seed's dual, 1/2 k^2 a - k b, is below 0 for k < 2 b / a only.
+    edge = 2.0 * float(alpha.sum()) / float(alpha @ (gradient + 1.0))
+    below, above = 0.5 * edge, 2.0 * edge
+    seeded = _seeded_start(alpha, gradient, below)
+    assert seeded and dual(seeded) < 0.0
+    np.testing.assert_allclose(seeded["alpha0"], below * alpha)
+    np.testing.assert_allclose(seeded["gradient0"], (gradient + 1.0) * below - 1.0)
+    assert _seeded_start(alpha, gradient, above) == {}
+    scaled = {"alpha0": above * alpha, "gradient0": (gradient + 1.0) * above - 1.0}
+    assert dual(scaled) > 0.0
