@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from svmcompare import BootstrapCompare, SVMCompare
-from svmcompare.bootstrap import alignment, positions
+from svmcompare.bootstrap import alignment, percentile_interval, positions
 
 DRAW = 0.8
 
@@ -82,8 +82,9 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
     target["position"] = positions(target["score"])
     target["position_worst"] = positions(target["score"], "max")
     truth = {"proba": true_proba(strength, pa, pb), "position": positions(strength)}
-    hits = {name: [] for name in ("score", "position", "proba", "true position", "true proba")}
-    widths = {"score": [], "proba": []}
+    hits = {name: [] for name in ("score", "position", "proba", "true position", "true proba",
+                                  "proba pct", "true proba pct")}
+    widths = {"score": [], "proba": [], "proba pct": []}
     start = time.perf_counter()
     for _ in range(repeats):
         a, b, y = games(strength, n_games, rng)
@@ -100,10 +101,14 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
                                 & (target["position"] <= worst))
         hits["true position"].append((best <= truth["position"])
                                      & (truth["position"] <= worst))
-        lo, hi = boot.predict_proba_interval(pairs)
+        lo, hi = boot.predict_proba_interval(pairs)  # the calibrated bootstrap's
         hits["proba"].append(((lo <= target["proba"]) & (target["proba"] <= hi)).ravel())
         hits["true proba"].append(((lo <= truth["proba"]) & (truth["proba"] <= hi)).ravel())
         widths["proba"].append(np.mean(hi - lo))
+        lo, hi = percentile_interval(boot.proba_replicates(pairs), confidence)
+        hits["proba pct"].append(((lo <= target["proba"]) & (target["proba"] <= hi)).ravel())
+        hits["true proba pct"].append(((lo <= truth["proba"]) & (truth["proba"] <= hi)).ravel())
+        widths["proba pct"].append(np.mean(hi - lo))
     seconds = (time.perf_counter() - start) / repeats
     return ({name: float(np.mean(np.concatenate(v))) for name, v in hits.items()},
             {name: float(np.mean(v)) for name, v in widths.items()}, seconds)
@@ -144,7 +149,8 @@ def main(argv=None):
         print(f"coverage of {100 * args.confidence:g}% intervals, {args.repeats} repeats x "
               f"{args.resamples} resamples, loss {args.loss}")
         print(f"{'players':>7} {'games':>7} {'C':>6} {'score':>6} {'position':>8} {'proba':>6} "
-              f"{'true pos':>8} {'true P':>6} {'w r/sd':>7} {'width P':>7} {'s/repeat':>8}")
+              f"{'true pos':>8} {'true P':>6} {'w r/sd':>7} {'width P':>7} {'P pct':>6} "
+              f"{'true pct':>8} {'w pct':>6} {'s/repeat':>8}")
         for size in args.sizes.split(","):
             players, n_games, C = (float(v) for v in size.split("x"))
             players, n_games = int(players), int(n_games)
@@ -153,7 +159,8 @@ def main(argv=None):
             print(f"{players:>7} {n_games:>7} {C:>6g} {hit['score']:>6.3f} "
                   f"{hit['position']:>8.3f} {hit['proba']:>6.3f} {hit['true position']:>8.3f} "
                   f"{hit['true proba']:>6.3f} {width['score']:>7.3f} {width['proba']:>7.3f} "
-                  f"{seconds:>8.1f}", flush=True)
+                  f"{hit['proba pct']:>6.3f} {hit['true proba pct']:>8.3f} "
+                  f"{width['proba pct']:>6.3f} {seconds:>8.1f}", flush=True)
     timing()
 
 

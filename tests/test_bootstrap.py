@@ -64,7 +64,7 @@ def test_a_weighted_resample_is_the_resample_with_rows_repeated():
 
 
 def test_intervals_are_quantiles_of_the_replicates(fitted):
-    model, X, _, items = fitted
+    model, X, y, items = fitted
     replicated = model.rank_replicates(items)
     assert replicated.shape == (40, items.shape[0])
     lower, upper = model.rank_interval(items, 0.8)
@@ -72,11 +72,18 @@ def test_intervals_are_quantiles_of_the_replicates(fitted):
     np.testing.assert_allclose(upper, np.quantile(replicated, 0.9, axis=0))
     wider = model.rank_interval(items, 0.95)
     assert (wider[0] <= lower + 1e-12).all() and (wider[1] >= upper - 1e-12).all()
+    # Probabilities: at the nominal level the calibration found for 90%.
+    level = model._proba_level(0.9)
     p_lower, p_upper = model.predict_proba_interval(X[:25])
     P = model.proba_replicates(X[:25])
+    np.testing.assert_allclose(p_lower, np.quantile(P, (1 - level) / 2, axis=0))
+    np.testing.assert_allclose(p_upper, np.quantile(P, (1 + level) / 2, axis=0))
+    assert (0 <= p_lower).all() and (p_upper <= 1).all() and (p_lower <= p_upper).all()
+    percentile = clone(model).set_params(proba_interval="percentile").fit(X, y)
+    assert percentile.proba_levels_ is None and percentile.proba_coverage_ is None
+    p_lower, p_upper = percentile.predict_proba_interval(X[:25])
     np.testing.assert_allclose(p_lower, np.quantile(P, 0.05, axis=0))
     np.testing.assert_allclose(p_upper, np.quantile(P, 0.95, axis=0))
-    assert (0 <= p_lower).all() and (p_upper <= 1).all() and (p_lower <= p_upper).all()
 
 
 def test_replicates_are_put_on_the_point_models_scale(fitted):
@@ -416,3 +423,47 @@ def test_replicates_of_a_degenerate_model_do_not_repeat_its_warning():
     assert model.estimator_.degenerate_ and model.n_degenerate_ > 0
     said = [str(w.message) for w in caught if issubclass(w.category, DegenerateWarning)]
     assert not any("bootstrap replicates" in m for m in said), said
+
+
+def test_labels_drawn_from_probabilities_follow_them():
+    from svmcompare.bootstrap import _drawn_labels
+
+    proba = np.array([[0.2, 0.5, 0.3], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.1, 0.1, 0.8]])
+    rng = np.random.default_rng(0)
+    drawn = np.stack([_drawn_labels(proba, rng) for _ in range(20000)])
+    shares = np.stack([(drawn == label).mean(axis=0) for label in (-1, 0, 1)], axis=1)
+    np.testing.assert_allclose(shares, proba, atol=0.01)
+    assert (drawn[:, 1] == -1).all() and (drawn[:, 2] == 1).all()
+
+
+def test_the_calibrated_level_inverts_the_coverage_of_the_drawn_data(fitted):
+    model = clone(fitted[0])
+    model.estimator_, model.replicates_ = fitted[0].estimator_, fitted[0].replicates_
+    model.proba_levels_ = np.array([0.5, 0.9, 0.99])
+    model.proba_coverage_ = np.array([0.4, 0.8, 0.95])
+    assert model._proba_level(0.8) == pytest.approx(0.9)
+    assert model._proba_level(0.875) == pytest.approx(0.9 + 0.5 * 0.09)  # linear between
+    assert model._proba_level(0.97) == pytest.approx(0.99)  # past the widest: the widest
+    assert model._proba_level(0.2) == pytest.approx(0.25)  # below the narrowest: scaled
+    # A model without the calibration (proba_interval="percentile", or a file
+    # written before it) reads the replicates at the confidence asked for.
+    model.proba_levels_ = model.proba_coverage_ = None
+    assert model._proba_level(0.9) == 0.9
+
+
+def test_the_coverage_curve_is_measured_on_draws_and_reproducible(fitted):
+    model, X, y, _ = fitted
+    from svmcompare.bootstrap import PROBA_LEVELS
+
+    np.testing.assert_array_equal(model.proba_levels_, PROBA_LEVELS)
+    coverage = model.proba_coverage_
+    assert coverage.shape == PROBA_LEVELS.shape
+    assert (np.diff(coverage) >= 0).all() and (0 <= coverage).all() and (coverage <= 1).all()
+    assert coverage[-1] > coverage[0]  # wider intervals cover more of the drawn truth
+    again = clone(model).fit(X, y)
+    np.testing.assert_array_equal(again.proba_coverage_, coverage)
+    with pytest.raises(ValueError, match="proba_interval must be one of"):
+        clone(model).set_params(proba_interval="basic").fit(X, y)
+    # No probabilities, nothing to calibrate.
+    plain = BootstrapCompare(linear(), n_resamples=4, random_state=0, progress=False).fit(X, y)
+    assert plain.proba_levels_ is None and plain.proba_coverage_ is None

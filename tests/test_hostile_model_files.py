@@ -930,6 +930,39 @@ def test_a_bootstrap_s_replicate_scales_are_a_fit_s(bootstrap_model, tmp_path, n
     np.testing.assert_array_equal(load_predictor(path).predict(X[:5]), model.predict(X[:5]))
 
 
+@pytest.fixture(scope="module")
+def calibrated_bootstrap():
+    from svmcompare import BootstrapCompare
+
+    X, y = make_norm_pairs(150, "l1", equality_fraction=0.3, random_state=0)
+    model = BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=8,
+                             random_state=0, progress=False).fit(X, y)
+    assert model.proba_coverage_ is not None
+    return model, X
+
+
+@pytest.mark.parametrize("name,edit_array,message", [
+    ("proba_levels_", lambda a: a[::-1].copy(), "proba_levels_ are not increasing levels"),
+    ("proba_levels_", lambda a: a + 1.0, "proba_levels_ are not increasing levels"),
+    ("proba_levels_", lambda a: a[:4].copy(), "differ in length"),
+    ("proba_coverage_", lambda a: np.full_like(a, np.nan), "proba_coverage_ is not an array "
+                                                           "of at least two finite"),
+    ("proba_coverage_", lambda a: a[::-1] - 2.0, "proba_coverage_ is not a non-decreasing"),
+])
+def test_a_calibrated_bootstrap_s_levels_are_a_fit_s(calibrated_bootstrap, tmp_path, name,
+                                                     edit_array, message):
+    """The levels pick quantiles of the replicates: reversed or past 1 they
+    gave intervals from garbage quantiles (or a crash in numpy)."""
+    model, X = calibrated_bootstrap
+    path = _model_path(model, tmp_path)
+    lower, _ = load_model(path).predict_proba_interval(X[:3])  # untouched: loads
+    np.testing.assert_array_equal(lower, model.predict_proba_interval(X[:3])[0])
+    schema = json.loads(_members(path)["schema.json"])
+    _edit_member(path, _attributes(schema["content"]["model"])[name]["file"], edit_array)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
+
+
 def test_an_ordinal_model_s_grades_are_distinct_and_in_order(tmp_path):
     """Repeated grades (thresholds between them) predicted one grade for
     everything, silently; an ordered Categorical's grades load in their

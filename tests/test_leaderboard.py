@@ -149,6 +149,19 @@ def test_cli_rank_and_predict_with_intervals(games_file, capsys):
         assert pred[f"{name}_lower"].between(0, 1).all()
 
 
+def test_cli_probability_intervals_calibrated_by_default_or_percentile(games_file, tmp_path):
+    from svmcompare import load_model
+
+    folder, path, model = games_file
+    assert load_model(model).proba_coverage_ is not None  # the calibrated bootstrap
+    plain = tmp_path / "plain.skops"
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--probability", "--bootstrap", "4",
+                 "--proba-interval", "percentile", "--model", str(plain),
+                 "--no-progress"]) == 0
+    assert load_model(plain).proba_coverage_ is None
+
+
 def test_cli_leaderboard(games_file, capsys):
     pytest.importorskip("matplotlib")
     folder, path, model = games_file

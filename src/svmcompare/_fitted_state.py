@@ -301,6 +301,27 @@ def _check_bootstrap(estimator, fail):
     if np.any(estimator.scales_ < 0):  # alignment(): >= 0, a reversed replicate maps to 0
         fail(f"bootstrap scales_ has a negative value ({estimator.scales_.min():g}); a fit's "
              "are >= 0")
+    _check_proba_coverage(estimator, fail)
+
+
+def _check_proba_coverage(estimator, fail):
+    """The calibrated bootstrap's levels and their coverage: both absent (a
+    file written before them, or percentile intervals), or increasing
+    levels in (0, 1) with coverage in [0, 1] that never falls."""
+    levels = getattr(estimator, "proba_levels_", None)
+    coverage = getattr(estimator, "proba_coverage_", None)
+    if levels is None and coverage is None:
+        return
+    for name, value in (("proba_levels_", levels), ("proba_coverage_", coverage)):
+        if not isinstance(value, np.ndarray) or value.dtype != np.float64 or value.ndim != 1 \
+                or value.size < 2 or not np.all(np.isfinite(value)):
+            fail(f"bootstrap {name} is not an array of at least two finite numbers")
+    if levels.shape != coverage.shape:
+        fail("bootstrap proba_levels_ and proba_coverage_ differ in length")
+    if np.any(np.diff(levels) <= 0) or levels[0] <= 0 or levels[-1] >= 1:
+        fail("bootstrap proba_levels_ are not increasing levels in (0, 1)")
+    if np.any(np.diff(coverage) < 0) or coverage[0] < 0 or coverage[-1] > 1:
+        fail("bootstrap proba_coverage_ is not a non-decreasing share in [0, 1]")
 
 
 def _check_link(estimator, fail):

@@ -201,6 +201,7 @@ def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
     if args.bootstrap:
         estimator = BootstrapCompare(estimator, n_resamples=args.bootstrap,
                                      resample="groups" if args.bootstrap_groups else "pairs",
+                                     proba_interval=args.proba_interval,
                                      n_jobs=args.n_jobs, random_state=0,
                                      progress=False if args.no_progress else "auto")
         if not (search or args.bootstrap_groups):
@@ -760,6 +761,11 @@ def add_product_commands(sub):
                      help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
                           "of scores, rank positions and probabilities (rank / predict "
                           "--interval, leaderboard); a search's choice is held fixed")
+    fit.add_argument("--proba-interval", choices=["calibrated", "percentile"],
+                     default="calibrated",
+                     help="with --bootstrap and --probability: probability intervals from the "
+                          "calibrated bootstrap (default; twice the fits: the replicates' "
+                          "percentile intervals cover too rarely) or the plain percentiles")
     fit.add_argument("--bootstrap-groups", action="store_true",
                      help="resample whole --groups (judges, prompts, tournaments) instead of "
                           "pairs: for pairs of one group that are not independent draws")
