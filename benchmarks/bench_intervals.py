@@ -19,6 +19,10 @@ alignment) and so is the target, by the same least-squares map.  The
 generator's own probabilities and positions are reported too (the model is
 not the generator, so they need not be covered at nominal rates).
 
+Probability intervals are ``BootstrapCompare``'s default, the calibrated
+bootstrap; "P pct", "true pct" and "w pct" are the plain percentile
+intervals of the same replicates' probabilities.
+
 Widths: the mean interval width of a score over the spread (standard deviation)
 of the point scores, and of a probability.
 
