@@ -7,7 +7,7 @@ numba and pandas until a model is built.
 
 from ._lazy import lazy_exports
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 # public name -> the module that defines it
 _EXPORTS = {
