@@ -443,10 +443,14 @@ def test_the_calibrated_level_inverts_the_coverage_of_the_drawn_data(fitted):
     model.proba_coverage_ = np.array([0.4, 0.8, 0.95])
     assert model._proba_level(0.8) == pytest.approx(0.9)
     assert model._proba_level(0.875) == pytest.approx(0.9 + 0.5 * 0.09)  # linear between
-    assert model._proba_level(0.97) == pytest.approx(0.99)  # past the widest: the widest
+    with pytest.warns(UserWarning, match=r"the widest \(0.99\) covered 0.950"):
+        assert model._proba_level(0.97) == pytest.approx(0.99)  # past the widest: the widest
     assert model._proba_level(0.2) == pytest.approx(0.25)  # below the narrowest: scaled
-    # A model without the calibration (proba_interval="percentile", or a file
-    # written before it) reads the replicates at the confidence asked for.
+    # Asked for percentile intervals after the fit, or without the calibration
+    # (proba_interval="percentile" at fit): the confidence asked for.
+    model.set_params(proba_interval="percentile")
+    assert model._proba_level(0.8) == 0.8
+    model.set_params(proba_interval="calibrated")
     model.proba_levels_ = model.proba_coverage_ = None
     assert model._proba_level(0.9) == 0.9
 
@@ -467,3 +471,34 @@ def test_the_coverage_curve_is_measured_on_draws_and_reproducible(fitted):
     # No probabilities, nothing to calibrate.
     plain = BootstrapCompare(linear(), n_resamples=4, random_state=0, progress=False).fit(X, y)
     assert plain.proba_levels_ is None and plain.proba_coverage_ is None
+
+
+def test_the_calibration_skips_outcomes_no_fit_gives_and_names_a_draw_it_cannot_use():
+    from svmcompare import SVMRank
+
+    # Without ties SVMRank's P(tie) is 0 in every fit: [0, 0] would cover it
+    # for free and make a third of every coverage count.
+    X, y, _, _ = id_games(n=300, seed=4)
+    y = np.where(y == 0, 1, y)
+    model = BootstrapCompare(SVMRank(kernel="linear", probability=True), n_resamples=30,
+                             random_state=0, progress=False).fit(X, y)
+    assert model.proba_coverage_[0] < 0.6  # two outcomes at nominal 0.5, not 0.5 + 1/3
+
+
+def test_a_draw_the_bootstrap_cannot_use_is_named_not_skipped(monkeypatch):
+    import svmcompare.bootstrap as bootstrap
+
+    # A draw with a single tie: some resample lacks it, and the model, which
+    # learns ties, cannot be fitted there.  Averaging the other draw alone
+    # would favour draws rich in ties: percentile intervals, said by name.
+    def one_tie(proba, rng):
+        labels = np.where(rng.uniform(size=proba.shape[0]) < 0.5, -1, 1)
+        labels[0] = 0
+        return labels
+
+    monkeypatch.setattr(bootstrap, "_drawn_labels", one_tie)
+    X, y, _, _ = id_games(n=300, seed=5)
+    with pytest.warns(UserWarning, match="could not be bootstrapped"):
+        model = BootstrapCompare(linear(probability=True), n_resamples=8, random_state=2,
+                                 progress=False).fit(X, y)
+    assert model.proba_coverage_ is None and model.proba_levels_ is None

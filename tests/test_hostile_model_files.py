@@ -942,8 +942,8 @@ def calibrated_bootstrap():
 
 
 @pytest.mark.parametrize("name,edit_array,message", [
-    ("proba_levels_", lambda a: a[::-1].copy(), "proba_levels_ are not increasing levels"),
-    ("proba_levels_", lambda a: a + 1.0, "proba_levels_ are not increasing levels"),
+    ("proba_levels_", lambda a: a[::-1].copy(), "proba_levels_ are not the levels a fit"),
+    ("proba_levels_", lambda a: a * 1e-300, "proba_levels_ are not the levels a fit"),
     ("proba_levels_", lambda a: a[:4].copy(), "differ in length"),
     ("proba_coverage_", lambda a: np.full_like(a, np.nan), "proba_coverage_ is not an array "
                                                            "of at least two finite"),
@@ -960,6 +960,15 @@ def test_a_calibrated_bootstrap_s_levels_are_a_fit_s(calibrated_bootstrap, tmp_p
     schema = json.loads(_members(path)["schema.json"])
     _edit_member(path, _attributes(schema["content"]["model"])[name]["file"], edit_array)
     with pytest.raises(ValueError, match=message):
+        load_model(path)
+
+
+def test_a_bootstrap_s_interval_method_is_one_it_knows(calibrated_bootstrap, tmp_path):
+    model, X = calibrated_bootstrap
+    edited = copy.deepcopy(model)
+    edited.proba_interval = "no such method"
+    path = _model_path(edited, tmp_path)
+    with pytest.raises(ValueError, match="proba_interval is 'no such method'"):
         load_model(path)
 
 

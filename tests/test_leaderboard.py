@@ -149,7 +149,8 @@ def test_cli_rank_and_predict_with_intervals(games_file, capsys):
         assert pred[f"{name}_lower"].between(0, 1).all()
 
 
-def test_cli_probability_intervals_calibrated_by_default_or_percentile(games_file, tmp_path):
+def test_cli_probability_intervals_calibrated_by_default_or_percentile(games_file, tmp_path,
+                                                                      capsys):
     from svmcompare import load_model
 
     folder, path, model = games_file
@@ -160,6 +161,12 @@ def test_cli_probability_intervals_calibrated_by_default_or_percentile(games_fil
                  "--proba-interval", "percentile", "--model", str(plain),
                  "--no-progress"]) == 0
     assert load_model(plain).proba_coverage_ is None
+    # Without a bootstrap (or probabilities) there are no such intervals to choose.
+    capsys.readouterr()
+    assert main(["fit", str(path), "--a", "home", "--b", "away", "--outcome", "result",
+                 "--outcome-map", "H=-1,D=0,A=1", "--probability", "--proba-interval",
+                 "percentile", "--model", str(plain), "--no-progress"]) == 2
+    assert "give --bootstrap N and --probability" in capsys.readouterr().err
 
 
 def test_cli_leaderboard(games_file, capsys):

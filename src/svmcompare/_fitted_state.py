@@ -308,6 +308,12 @@ def _check_proba_coverage(estimator, fail):
     """The calibrated bootstrap's levels and their coverage: both absent (a
     file written before them, or percentile intervals), or increasing
     levels in (0, 1) with coverage in [0, 1] that never falls."""
+    from .bootstrap import PROBA_INTERVALS, PROBA_LEVELS
+
+    if not (isinstance(estimator.proba_interval, str)
+            and estimator.proba_interval in PROBA_INTERVALS):
+        fail(f"bootstrap proba_interval is {estimator.proba_interval!r}, not one of "
+             f"{PROBA_INTERVALS}")
     levels = getattr(estimator, "proba_levels_", None)
     coverage = getattr(estimator, "proba_coverage_", None)
     if levels is None and coverage is None:
@@ -318,8 +324,8 @@ def _check_proba_coverage(estimator, fail):
             fail(f"bootstrap {name} is not an array of at least two finite numbers")
     if levels.shape != coverage.shape:
         fail("bootstrap proba_levels_ and proba_coverage_ differ in length")
-    if np.any(np.diff(levels) <= 0) or levels[0] <= 0 or levels[-1] >= 1:
-        fail("bootstrap proba_levels_ are not increasing levels in (0, 1)")
+    if not np.array_equal(levels, PROBA_LEVELS):
+        fail("bootstrap proba_levels_ are not the levels a fit measures")
     if np.any(np.diff(coverage) < 0) or coverage[0] < 0 or coverage[-1] > 1:
         fail("bootstrap proba_coverage_ is not a non-decreasing share in [0, 1]")
 

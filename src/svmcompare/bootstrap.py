@@ -67,8 +67,11 @@ _CHUNK = 20_000  # pairs whose replicate probabilities are held at once
 PROBA_INTERVALS = ("calibrated", "percentile")
 # Nominal levels whose coverage the calibrated bootstrap measures.
 PROBA_LEVELS = np.array([0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995])
-_COVERAGE_DRAWS = 4  # data sets drawn from the model's probabilities
-_COVERAGE_MIN_RESAMPLES = 25  # replicates of each, at least
+# Data sets drawn from the model's probabilities, each bootstrapped with the
+# data's own number of replicates: a percentile interval's width depends on
+# how many replicates it is read from (calibrated on a quarter of them, the
+# levels chosen for 90% covered 0.94-0.95 in the draws when read from all).
+_COVERAGE_DRAWS = 2
 _COVERAGE_PAIRS = 2_000  # training pairs whose coverage is counted
 _ALIGN_PAIRS = 10_000  # training pairs whose items align a replicate's scores
 
@@ -319,13 +322,14 @@ class BootstrapCompare(BaseEstimator):
         probability toward the middle by about as much as the replicates
         spread (90% intervals covered 79-83%; BENCHMARKS.md, "Intervals").
         "calibrated" (the calibrated bootstrap, Beran's prepivoting by a
-        parametric second level): :meth:`fit` also draws four data sets of
+        parametric second level): :meth:`fit` also draws two data sets of
         labels from the model's own probabilities on the training pairs,
-        bootstraps each (``n_resamples / 4`` replicates, at least 25: for
-        200 resamples, twice the fits), and records how often intervals of each nominal
+        bootstraps each with ``n_resamples`` replicates (three times the
+        fits in all), and records how often intervals of each nominal
         level cover the probabilities that drew them
         (``proba_coverage_``); an interval for confidence c is then the
-        percentile interval of the nominal level that covered c there.
+        percentile interval of the nominal level that covered c there (the
+        widest measured, with a warning, when none did).
     n_jobs : int or None, default=None
         Replicates fitted in parallel through joblib.
     random_state : int or None, default=None
@@ -516,18 +520,21 @@ class BootstrapCompare(BaseEstimator):
         true probabilities are known), each draw bootstrapped as the data
         were, and the share of the draws' percentile intervals of each level
         in :data:`PROBA_LEVELS` that cover those probabilities (over up to
-        :data:`_COVERAGE_PAIRS` of the pairs).  (None, None) when no draw
-        can train the model."""
+        :data:`_COVERAGE_PAIRS` of the pairs, and the outcomes the model
+        gives a chance: a tie column that is 0 in every fit is covered by
+        [0, 0] for free).  (None, None), with a warning, when a draw cannot
+        be bootstrapped: an average over the draws that could would favour
+        draws richer in the rare label."""
         rng = np.random.default_rng(self.random_state)
         truth_all = self.estimator_.predict_proba(X, context)
         n = truth_all.shape[0]
         scored = np.sort(rng.choice(n, size=min(n, _COVERAGE_PAIRS), replace=False))
-        truth = truth_all[scored]
-        n_resamples = max(_COVERAGE_MIN_RESAMPLES, self.n_resamples // _COVERAGE_DRAWS)
-        covered, draws = np.zeros(PROBA_LEVELS.size), 0
+        outcomes = np.flatnonzero(truth_all.max(axis=0) > 0.0)
+        truth = truth_all[np.ix_(scored, outcomes)]
+        covered = np.zeros(PROBA_LEVELS.size)
         for _ in range(_COVERAGE_DRAWS):
             labels = _drawn_labels(truth_all, rng)
-            counts = resample_counts(n, n_resamples,
+            counts = resample_counts(n, self.n_resamples,
                                      groups if self.resample == "groups" else None,
                                      int(rng.integers(2**31)))
             # As the data's replicates: out-of-bag links where every resample allows one.
@@ -537,22 +544,21 @@ class BootstrapCompare(BaseEstimator):
                                        member if self.resample == "groups" else None)
                 replicates = self._replicates(model, X, labels, context, sample_weight,
                                               counts, out_of_bag, "calibrating intervals")
-            except (ValueError, NoRankingError):
-                continue  # a draw this model cannot learn from (a label too rare)
+            except (ValueError, NoRankingError) as error:
+                warnings.warn("proba_interval='calibrated': a data set drawn from the model's "
+                              f"probabilities could not be bootstrapped ({error}), so the "
+                              "probability intervals are percentile intervals, which cover "
+                              "too rarely; more pairs of the rarest outcome, or more "
+                              "resamples, let it work.", UserWarning,
+                              stacklevel=outside_stacklevel())
+                return None, None
             proba = np.stack([m.predict_proba(X[scored], take_rows(context, scored))
-                              for m in replicates])
+                              for m in replicates])[:, :, outcomes]
             for i, level in enumerate(PROBA_LEVELS):
                 lower, upper = percentile_interval(proba, level)
                 covered[i] += np.mean((lower <= truth) & (truth <= upper))
-            draws += 1
-        if draws == 0:
-            warnings.warn("No data set drawn from the model's probabilities could train it: "
-                          "predict_proba_interval gives percentile intervals, which cover "
-                          "too rarely (see proba_interval).", UserWarning,
-                          stacklevel=outside_stacklevel())
-            return None, None
         # Coverage grows with the level; sampling noise may not.
-        return PROBA_LEVELS.copy(), np.maximum.accumulate(covered / draws)
+        return PROBA_LEVELS.copy(), np.maximum.accumulate(covered / _COVERAGE_DRAWS)
 
     def _proba_level(self, confidence):
         """The nominal level whose percentile intervals covered ``confidence``
@@ -560,10 +566,16 @@ class BootstrapCompare(BaseEstimator):
         ``confidence`` itself without a calibration)."""
         levels, coverage = getattr(self, "proba_levels_", None), \
             getattr(self, "proba_coverage_", None)
-        if levels is None or coverage is None:
+        if levels is None or coverage is None or self.proba_interval == "percentile":
             return confidence
-        if confidence >= coverage[-1]:
-            return float(levels[-1])  # as wide as the replicates resolve
+        if confidence > coverage[-1]:
+            warnings.warn(f"No measured level of the replicates' intervals covered "
+                          f"{confidence:g} of the drawn probabilities: the widest "
+                          f"({levels[-1]:g}) covered {coverage[-1]:.3f}, and is what these "
+                          "intervals are (more resamples, or more groups with "
+                          'resample="groups", widen what they can reach).', UserWarning,
+                          stacklevel=outside_stacklevel())
+            return float(levels[-1])
         if confidence <= coverage[0]:
             return float(levels[0] * confidence / max(coverage[0], 1e-12))
         # The first level covering at least ``confidence``, and the one below it.

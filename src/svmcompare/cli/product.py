@@ -98,6 +98,9 @@ def _fit(args):
           f"{'SVMCompareCV' if args.auto else type(model).__name__} ...", flush=True)
     if args.backend == "dask" and not (args.grid or args.auto):
         raise ValueError("--backend dask distributes the --grid or --auto search; add one.")
+    if args.proba_interval is not None and not (args.bootstrap and args.probability):
+        raise ValueError("--proba-interval chooses the probability intervals of a bootstrap: "
+                         "give --bootstrap N and --probability.")
     if args.bootstrap_groups and (not args.bootstrap or groups is None):
         raise ValueError("--bootstrap-groups resamples the --groups column: give --bootstrap N "
                          "and --groups COLUMN.")
@@ -201,7 +204,7 @@ def _fit_point_and_bootstrap(args, estimator, X, y, context, groups, weight):
     if args.bootstrap:
         estimator = BootstrapCompare(estimator, n_resamples=args.bootstrap,
                                      resample="groups" if args.bootstrap_groups else "pairs",
-                                     proba_interval=args.proba_interval,
+                                     proba_interval=args.proba_interval or "calibrated",
                                      n_jobs=args.n_jobs, random_state=0,
                                      progress=False if args.no_progress else "auto")
         if not (search or args.bootstrap_groups):
@@ -761,11 +764,11 @@ def add_product_commands(sub):
                      help="also fit N bootstrap resamples (e.g. 200), for confidence intervals "
                           "of scores, rank positions and probabilities (rank / predict "
                           "--interval, leaderboard); a search's choice is held fixed")
-    fit.add_argument("--proba-interval", choices=["calibrated", "percentile"],
-                     default="calibrated",
+    fit.add_argument("--proba-interval", choices=["calibrated", "percentile"], default=None,
                      help="with --bootstrap and --probability: probability intervals from the "
-                          "calibrated bootstrap (default; twice the fits: the replicates' "
-                          "percentile intervals cover too rarely) or the plain percentiles")
+                          "calibrated bootstrap (the default; three times the fits: the "
+                          "replicates' percentile intervals cover too rarely) or the plain "
+                          "percentiles")
     fit.add_argument("--bootstrap-groups", action="store_true",
                      help="resample whole --groups (judges, prompts, tournaments) instead of "
                           "pairs: for pairs of one group that are not independent draws")
