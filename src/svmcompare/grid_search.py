@@ -162,6 +162,12 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
 _SEARCHED = ("kernel", "gamma", "class_weight", "scale_indicators", "loss")
 
 
+def _dual_value(alpha, gradient):
+    """The dual (18) at ``alpha`` from its gradient G = Q alpha - 1:
+    1/2 alpha^T Q alpha - sum alpha = 1/2 alpha^T (G + 1) - sum alpha."""
+    return 0.5 * float(alpha @ (gradient + 1.0)) - float(alpha.sum())
+
+
 def _seeded_start(alpha, gradient, factor):
     """The previous C's solution scaled by ``factor`` = C_new / C_old (alpha
     seeding), or no start ({}: SMO from 0) when the dual (18) is higher there
@@ -177,7 +183,7 @@ def _seeded_start(alpha, gradient, factor):
     :func:`_corner_start` does for a path's first C."""
     scaled_gradient = (gradient + 1.0) * factor - 1.0
     start = alpha * factor
-    if 0.5 * float(start @ (scaled_gradient + 1.0)) - float(start.sum()) > 0.0:
+    if _dual_value(start, scaled_gradient) > 0.0:
         return {}
     return {"alpha0": start, "gradient0": scaled_gradient}
 
@@ -211,9 +217,7 @@ def _corner_start(problem, gram):
     score = gram @ item_coef
     fitted = score[problem.b] - score[problem.a] + problem.context @ (problem.context.T @ weight)
     gradient = problem.y * fitted - 1.0
-    # The dual (18) at alpha: 1/2 alpha^T Q alpha - sum alpha = 1/2 alpha^T (G + 1)
-    # - sum alpha; the cold start, alpha = 0, has 0.
-    if 0.5 * float(alpha @ (gradient + 1.0)) - float(alpha.sum()) >= 0.0:
+    if _dual_value(alpha, gradient) >= 0.0:  # the cold start, alpha = 0, has 0
         return {}
     return {"alpha0": alpha, "gradient0": gradient}
 
