@@ -305,9 +305,10 @@ def _check_bootstrap(estimator, fail):
 
 
 def _check_proba_coverage(estimator, fail):
-    """The calibrated bootstrap's levels and their coverage: both absent (a
-    file written before them, or percentile intervals), or increasing
-    levels in (0, 1) with coverage in [0, 1] that never falls."""
+    """The calibrated bootstrap's method, levels and coverage: a method it
+    knows; levels and coverage both absent (percentile intervals, or no
+    probabilities), or the levels a fit measures with coverage in [0, 1]
+    that never falls."""
     from .bootstrap import PROBA_INTERVALS, PROBA_LEVELS
 
     if not (isinstance(estimator.proba_interval, str)
