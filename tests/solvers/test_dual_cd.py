@@ -586,3 +586,25 @@ def test_a_pass_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
     assert calls == [True, False]
     np.testing.assert_allclose(fallback.u, newton.u)
     assert fallback.objective == newton.objective
+
+
+@pytest.mark.parametrize("zeros", [0.0, 0.0004, 0.3, 0.9, 1.0])
+def test_dense_rows_give_scipys_csr_and_solution_bit_for_bit(zeros):
+    # Dense rows (Nystroem features) go to CSR by one masked pass, not
+    # SciPy's conversion: the same arrays, so the same solve bit for bit.
+    rng = np.random.default_rng(3)
+    D = rng.normal(size=(400, 12))
+    D[rng.uniform(size=D.shape) < zeros] = 0.0
+    y = np.where(rng.uniform(size=400) < 0.5, -1.0, 1.0)
+    C = np.full(400, 0.5)
+    for given in (D, np.asfortranarray(D), D[:0]):
+        stored, reference = dual_cd._csr(given), sp.csr_matrix(given)
+        assert stored.has_canonical_format and stored.shape == reference.shape
+        np.testing.assert_array_equal(stored.indptr, reference.indptr)
+        np.testing.assert_array_equal(stored.indices, reference.indices)
+        np.testing.assert_array_equal(stored.data, reference.data)
+    ours = solve_linear_dual(D, y, C, tol=1e-6)
+    scipys = solve_linear_dual(sp.csr_matrix(D), y, C, tol=1e-6)
+    np.testing.assert_array_equal(ours.u, scipys.u)
+    np.testing.assert_array_equal(ours.alpha, scipys.alpha)
+    assert ours.bias == scipys.bias

@@ -84,9 +84,29 @@ def dual_cd_suits(D, C):
 
 
 def _csr(D):
+    """``D`` as a canonical CSR matrix of float64 (what the coordinate passes read)."""
+    if not sp.issparse(D):
+        D = np.asarray(D, dtype=np.float64)
+        if D.ndim == 2:
+            return _dense_csr(D)
     D = sp.csr_matrix(D, dtype=np.float64)
     D.sum_duplicates()
     return D
+
+
+def _dense_csr(D):
+    """The non-zeros of a dense ``D`` as CSR: the arrays SciPy's conversion
+    builds (through COO), read off the flat array in one masked pass: 0.016
+    against 0.16 s for 10,000 x 300 Nystroem features, of which a search
+    solves ~100."""
+    m, p = D.shape
+    flat = np.ascontiguousarray(D).ravel()
+    keep = flat != 0
+    index = np.int32 if flat.size < np.iinfo(np.int32).max else np.int64
+    indptr = np.zeros(m + 1, dtype=index)
+    np.cumsum(np.count_nonzero(keep.reshape(m, p), axis=1), out=indptr[1:])
+    return sp.csr_matrix((flat[keep], np.tile(np.arange(p, dtype=index), m)[keep], indptr),
+                         shape=(m, p))
 
 
 def _start(D, y, C, alpha0):
@@ -183,7 +203,7 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     D = _csr(D)
     y = np.ascontiguousarray(y, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
-    qdiag = np.asarray(D.multiply(D).sum(axis=1)).ravel()
+    qdiag = np.asarray(D.power(2).sum(axis=1)).ravel()
     cost = C
     diag = np.zeros(y.size)
     if loss == "squared_hinge":
@@ -294,8 +314,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
         # coordinate steps on the rows (the hinge goes to SMO on the dual there).
-        D = sp.csr_matrix(D)
-        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
+        return solve_linear_dual(_csr(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
                                  bias0=float(v0[-1]) if v0 is not None and bias else 0.0,
                                  loss=loss)
     if loss == "squared_hinge" and sp.issparse(D):
@@ -309,7 +328,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
         # within DENSE_CD_PASSES_PER_COLUMN * p passes they are the cheaper
         # way (tcec, 2,800 rows x 227 columns, C = 1e-3: 150 passes, 7 ms
         # against 1.0 s), past it Newton's steps take over from scratch.
-        result = solve_linear_dual(sp.csr_matrix(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
+        result = solve_linear_dual(_csr(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
                                    bias0=bias0, loss=loss,
                                    pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1])
         if result.converged:
