@@ -578,25 +578,14 @@ def test_a_pass_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
     within = solve_linear_rows(dense, y, C)
     assert calls == [True]
     np.testing.assert_allclose(within.objective, newton.objective, rtol=1e-5)
-    # ... past it (no pass allowed) the Newton method does, with no warning,
-    # from where the passes stopped, to the same optimum.
+    # ... past it (no pass allowed) the Newton method does, with no warning.
     monkeypatch.setattr(dual_cd, "DENSE_CD_PASSES_PER_COLUMN", 0)
-    starts = []
-
-    def newton_from(*args, **kwargs):
-        starts.append(kwargs["v0"])
-        return solve_linear(*args, **kwargs)
-
-    monkeypatch.setattr(dual_cd, "solve_linear", newton_from)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         fallback = solve_linear_rows(dense, y, C)
     assert calls == [True, False]
-    stopped = solve_linear_dual(dense, y, C, pass_budget=0)
-    np.testing.assert_array_equal(starts[0], np.append(stopped.u, stopped.bias))
-    assert np.any(starts[0] != 0.0)
-    np.testing.assert_allclose(fallback.u, newton.u, atol=1e-6 * np.abs(newton.u).max())
-    np.testing.assert_allclose(fallback.objective, newton.objective, rtol=1e-9)
+    np.testing.assert_allclose(fallback.u, newton.u)
+    assert fallback.objective == newton.objective
 
 
 @pytest.mark.parametrize("zeros", [0.0, 0.0004, 0.3, 0.9, 1.0])

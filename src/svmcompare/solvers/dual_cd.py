@@ -327,14 +327,11 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
         # Dense rows: coordinate passes cost O(m p), a Newton step O(m p^2);
         # within DENSE_CD_PASSES_PER_COLUMN * p passes they are the cheaper
         # way (tcec, 2,800 rows x 227 columns, C = 1e-3: 150 passes, 7 ms
-        # against 1.0 s), past it Newton's steps take over from where the
-        # passes stopped (club football's search: 3,109 -> 2,317 Newton steps
-        # after 40 budgets spent, 3.2 -> 2.1 s; from scratch before).
+        # against 1.0 s), past it Newton's steps take over from scratch.
         result = solve_linear_dual(_csr(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
                                    bias0=bias0, loss=loss,
                                    pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1])
         if result.converged:
             return result
-        v0 = np.append(result.u, result.bias) if bias else result.u
     return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing,
                         loss=loss)
