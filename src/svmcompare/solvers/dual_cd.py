@@ -168,8 +168,9 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
 
     Parameters
     ----------
-    D : sparse matrix of shape (m, p)
-        Rows d_t = x~'_t - x~_t (features, then the context columns).
+    D : sparse matrix or ndarray of shape (m, p)
+        Rows d_t = x~'_t - x~_t (features, then the context columns); dense
+        rows are read as CSR of their non-zeros.
     y : ndarray of shape (m,)
         Labels in {-1, 1}.
     C : ndarray of shape (m,)
@@ -314,7 +315,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
         # coordinate steps on the rows (the hinge goes to SMO on the dual there).
-        return solve_linear_dual(_csr(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
+        return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
                                  bias0=float(v0[-1]) if v0 is not None and bias else 0.0,
                                  loss=loss)
     if loss == "squared_hinge" and sp.issparse(D):
@@ -328,7 +329,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
         # within DENSE_CD_PASSES_PER_COLUMN * p passes they are the cheaper
         # way (tcec, 2,800 rows x 227 columns, C = 1e-3: 150 passes, 7 ms
         # against 1.0 s), past it Newton's steps take over from scratch.
-        result = solve_linear_dual(_csr(D), y, C, bias=bias, tol=tol, alpha0=alpha0,
+        result = solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
                                    bias0=bias0, loss=loss,
                                    pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1])
         if result.converged:
