@@ -74,7 +74,7 @@ def class_probabilities(eta, theta):
 ROW_WORK = 20
 
 
-def _sweep_threads(n_rows):
+def sweep_threads(n_rows):
     """Threads for the sweep over ``n_rows`` rows."""
     from .solvers.threads import threads_for
 
@@ -95,7 +95,7 @@ def _objective(params, X, k, q, alpha, sample_weight, mirrored=False):
     copies = 2.0 if mirrored else 1.0
     loss = copies * ordered_logit_terms(np.ascontiguousarray(X @ w), k, padded,
                                         sample_weight, d_eta, grad_theta, _TINY,
-                                        _sweep_threads(k.size))
+                                        sweep_threads(k.size))
     grad_w = copies * (X.T @ d_eta) + alpha * w
     cut_gradient = _mirrored_cut_gradient if mirrored else _cut_gradient
     grad_c = copies * cut_gradient(c, grad_theta[1:q])

@@ -158,6 +158,67 @@ def test_davidson_link_recovers_its_parameters_and_closed_form():
     np.testing.assert_allclose(proba[::-1], proba[:, ::-1], atol=1e-12)
 
 
+def _numpy_band_terms(eta, tie, y, weight, tiny=1e-300):
+    """The pair band's rows as numpy passes (the formulas of pair_band_terms)."""
+    from scipy.special import expit
+
+    theta = np.exp(np.clip(tie, -30.0, 30.0))
+    s_lo, s_up = expit(-theta - eta), expit(theta - eta)
+    p_tie = np.maximum(s_up - s_lo, tiny)
+    prob = np.where(y < 0, np.maximum(s_lo, tiny), np.where(y > 0, np.maximum(1 - s_up, tiny),
+                                                             p_tie))
+    g_lo = np.where(y < 0, 1.0 - s_lo, np.where(y > 0, 0.0, -s_lo * (1 - s_lo) / p_tie))
+    g_up = np.where(y < 0, 0.0, np.where(y > 0, -s_up, s_up * (1 - s_up) / p_tie))
+    return -np.sum(weight * np.log(prob)), weight * (g_lo + g_up), -weight * (g_up - g_lo) * theta
+
+
+def _numpy_davidson_terms(eta, nu, y, weight):
+    """Davidson's rows as numpy passes: -log of exp(logit_y) / sum_j exp(logit_j)."""
+    logits = np.column_stack([-eta, nu, eta])
+    top = logits.max(axis=1, keepdims=True)
+    log_total = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1))
+    proba = np.exp(logits - log_total[:, None])
+    loss = weight * (log_total - logits[np.arange(y.size), y + 1])
+    d_eta = weight * (proba[:, 2] - proba[:, 0] - np.sign(y))
+    d_nu = weight * (proba[:, 1] - (y == 0))
+    return loss.sum(), d_eta, d_nu
+
+
+@pytest.mark.parametrize("name", ["ordered", "davidson"])
+def test_the_pair_band_links_c_sweeps_are_the_numpy_formulas(name):
+    """The rows' terms of both pair-band objectives in C against the formulas
+    as numpy passes, across ordinary and saturated rows (scores +-40 and +-800,
+    tie terms past the band's clip at +-30); the same bits on one thread or
+    two; arrays of another length refused."""
+    from svmcompare._ordinal_core import davidson_terms, pair_band_terms
+
+    rng = np.random.default_rng(7)
+    n = 3001  # not a multiple of the sweep's blocks or chunks
+    eta = rng.normal(scale=3.0, size=n)
+    tie = rng.normal(scale=1.5, size=n)
+    eta[:6] = [800.0, -800.0, 40.0, -40.0, 0.0, 5.0]
+    tie[:8] = [0.0, 0.0, 1.0, 1.0, 35.0, -3.0, 4.0, 2.0]
+    y = rng.integers(-1, 2, size=n)
+    weight = rng.uniform(0.0, 2.0, size=n)
+    sweep, numpy_terms = {"ordered": (pair_band_terms, _numpy_band_terms),
+                          "davidson": (davidson_terms, _numpy_davidson_terms)}[name]
+    extra = (1e-300,) if name == "ordered" else ()
+    results = []
+    for threads in (1, 2):
+        d_eta, d_tie = np.empty(n), np.empty(n)
+        loss = sweep(eta, tie, y, weight, d_eta, d_tie, *extra, threads)
+        results.append((loss, d_eta, d_tie))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][2], results[1][2])
+    want_loss, want_d_eta, want_d_tie = numpy_terms(eta, tie, y, weight)
+    assert results[0][0] == pytest.approx(want_loss, rel=1e-12)
+    np.testing.assert_allclose(results[0][1], want_d_eta, rtol=1e-11, atol=1e-13)
+    np.testing.assert_allclose(results[0][2], want_d_tie, rtol=1e-11, atol=1e-13)
+    with pytest.raises(ValueError, match="one entry per row"):
+        sweep(eta, tie[:-1], y, weight, np.empty(n), np.empty(n), *extra)
+
+
 @pytest.mark.parametrize("name", ["ordered", "davidson"])
 def test_link_objectives_have_exact_gradients(name):
     from scipy.optimize import check_grad

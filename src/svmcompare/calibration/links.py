@@ -70,7 +70,9 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 
+from .._ordinal_core import davidson_terms, pair_band_terms
 from .._validation import LABELS, LINKS
+from ..ordered_logit import sweep_threads
 
 # A ridge on w that only matters when the scores separate the outcomes.
 _LINK_ALPHA = 1e-6
@@ -236,27 +238,15 @@ def _band_objective(params, F, S, y, alpha, weight):
     and its gradient.
 
     ``F``: columns of the predictor eta = F w (the score, then the context);
-    ``S``: the tie features of theta = exp(a + S b)."""
+    ``S``: the tie features of theta = exp(a + S b).  The rows' terms in one
+    C sweep (``_ordinal_core.pair_band_terms``)."""
     k = F.shape[1]
     w, a, b = params[:k], params[k], params[k + 1:]
-    theta = np.exp(np.clip(a + S @ b, -30.0, 30.0))
-    eta = F @ w
-    lower, upper = -theta - eta, theta - eta  # P(y <= -1), P(y <= 0) = sigma(.)
-    s_lo, s_up = expit(lower), expit(upper)
-    p_loss, p_win = s_lo, 1.0 - s_up
-    p_tie = np.maximum(s_up - s_lo, _TINY)
-    prob = np.where(y < 0, np.maximum(p_loss, _TINY),
-                    np.where(y > 0, np.maximum(p_win, _TINY), p_tie))
-    # d(log P)/d lower and d(log P)/d upper for each outcome.
-    g_lo = np.where(y < 0, 1.0 - s_lo, np.where(y > 0, 0.0, -s_lo * (1 - s_lo) / p_tie))
-    g_up = np.where(y < 0, 0.0, np.where(y > 0, -s_up, s_up * (1 - s_up) / p_tie))
-    g_lo, g_up = weight * g_lo, weight * g_up
-    loss = -np.sum(weight * np.log(prob)) + 0.5 * alpha * (b @ b)
-    grad_w = F.T @ (g_lo + g_up)  # d lower / dw = d upper / dw = -F
-    g_theta = (g_up - g_lo) * theta  # d(log P)/d(a + b^T s)
-    grad_a = -np.sum(g_theta)
-    grad_b = -(S.T @ g_theta) + alpha * b
-    return loss, np.concatenate([grad_w, [grad_a], grad_b])
+    d_eta, d_tie = np.empty(y.size), np.empty(y.size)
+    loss = pair_band_terms(np.ascontiguousarray(F @ w), np.ascontiguousarray(a + S @ b), y,
+                           weight, d_eta, d_tie, _TINY, sweep_threads(y.size))
+    loss += 0.5 * alpha * (b @ b)
+    return loss, np.concatenate([F.T @ d_eta, [np.sum(d_tie)], S.T @ d_tie + alpha * b])
 
 
 def _log_softmax(logits):
@@ -271,25 +261,18 @@ def _log_softmax(logits):
 def _davidson_objective(params, F, S, y, alpha, weight):
     """Negative log-likelihood of the Davidson link and its gradient.
 
-    On the three logits (-eta, nu, eta) as vectors, not an (n, 3) array:
-    log P_y = logit_y - log sum_j exp(logit_j), and logit_y = sign(y) eta +
-    [y = 0] nu; d(-log P_y)/d eta = P_1 - P_-1 - sign(y) and d(-log P_y)/d nu
-    = P_0 - [y = 0].  (The (n, 3) version, with its row-wise fancy indexing,
-    took twice as long; SVMCompareCV fits thousands of these links.)"""
+    On the three logits (-eta, nu, eta): log P_y = logit_y - log sum_j
+    exp(logit_j), and logit_y = sign(y) eta + [y = 0] nu; d(-log P_y)/d eta
+    = P_1 - P_-1 - sign(y) and d(-log P_y)/d nu = P_0 - [y = 0].  The rows'
+    terms in one C sweep (``_ordinal_core.davidson_terms``)."""
     k = F.shape[1]
-    eta = F @ params[:k]
     b = params[k + 1:]
-    nu = params[k] + S @ b
-    top = np.maximum(np.abs(eta), nu)  # the largest logit: exp() of the others <= 1
-    e_loss, e_tie, e_win = np.exp(-eta - top), np.exp(nu - top), np.exp(eta - top)
-    total = e_loss + e_tie + e_win
-    signed = weight * np.sign(y)
-    tied = np.where(y == 0, weight, 0.0)
-    loss = weight @ (top + np.log(total)) - signed @ eta - tied @ nu + 0.5 * alpha * (b @ b)
-    share = weight / total
-    g_eta = signed - share * (e_win - e_loss)
-    g_nu = tied - share * e_tie
-    return loss, np.concatenate([-(F.T @ g_eta), [-np.sum(g_nu)], -(S.T @ g_nu) + alpha * b])
+    d_eta, d_nu = np.empty(y.size), np.empty(y.size)
+    loss = davidson_terms(np.ascontiguousarray(F @ params[:k]),
+                          np.ascontiguousarray(params[k] + S @ b), y, weight, d_eta, d_nu,
+                          sweep_threads(y.size))
+    loss += 0.5 * alpha * (b @ b)
+    return loss, np.concatenate([F.T @ d_eta, [np.sum(d_nu)], S.T @ d_nu + alpha * b])
 
 
 
