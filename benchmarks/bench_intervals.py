@@ -118,14 +118,15 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
             {name: float(np.mean(v)) for name, v in widths.items()}, seconds)
 
 
-def timing(players=1000, n_games=100_000, resamples=200):
+def timing(players=1000, n_games=100_000, resamples=200, loss="hinge"):
     rng = np.random.default_rng(1)
     strength = rng.normal(size=players)
     a, b, y = games(strength, n_games, rng)
     X = wide(a, b, players)
     rows = []
     for probability in (False, True):
-        estimator = SVMCompare(kernel="linear", scale_indicators=False, probability=probability)
+        estimator = SVMCompare(kernel="linear", scale_indicators=False, probability=probability,
+                               loss=loss)
         start = time.perf_counter()
         estimator.fit(X, y)
         one = time.perf_counter() - start
@@ -133,7 +134,8 @@ def timing(players=1000, n_games=100_000, resamples=200):
         BootstrapCompare(estimator, n_resamples=resamples, n_jobs=2, random_state=0,
                          progress=False).fit(X, y)
         rows.append((probability, one, time.perf_counter() - start))
-    print(f"\n{resamples} resamples of {players:,} players x {n_games:,} games, n_jobs=2:")
+    print(f"\n{resamples} resamples of {players:,} players x {n_games:,} games, loss {loss}, "
+          "n_jobs=2:")
     print(f"{'probabilities':>13} {'one fit s':>10} {'bootstrap s':>12} {'/ one fit':>10}")
     for probability, one, total in rows:
         print(f"{str(probability):>13} {one:>10.2f} {total:>12.1f} {total / one:>10.0f}")
@@ -165,7 +167,7 @@ def main(argv=None):
                   f"{hit['true proba']:>6.3f} {width['score']:>7.3f} {width['proba']:>7.3f} "
                   f"{hit['proba pct']:>6.3f} {hit['true proba pct']:>8.3f} "
                   f"{width['proba pct']:>6.3f} {seconds:>8.1f}", flush=True)
-    timing()
+    timing(loss=args.loss)
 
 
 if __name__ == "__main__":
