@@ -11,3 +11,18 @@ def norm_data():
     train = make_norm_pairs(120, "l1", random_state=rng)
     test = make_norm_pairs(300, "l1", random_state=rng)
     return train, test
+
+
+@pytest.fixture
+def ctrl_c():
+    """Python's own Ctrl-C handler for the test: a process started in the
+    background of a non-interactive shell (``cmd &``, as CI scripts do)
+    inherits SIGINT ignored, and then ``_thread.interrupt_main`` does nothing
+    and a test of what Ctrl-C stops runs its long fit to the end instead."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

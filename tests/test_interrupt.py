@@ -19,7 +19,11 @@ from svmcompare.cli import main
 # minutes at this tolerance: without interruption the fit would run far longer
 # than the test waits.
 LONG_FIT = textwrap.dedent("""
+    import signal
     import time
+    # Ctrl-C as in a terminal: started from a background job, the child would
+    # inherit SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from svmcompare import SVMCompare
     from svmcompare.datasets import make_norm_pairs
     X, y = make_norm_pairs(1000, "l1", random_state=0)
@@ -63,7 +67,7 @@ def test_ctrl_c_stops_a_long_fit_within_a_second():
     assert latency < 1.0
 
 
-def test_the_solver_state_is_usable_after_an_interrupted_fit():
+def test_the_solver_state_is_usable_after_an_interrupted_fit(ctrl_c):
     # The stop flag belongs to one fit: the next fit in the same process runs
     # normally.  (Interrupt from a timer thread through the main thread.)
     import _thread

@@ -316,7 +316,7 @@ def test_map_in_threads_keeps_order_and_raises_the_first_error():
         map_in_threads(fails_on_three, range(6), 2)
 
 
-def test_ctrl_c_stops_the_solves_running_in_fold_threads():
+def test_ctrl_c_stops_the_solves_running_in_fold_threads(ctrl_c):
     # Two fits that would run for minutes (see test_interrupt.py), in threads;
     # Ctrl-C reaches the main thread only, which must stop both SMO loops.
     X, y = make_norm_pairs(600, "l1", random_state=0)
