@@ -72,7 +72,6 @@ from scipy.special import expit
 
 from .._ordinal_core import davidson_terms, pair_band_terms
 from .._validation import LABELS, LINKS
-from ..ordered_logit import sweep_threads
 
 # A ridge on w that only matters when the scores separate the outcomes.
 _LINK_ALPHA = 1e-6
@@ -233,6 +232,14 @@ class ShiftedSparse:
         return ShiftedSparse(self.matrix[rows], self.shift)
 
 
+def _sweep_threads(n_rows):
+    """Threads of a link's sweep over ``n_rows`` rows, as the ordered logit's
+    (imported here: scoring, which reads this module, loads no scikit-learn)."""
+    from ..ordered_logit import sweep_threads
+
+    return sweep_threads(n_rows)
+
+
 def _band_objective(params, F, S, y, alpha, weight):
     """Negative log-likelihood of the ordered link with a pair-dependent band
     and its gradient.
@@ -244,7 +251,7 @@ def _band_objective(params, F, S, y, alpha, weight):
     w, a, b = params[:k], params[k], params[k + 1:]
     d_eta, d_tie = np.empty(y.size), np.empty(y.size)
     loss = pair_band_terms(np.ascontiguousarray(F @ w), np.ascontiguousarray(a + S @ b), y,
-                           weight, d_eta, d_tie, _TINY, sweep_threads(y.size))
+                           weight, d_eta, d_tie, _TINY, _sweep_threads(y.size))
     loss += 0.5 * alpha * (b @ b)
     return loss, np.concatenate([F.T @ d_eta, [np.sum(d_tie)], S.T @ d_tie + alpha * b])
 
@@ -270,7 +277,7 @@ def _davidson_objective(params, F, S, y, alpha, weight):
     d_eta, d_nu = np.empty(y.size), np.empty(y.size)
     loss = davidson_terms(np.ascontiguousarray(F @ params[:k]),
                           np.ascontiguousarray(params[k] + S @ b), y, weight, d_eta, d_nu,
-                          sweep_threads(y.size))
+                          _sweep_threads(y.size))
     loss += 0.5 * alpha * (b @ b)
     return loss, np.concatenate([F.T @ d_eta, [np.sum(d_nu)], S.T @ d_nu + alpha * b])
 
