@@ -568,7 +568,7 @@ def test_the_race_skips_folds_that_cannot_fit_a_link():
                           param_grid=_LINEAR_GRID).fit(X, one_sided, groups=groups)
     assert np.isfinite(search.predict_proba(X)).all()
     # A first fold that cannot judge: nothing pruned, as without the race.
-    cases = [(LeaveOneOut(), X[:40], y[:40], {}), (KFold(3), X, y, {"sample_weight": weight})]
+    cases = [(LeaveOneOut(), X[:20], y[:20], {}), (KFold(3), X, y, {"sample_weight": weight})]
     for cv, Xc, yc, extra in cases:
         raced, plain = (SVMCompareCV(cv=cv, probability=True, race=race, n_jobs=1,
                                      param_grid=_LINEAR_GRID).fit(Xc, yc, **extra)

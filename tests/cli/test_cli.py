@@ -797,13 +797,14 @@ def test_progress_bars_go_to_a_terminal_only(tmp_path, capsys, monkeypatch):
 
 def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
     # --auto refused --loss squared_hinge, the loss the README gives ratings of ids.
+    # (Two seasons only: which loss a search takes shows on any data.)
     from svmcompare.persistence import load_model
 
     assert main(["league", "--out", str(tmp_path / "lg")]) == 0
     assert main(["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
                  "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context",
-                 "home_adv", "--auto", "--probability", "--groups", "season", "--loss",
-                 "squared_hinge", "--model", str(tmp_path / "m.skops")]) == 0
+                 "home_adv", "--auto", "--probability", "--groups", "season", "--until",
+                 "season=2", "--loss", "squared_hinge", "--model", str(tmp_path / "m.skops")]) == 0
     assert "loss = squared_hinge" in capsys.readouterr().out
     model = load_model(tmp_path / "m.skops")
     assert model.get_params()["loss"] == "squared_hinge" and model.kernel == "linear"
@@ -811,7 +812,8 @@ def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
     # (a new user's leaderboard of a hinge search read 4e-8); features: the hinge.
     ids = ["fit", str(tmp_path / "lg" / "matches.csv"), "--a", "home", "--b", "away",
            "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--context", "home_adv",
-           "--auto", "--probability", "--groups", "season", "--no-progress"]
+           "--auto", "--probability", "--groups", "season", "--until", "season=2",
+           "--no-progress"]
     for extra, expected in (([], "squared_hinge"), (["--loss", "hinge"], "hinge")):
         assert main([*ids, *extra, "--model", str(tmp_path / "i.skops")]) == 0
         assert load_model(tmp_path / "i.skops").get_params()["loss"] == expected
@@ -820,7 +822,8 @@ def test_auto_searches_squared_hinge_points_with_that_loss(tmp_path, capsys):
                  "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1", "--time",
                  "season", "--advantage", "home_adv", "-o", str(features)]) == 0
     assert main(["fit", str(features), "--auto", "--probability", "--groups", "season",
-                 "--no-progress", "--model", str(tmp_path / "h.skops")]) == 0
+                 "--after", "season=1", "--until", "season=3", "--no-progress", "--model",
+                 str(tmp_path / "h.skops")]) == 0
     assert load_model(tmp_path / "h.skops").get_params()["loss"] == "hinge"
 
 
