@@ -251,11 +251,30 @@ cdef double _davidson_rows(const double* eta, const double* nu, const long long*
     return loss
 
 
-def _check_rows(eta, tie, y, weight, d_eta, d_tie):
+def _pair_link_terms(bint davidson, const double[::1] eta, const double[::1] tie,
+                     const long long[::1] y, const double[::1] weight, double[::1] d_eta,
+                     double[::1] d_tie, double tiny, int n_threads):
+    """Either link's rows in N_CHUNKS fixed chunks, the chunks' losses added in order."""
     cdef Py_ssize_t n = eta.shape[0]
+    cdef int part
     if tie.shape[0] != n or y.shape[0] != n or weight.shape[0] != n or d_eta.shape[0] != n \
             or d_tie.shape[0] != n:
         raise ValueError("every array needs one entry per row of eta")
+    if n == 0:
+        return 0.0
+    losses_array = np.zeros(N_CHUNKS)
+    cdef double[::1] losses = losses_array
+    for part in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
+                       schedule="static"):
+        if davidson:
+            losses[part] = _davidson_rows(&eta[0], &tie[0], &y[0], &weight[0], &d_eta[0],
+                                          &d_tie[0], part * n // N_CHUNKS,
+                                          (part + 1) * n // N_CHUNKS)
+        else:
+            losses[part] = _band_rows(&eta[0], &tie[0], &y[0], &weight[0], &d_eta[0],
+                                      &d_tie[0], tiny, part * n // N_CHUNKS,
+                                      (part + 1) * n // N_CHUNKS)
+    return float(np.sum(losses_array))
 
 
 def pair_band_terms(const double[::1] eta not None, const double[::1] tie not None,
@@ -269,19 +288,7 @@ def pair_band_terms(const double[::1] eta not None, const double[::1] tie not No
     its eta goes to ``d_eta``, in its tie term to ``d_tie``.  P is floored at
     ``tiny`` in the loss, not in the derivatives of a win or a loss.  Rows
     run in a fixed number of chunks: the same bits on any thread count."""
-    _check_rows(eta, tie, y, weight, d_eta, d_tie)
-    cdef Py_ssize_t n = eta.shape[0]
-    cdef int part
-    if n == 0:
-        return 0.0
-    losses_array = np.zeros(N_CHUNKS)
-    cdef double[::1] losses = losses_array
-    for part in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
-                       schedule="static"):
-        losses[part] = _band_rows(&eta[0], &tie[0], &y[0], &weight[0], &d_eta[0],
-                                  &d_tie[0], tiny, part * n // N_CHUNKS,
-                                  (part + 1) * n // N_CHUNKS)
-    return float(np.sum(losses_array))
+    return _pair_link_terms(False, eta, tie, y, weight, d_eta, d_tie, tiny, n_threads)
 
 
 def davidson_terms(const double[::1] eta not None, const double[::1] nu not None,
@@ -292,16 +299,4 @@ def davidson_terms(const double[::1] eta not None, const double[::1] nu not None
     tie logit ``nu`` and label in {-1, 0, 1}; the derivative of each row's
     term in its eta goes to ``d_eta``, in its nu to ``d_nu``.  Rows run in a
     fixed number of chunks: the same bits on any thread count."""
-    _check_rows(eta, nu, y, weight, d_eta, d_nu)
-    cdef Py_ssize_t n = eta.shape[0]
-    cdef int part
-    if n == 0:
-        return 0.0
-    losses_array = np.zeros(N_CHUNKS)
-    cdef double[::1] losses = losses_array
-    for part in prange(N_CHUNKS, nogil=True, num_threads=_team(n_threads, N_CHUNKS),
-                       schedule="static"):
-        losses[part] = _davidson_rows(&eta[0], &nu[0], &y[0], &weight[0], &d_eta[0],
-                                      &d_nu[0], part * n // N_CHUNKS,
-                                      (part + 1) * n // N_CHUNKS)
-    return float(np.sum(losses_array))
+    return _pair_link_terms(True, eta, nu, y, weight, d_eta, d_nu, 0.0, n_threads)
