@@ -150,7 +150,7 @@ cdef double _band_rows(const double* eta, const double* tie, const long long* y,
     [-30, 30] as the tie term goes in): P(y = -1) = sigma(lower), P(y = 1) = 1 -
     sigma(upper), P(0) the rest, lower = -theta - eta and upper = theta - eta."""
     cdef Py_ssize_t t, i, size
-    cdef double theta, lower, upper, s_lo, s_up, prob, g_lo, g_up, w, loss = 0.0
+    cdef double s_lo, s_up, prob, g_lo, g_up, w, loss = 0.0
     cdef double lo[BLOCK]
     cdef double up[BLOCK]
     cdef double th[BLOCK]
@@ -181,6 +181,8 @@ cdef double _band_rows(const double* eta, const double* tie, const long long* y,
         for i in range(size):
             t = first + i
             w = weight[t]
+            if eta[t] != eta[t] or tie[t] != tie[t]:
+                loss += NAN  # (the vectorized exp reads NaN as its floor)
             s_lo = _expit(lo[i], e_lo[i])
             s_up = _expit(up[i], e_up[i])
             # d(log P)/d lower and d(log P)/d upper (the floor of P left out of them).
@@ -237,6 +239,8 @@ cdef double _davidson_rows(const double* eta, const double* nu, const long long*
         for i in range(size):
             t = first + i
             w = weight[t]
+            if eta[t] != eta[t] or nu[t] != nu[t]:
+                loss += NAN
             total = e_loss[i] + e_tie[i] + e_win[i]
             sign = 0.0 if y[t] == 0 else (1.0 if y[t] > 0 else -1.0)
             # -log P_y = top + log(total) - logit_y, logit_y = sign eta + [y = 0] nu.

@@ -217,6 +217,11 @@ def test_the_pair_band_links_c_sweeps_are_the_numpy_formulas(name):
     np.testing.assert_allclose(results[0][2], want_d_tie, rtol=1e-11, atol=1e-13)
     with pytest.raises(ValueError, match="one entry per row"):
         sweep(eta, tie[:-1], y, weight, np.empty(n), np.empty(n), *extra)
+    # A NaN predictor or tie term is a NaN loss (a line search then backs off).
+    for bad in (eta, tie):
+        saved, bad[7] = bad[7], np.nan
+        assert np.isnan(sweep(eta, tie, y, weight, np.empty(n), np.empty(n), *extra))
+        bad[7] = saved
 
 
 @pytest.mark.parametrize("name", ["ordered", "davidson"])
