@@ -74,6 +74,9 @@ def test_evaluate_help_describes_its_output():
     evaluate = parser._subparsers._group_actions[0].choices["evaluate"]
     text = " ".join(evaluate.format_help().split()).replace("- ", "-")  # unwrapped
     assert "log-loss" in text and "training frequencies" in text and "most probable" in text
+    # A new user compared two models' baselines, one fitted with --half-life: the
+    # frequencies are the fit's weighted ones, and the help says so.
+    assert "weighted as the fit weighed its pairs" in text
 
 
 def test_a_grid_can_choose_by_log_loss(tmp_path, capsys):

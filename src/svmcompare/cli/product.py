@@ -638,8 +638,8 @@ def _evaluate(args):
     for a model fitted with --probability, else the comparison rule; the output says which)
     with its false positive / false negative / inversion split; for a model with
     probabilities, a table of the log-loss, Brier score and accuracy of its win / tie / loss
-    probabilities next to the training frequencies (the baseline to beat); and the
-    comparison AUC (Table 3).
+    probabilities next to the training frequencies (the baseline to beat; weighted as the
+    fit weighed its pairs, so a --half-life moves them); and the comparison AUC (Table 3).
     """
     check_output_files({"--plot": args.plot}, figures=("--plot",),
                        inputs=(args.model, args.pairs, args.items))
@@ -690,7 +690,8 @@ def _evaluate(args):
                   f"{outcome_accuracy(y, p):>9.3f}")
         print("(training frequencies: P(-1), P(0), P(1) = "
               + ", ".join(f"{v:.3f}" for v in model.class_prior_)
-              + " for every pair, the baseline to beat)")
+              + " for every pair, the baseline to beat; weighted as the fit weighed its "
+              "pairs: a --half-life or weight column moves them)")
     if not np.isnan(report["auc"]):
         auc, chance = report["auc"], comparison_auc_chance()
         print(f"comparison AUC (Table 3) {auc:.4f} (chance is {chance:g}, not 0.5: a "
