@@ -2,6 +2,7 @@
 bootstrap cost at 100,000 games?
 
     python benchmarks/bench_intervals.py [--repeats 40] [--resamples 200] [--loss squared_hinge]
+    python benchmarks/bench_intervals.py --search --loss squared_hinge
     python benchmarks/bench_intervals.py --timing-only
 
 Coverage, by simulation: games between ``players`` ids with normal
@@ -18,6 +19,13 @@ replicates are put on the point model's scale (``BootstrapCompare``'s
 alignment) and so is the target, by the same least-squares map.  The
 generator's own probabilities and positions are reported too (the model is
 not the generator, so they need not be covered at nominal rates).
+
+``--search``: the model is a search instead, ``SVMCompareCV`` over the
+same single point (it chooses the probability link: tie band and family)
+with group folds over 20 "seasons" of consecutive games, bootstrapped by
+``BootstrapCompare(search).fit(X, y, groups=seasons)`` (each replicate's
+link fitted on the search's folds' held-out scores); the target is the same
+search on 50 times the games (20 seasons of them).
 
 Probability intervals are ``BootstrapCompare``'s default, the calibrated
 bootstrap; "P pct", "true pct" and "w pct" are the plain percentile
@@ -37,8 +45,9 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.model_selection import GroupKFold
 
-from svmcompare import BootstrapCompare, SVMCompare
+from svmcompare import BootstrapCompare, SVMCompare, SVMCompareCV
 from svmcompare.bootstrap import alignment, percentile_interval, positions
 
 DRAW = 0.8
@@ -65,11 +74,24 @@ def true_proba(strength, a, b):
     return np.c_[1.0 - not_win_a, not_win_a - win_b, win_b]
 
 
-def model(C, loss="hinge"):
+SEASONS = 20
+
+
+def model(C, loss="hinge", search=False):
+    if search:
+        grid = {"kernel": ["linear"], "scale_indicators": [False], "loss": [loss], "C": [C]}
+        return SVMCompareCV(param_grid=grid, probability=True, cv=GroupKFold(5),
+                            progress=False)
     return SVMCompare(kernel="linear", scale_indicators=False, probability=True, C=C, loss=loss)
 
 
-def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="hinge"):
+def seasons(n_games, search):
+    """Consecutive blocks of games (the search's folds and nothing else)."""
+    return np.arange(n_games) * SEASONS // n_games if search else None
+
+
+def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="hinge",
+             search=False):
     rng = np.random.default_rng(seed)
     strength = rng.normal(size=players)
     items = sp.identity(players, format="csr")
@@ -77,8 +99,9 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
     pairs = wide(pa, pb, players)
     big = 50
     a, b, y = games(strength, big * n_games, rng)
-    population = model(C, loss).fit(wide(a, b, players), y,
-                              sample_weight=np.full(y.size, 1.0 / big))
+    population = model(C, loss, search).fit(wide(a, b, players), y,
+                                            sample_weight=np.full(y.size, 1.0 / big),
+                                            **_groups(seasons(y.size, search)))
     target = {"score": population.rank(items), "proba": population.predict_proba(pairs)}
     # A tie of the target (items on the hinge's margin share a score) holds
     # every place from its best to its worst: an interval covers it when it
@@ -92,9 +115,10 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
     start = time.perf_counter()
     for _ in range(repeats):
         a, b, y = games(strength, n_games, rng)
-        boot = BootstrapCompare(model(C, loss), n_resamples=resamples, confidence=confidence,
-                                n_jobs=2, random_state=int(rng.integers(2**31)),
-                                progress=False).fit(wide(a, b, players), y)
+        boot = BootstrapCompare(model(C, loss, search), n_resamples=resamples,
+                                confidence=confidence, n_jobs=2,
+                                random_state=int(rng.integers(2**31)), progress=False
+                                ).fit(wide(a, b, players), y, **_groups(seasons(y.size, search)))
         lo, hi = boot.rank_interval(items)
         scale, offset = alignment(boot.rank(items), target["score"])
         aligned = scale * target["score"] + offset
@@ -116,6 +140,10 @@ def coverage(players, n_games, C, repeats, resamples, confidence, seed=0, loss="
     seconds = (time.perf_counter() - start) / repeats
     return ({name: float(np.mean(np.concatenate(v))) for name, v in hits.items()},
             {name: float(np.mean(v)) for name, v in widths.items()}, seconds)
+
+
+def _groups(groups):
+    return {} if groups is None else {"groups": groups}
 
 
 def timing(players=1000, n_games=100_000, resamples=200, loss="hinge"):
@@ -148,12 +176,15 @@ def main(argv=None):
     parser.add_argument("--confidence", type=float, default=0.9)
     parser.add_argument("--timing-only", action="store_true")
     parser.add_argument("--loss", choices=["hinge", "squared_hinge"], default="hinge")
+    parser.add_argument("--search", action="store_true",
+                        help="bootstrap a search with group folds (see above)")
     parser.add_argument("--sizes", default="30x1000x1,30x1000x0.01,100x5000x1,100x5000x0.01",
                         help="players x games x C, comma-separated")
     args = parser.parse_args(argv)
     if not args.timing_only:
+        what = "a search with group folds" if args.search else "one model"
         print(f"coverage of {100 * args.confidence:g}% intervals, {args.repeats} repeats x "
-              f"{args.resamples} resamples, loss {args.loss}")
+              f"{args.resamples} resamples, loss {args.loss}, {what}")
         print(f"{'players':>7} {'games':>7} {'C':>6} {'score':>6} {'position':>8} {'proba':>6} "
               f"{'true pos':>8} {'true P':>6} {'w r/sd':>7} {'width P':>7} {'P pct':>6} "
               f"{'true pct':>8} {'w pct':>6} {'s/repeat':>8}")
@@ -161,7 +192,8 @@ def main(argv=None):
             players, n_games, C = (float(v) for v in size.split("x"))
             players, n_games = int(players), int(n_games)
             hit, width, seconds = coverage(players, n_games, C, args.repeats, args.resamples,
-                                           args.confidence, loss=args.loss)
+                                           args.confidence, loss=args.loss,
+                                           search=args.search)
             print(f"{players:>7} {n_games:>7} {C:>6g} {hit['score']:>6.3f} "
                   f"{hit['position']:>8.3f} {hit['proba']:>6.3f} {hit['true position']:>8.3f} "
                   f"{hit['true proba']:>6.3f} {width['score']:>7.3f} {width['proba']:>7.3f} "

@@ -10,7 +10,14 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from svmcompare import BootstrapCompare, SVMCompare, SVMCompareCV, load_model, save_model
-from svmcompare.bootstrap import alignment, positions, resample_counts
+from svmcompare._validation import check_pairs_labels
+from svmcompare.bootstrap import (
+    _fit_replicate,
+    alignment,
+    positions,
+    resample_counts,
+    search_held_out,
+)
 
 
 def id_games(players=12, n=600, seed=0):
@@ -174,6 +181,60 @@ def test_a_search_is_run_once_and_its_choice_refitted():
     model = BootstrapCompare(search, n_resamples=3, random_state=0, progress=False).fit(X, y)
     chosen = model.estimator_.best_params_["C"]
     assert all(type(r) is SVMCompare and r.C == chosen for r in model.replicates_)
+
+
+def drifting_seasons(players=12, seasons=6, per=150, drift=3.0, seed=1):
+    """Identities whose strengths move from season to season: a model that
+    never saw a season forecasts it far less sharply than one that did."""
+    rng = np.random.default_rng(seed)
+    base = np.linspace(-1.5, 1.5, players)
+    a, b, y = [], [], []
+    for _ in range(seasons):
+        strength = base + drift * rng.standard_normal(players)
+        first = rng.integers(0, players, per)
+        second = (first + rng.integers(1, players, per)) % players
+        d = strength[second] - strength[first] + rng.logistic(size=per)
+        a.append(first), b.append(second)
+        y.append(np.where(d > 0.8, 1, np.where(d < -0.8, -1, 0)))
+    a, b, y = map(np.concatenate, (a, b, y))
+    rows = np.arange(y.size)
+    X = sp.csr_matrix((np.ones(2 * y.size), (np.r_[rows, rows], np.r_[a, players + b])),
+                      shape=(y.size, 2 * players))
+    return X, y, np.repeat(np.arange(seasons), per)
+
+
+def test_a_search_s_replicates_fit_their_links_as_the_search_fitted_the_point_s():
+    # The search's point link is fitted on held-out scores of season folds;
+    # replicates of the chosen model with out-of-bag links (models that saw
+    # every season) were sharper, and left 46% of the point probabilities
+    # outside their own 90% intervals here (12% on Test cricket by decade).
+    X, y, seasons = drifting_seasons()
+    grid = {"kernel": ["linear"], "scale_indicators": [False], "loss": ["squared_hinge"],
+            "C": [0.01]}
+    search = SVMCompareCV(param_grid=grid, probability=True, cv=3, progress=False)
+    model = BootstrapCompare(search, n_resamples=30, proba_interval="percentile",
+                             random_state=0, progress=False).fit(X, y, groups=seasons)
+    assert model.calibration_ == "search folds"
+    point = model.predict_proba(X)
+    lower, upper = model.predict_proba_interval(X)
+    assert np.mean((point < lower - 1e-12) | (point > upper + 1e-12)) < 0.01
+    # The other procedure, on the same data, is what this test tells apart.
+    alone = BootstrapCompare(clone(model.estimator_.best_estimator_), n_resamples=30,
+                             proba_interval="percentile", random_state=0,
+                             progress=False).fit(X, y)
+    assert alone.calibration_ == "out-of-bag"
+    lower, upper = alone.predict_proba_interval(X)
+    assert np.mean((point < lower - 1e-12) | (point > upper + 1e-12)) > 0.2
+    # A resample that draws every pair once is the search's point, its link
+    # fitted on the same folds' held-out scores (refitted: the solver's
+    # tolerance apart).
+    pairs, y = check_pairs_labels(X, y)  # as fit gives them to the replicates
+    held_out = search_held_out(model.estimator_, model.replicates_[0], pairs, y,
+                               groups=seasons)
+    assert np.isfinite(held_out).all()
+    once = _fit_replicate(model.replicates_[0], pairs, y, None, None, np.ones(y.size, int),
+                          held_out)
+    np.testing.assert_allclose(once.predict_proba(X), point, atol=2e-3)
 
 
 def test_group_resampling_and_its_checks():
@@ -502,3 +563,42 @@ def test_a_draw_the_bootstrap_cannot_use_is_named_not_skipped(monkeypatch):
         model = BootstrapCompare(linear(probability=True), n_resamples=8, random_state=2,
                                  progress=False).fit(X, y)
     assert model.proba_coverage_ is None and model.proba_levels_ is None
+
+
+def test_level_coverage_is_the_share_inside_each_level_s_percentile_interval():
+    from svmcompare.bootstrap import PROBA_LEVELS, _level_coverage
+
+    rng = np.random.default_rng(0)
+    replicates, truth = rng.normal(size=(50, 40, 3)), rng.normal(size=(40, 3))
+    expected = [np.mean((lo <= truth) & (truth <= hi))
+                for lo, hi in (np.quantile(replicates, [(1 - level) / 2, (1 + level) / 2],
+                                           axis=0) for level in PROBA_LEVELS)]
+    np.testing.assert_allclose(_level_coverage(replicates, truth), expected)
+
+
+def test_the_squared_hinge_s_score_intervals_are_calibrated_and_the_hinge_s_are_not():
+    X, y, items, _ = id_games(n=400, seed=6)
+    squared = BootstrapCompare(linear(probability=True, loss="squared_hinge"), n_resamples=30,
+                               random_state=0, progress=False).fit(X, y)
+    from svmcompare.bootstrap import PROBA_LEVELS, percentile_interval
+
+    np.testing.assert_array_equal(squared.score_levels_, PROBA_LEVELS)
+    coverage = squared.score_coverage_
+    assert (np.diff(coverage) >= 0).all() and 0 <= coverage[0] and coverage[-1] <= 1
+    assert coverage[-1] > coverage[0]
+    level = squared._score_level(0.9)
+    assert level != 0.9  # 30 replicates: the nominal level is not what covers 90%
+    lower, upper = squared.rank_interval(items)
+    expected = percentile_interval(squared.rank_replicates(items), level)
+    np.testing.assert_allclose(lower, expected[0]), np.testing.assert_allclose(upper, expected[1])
+    # The same draws as the probabilities': no extra bootstraps, reproducible.
+    again = clone(squared).fit(X, y)
+    np.testing.assert_array_equal(again.score_coverage_, coverage)
+    np.testing.assert_array_equal(again.proba_coverage_, squared.proba_coverage_)
+    hinge = BootstrapCompare(linear(probability=True), n_resamples=8, random_state=0,
+                             progress=False).fit(X, y)
+    assert hinge.proba_coverage_ is not None and hinge.score_coverage_ is None
+    lower, _ = hinge.rank_interval(items)
+    np.testing.assert_allclose(lower, percentile_interval(hinge.rank_replicates(items), 0.9)[0])
+    percentile = clone(squared).set_params(proba_interval="percentile").fit(X, y)
+    assert percentile.score_coverage_ is None

@@ -935,9 +935,10 @@ def calibrated_bootstrap():
     from svmcompare import BootstrapCompare
 
     X, y = make_norm_pairs(150, "l1", equality_fraction=0.3, random_state=0)
-    model = BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=8,
+    model = BootstrapCompare(SVMCompare(kernel="linear", probability=True,
+                                        loss="squared_hinge"), n_resamples=8,
                              random_state=0, progress=False).fit(X, y)
-    assert model.proba_coverage_ is not None
+    assert model.proba_coverage_ is not None and model.score_coverage_ is not None
     return model, X
 
 
@@ -948,6 +949,11 @@ def calibrated_bootstrap():
     ("proba_coverage_", lambda a: np.full_like(a, np.nan), "proba_coverage_ is not an array "
                                                            "of at least two finite"),
     ("proba_coverage_", lambda a: a[::-1] - 2.0, "proba_coverage_ is not a non-decreasing"),
+    ("score_levels_", lambda a: a[::-1].copy(), "score_levels_ are not the levels a fit"),
+    ("score_levels_", lambda a: a[:4].copy(), "differ in length"),
+    ("score_coverage_", lambda a: np.full_like(a, np.inf), "score_coverage_ is not an array "
+                                                           "of at least two finite"),
+    ("score_coverage_", lambda a: a + 1.5, "score_coverage_ is not a non-decreasing"),
 ])
 def test_a_calibrated_bootstrap_s_levels_are_a_fit_s(calibrated_bootstrap, tmp_path, name,
                                                      edit_array, message):
@@ -957,6 +963,8 @@ def test_a_calibrated_bootstrap_s_levels_are_a_fit_s(calibrated_bootstrap, tmp_p
     path = _model_path(model, tmp_path)
     lower, _ = load_model(path).predict_proba_interval(X[:3])  # untouched: loads
     np.testing.assert_array_equal(lower, model.predict_proba_interval(X[:3])[0])
+    lower, _ = load_model(path).rank_interval(X[:3, 0])
+    np.testing.assert_array_equal(lower, model.rank_interval(X[:3, 0])[0])
     schema = json.loads(_members(path)["schema.json"])
     _edit_member(path, _attributes(schema["content"]["model"])[name]["file"], edit_array)
     with pytest.raises(ValueError, match=message):

@@ -306,29 +306,31 @@ def _check_bootstrap(estimator, fail):
 
 def _check_proba_coverage(estimator, fail):
     """The calibrated bootstrap's method, levels and coverage: a method it
-    knows; levels and coverage both absent (percentile intervals, or no
-    probabilities), or the levels a fit measures with coverage in [0, 1]
-    that never falls."""
+    knows; for probabilities and for scores, levels and coverage both
+    absent (percentile intervals, no probabilities, or scores of the
+    hinge), or the levels a fit measures with coverage in [0, 1] that never
+    falls."""
     from .bootstrap import PROBA_INTERVALS, PROBA_LEVELS
 
     if not (isinstance(estimator.proba_interval, str)
             and estimator.proba_interval in PROBA_INTERVALS):
         fail(f"bootstrap proba_interval is {estimator.proba_interval!r}, not one of "
              f"{PROBA_INTERVALS}")
-    levels = getattr(estimator, "proba_levels_", None)
-    coverage = getattr(estimator, "proba_coverage_", None)
-    if levels is None and coverage is None:
-        return
-    for name, value in (("proba_levels_", levels), ("proba_coverage_", coverage)):
-        if not isinstance(value, np.ndarray) or value.dtype != np.float64 or value.ndim != 1 \
-                or value.size < 2 or not np.all(np.isfinite(value)):
-            fail(f"bootstrap {name} is not an array of at least two finite numbers")
-    if levels.shape != coverage.shape:
-        fail("bootstrap proba_levels_ and proba_coverage_ differ in length")
-    if not np.array_equal(levels, PROBA_LEVELS):
-        fail("bootstrap proba_levels_ are not the levels a fit measures")
-    if np.any(np.diff(coverage) < 0) or coverage[0] < 0 or coverage[-1] > 1:
-        fail("bootstrap proba_coverage_ is not a non-decreasing share in [0, 1]")
+    for what in ("proba", "score"):
+        levels = getattr(estimator, f"{what}_levels_", None)
+        coverage = getattr(estimator, f"{what}_coverage_", None)
+        if levels is None and coverage is None:
+            continue
+        for name, value in ((f"{what}_levels_", levels), (f"{what}_coverage_", coverage)):
+            if not isinstance(value, np.ndarray) or value.dtype != np.float64 \
+                    or value.ndim != 1 or value.size < 2 or not np.all(np.isfinite(value)):
+                fail(f"bootstrap {name} is not an array of at least two finite numbers")
+        if levels.shape != coverage.shape:
+            fail(f"bootstrap {what}_levels_ and {what}_coverage_ differ in length")
+        if not np.array_equal(levels, PROBA_LEVELS):
+            fail(f"bootstrap {what}_levels_ are not the levels a fit measures")
+        if np.any(np.diff(coverage) < 0) or coverage[0] < 0 or coverage[-1] > 1:
+            fail(f"bootstrap {what}_coverage_ is not a non-decreasing share in [0, 1]")
 
 
 def _check_link(estimator, fail):

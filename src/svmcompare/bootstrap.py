@@ -29,7 +29,11 @@ them) with the model's :meth:`~SVMCompare.calibrate`, instead of on five
 folds of the resample: one fit a replicate instead of six, and closer to
 nominal coverage in simulation (``calibration_`` says which was used).  For
 a search (``SVMCompareCV``) the search runs once on all pairs and the
-replicates refit its chosen model, so the intervals hold the choice fixed.
+replicates refit its chosen model, so the intervals hold the choice fixed;
+and as the search fitted its point's link on held-out scores of its folds
+(models that never saw the validated season or judge), the chosen model is
+refitted once without each fold, and each replicate's link is fitted on
+those held-out scores of its resample's pairs (weighted by their counts).
 The resamples are drawn up front from ``random_state``, so the intervals do
 not depend on ``n_jobs``.
 """
@@ -53,6 +57,7 @@ from ._validation import (
     check_sample_weight,
     take_rows,
 )
+from .calibration.held_out import calibrate_link, cross_validated_scores
 from .compare import SVMCompare
 from .exceptions import (
     DegenerateWarning,
@@ -211,23 +216,76 @@ def check_confidence(confidence):
     return float(confidence)
 
 
-def _fit_replicate(estimator, X, y, context, sample_weight, counts, out_of_bag):
-    """The model fitted on one resample (rows weighted by their counts); with
-    ``out_of_bag``, its probability link fitted on the pairs the resample
-    left out."""
+def _fit_replicate(estimator, X, y, context, sample_weight, counts, link):
+    """The model fitted on one resample (rows weighted by their counts), its
+    probability link fitted as ``link`` says: None, by the estimator's own
+    fit; "out-of-bag", on the pairs the resample left out; "none", not at
+    all (scores only); an array (a search's held-out gaps of every pair,
+    :func:`search_held_out`), on the resample's pairs' entries, weighted by
+    their counts, as the search fitted the point's link on all of them."""
     rows, left_out = np.flatnonzero(counts), np.flatnonzero(counts == 0)
     weight = counts[rows].astype(float)
     if sample_weight is not None:
         weight = weight * sample_weight[rows]
     model = clone(estimator)
-    if out_of_bag:
+    if link is not None:
         model.set_params(probability=False)
     with degenerate_warnings_silenced():  # counted once by the caller
         model.fit(X[rows], y[rows], context=take_rows(context, rows), sample_weight=weight)
-    if out_of_bag:
+    if isinstance(link, str) and link == "out-of-bag":
         model.calibrate(X[left_out], y[left_out], context=take_rows(context, left_out),
                         sample_weight=take_rows(sample_weight, left_out))
+    elif link is not None and not isinstance(link, str):
+        seen = ~np.isnan(link[rows])  # a forward-chaining search never validates its first block
+        kept = rows[seen]
+        model.set_params(probability=True)
+        calibrate_link(model, link[kept], y[kept],
+                       model.scaler_.transform_pairs(take_rows(X, kept)),
+                       take_rows(context, kept), weight[seen])
     return model
+
+
+def search_held_out(search, model, X, y, context=None, sample_weight=None, groups=None,
+                    n_jobs=None):
+    """Held-out rank gaps of every pair (in units of their fold model's
+    training spread; NaN for a pair no split validates) of ``model``, a
+    search's chosen model, refitted on the training side of each of the
+    search's splits for labels ``y`` (:meth:`SVMCompareCV.validation_splits`):
+    what the search fitted its point's probability link on."""
+    fold_model = clone(model)
+    if "n_jobs" in fold_model.get_params():
+        fold_model.set_params(n_jobs=n_jobs)  # the folds side by side
+    scores, spreads = cross_validated_scores(
+        fold_model, X, y, context=context, sample_weight=sample_weight,
+        splits=search.validation_splits(y, groups))
+    return scores / spreads
+
+
+def _level_coverage(replicates, truth):
+    """Share of ``truth`` inside the percentile interval of ``replicates``
+    (along axis 0) at each level of :data:`PROBA_LEVELS`."""
+    tails = (1.0 - PROBA_LEVELS) / 2.0
+    bounds = np.quantile(replicates, np.r_[tails, 1.0 - tails], axis=0)
+    m = PROBA_LEVELS.size
+    inside = (bounds[:m] <= truth) & (truth <= bounds[m:])
+    return inside.reshape(m, -1).mean(axis=1)
+
+
+def _distinct_rows(items):
+    """Positions of the first of each distinct row of ``items`` (dense or
+    sparse), in order."""
+    if hasattr(items, "tocsr"):
+        items = items.tocsr()
+        items.sum_duplicates()
+        items.sort_indices()
+        seen = {}
+        for i, (start, stop) in enumerate(zip(items.indptr[:-1], items.indptr[1:], strict=True)):
+            seen.setdefault((items.indices[start:stop].tobytes(),
+                             items.data[start:stop].tobytes()), i)
+        return np.array(sorted(seen.values()), dtype=np.int64)
+    rows = np.ascontiguousarray(items, dtype=np.float64) + 0.0
+    keys = rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+    return np.sort(np.unique(keys, return_index=True)[1])
 
 
 def _drawn_labels(proba, rng):
@@ -329,7 +387,11 @@ class BootstrapCompare(BaseEstimator):
         level cover the probabilities that drew them
         (``proba_coverage_``); an interval for confidence c is then the
         percentile interval of the nominal level that covered c there (the
-        widest measured, with a warning, when none did).
+        widest measured, with a warning, when none did).  With the squared
+        hinge (``loss="squared_hinge"``, the ratings model), the same draws
+        calibrate :meth:`rank_interval`'s score intervals too (90%
+        percentile intervals of scores covered 84-88% in simulation; the
+        hinge's keep their percentile intervals).
     n_jobs : int or None, default=None
         Replicates fitted in parallel through joblib.
     random_state : int or None, default=None
@@ -350,7 +412,9 @@ class BootstrapCompare(BaseEstimator):
         How the replicates' probabilities were calibrated: "out-of-bag" (the
         link of each fitted on the pairs its resample left out), "in each
         fit" (the estimator's own folds, when some resample leaves out too
-        few pairs of a label), or None (no probabilities).
+        few pairs of a label), "search folds" (a search: the link of each
+        fitted on its resample's pairs' held-out scores by the search's
+        folds, as the search fitted the point's), or None (no probabilities).
     n_degenerate_ : int
         Replicates fitted with beta >= 0 (``degenerate_``; one warning for all
         when they differ in that from the model on all pairs, which warns,
@@ -363,6 +427,8 @@ class BootstrapCompare(BaseEstimator):
         With ``proba_interval="calibrated"`` and probabilities: nominal
         levels of percentile intervals and how often they covered the
         probabilities of the simulated data sets (None otherwise).
+    score_levels_, score_coverage_ : arrays of shape (n_levels,) or None
+        The same for the scores r(x) of the squared hinge (None otherwise).
     classes_, n_features_in_, feature_names_in_ : as the estimator's.
 
     Examples
@@ -464,13 +530,19 @@ class BootstrapCompare(BaseEstimator):
         # six), and its 90% intervals covered the probabilities of the model
         # fitted on 50x the games 79-83% of the time, against 75-78% with the
         # folds (benchmarks/bench_intervals.py, BENCHMARKS.md "Intervals").
-        out_of_bag = bool(model.get_params().get("probability", False)) \
-            and hasattr(model, "calibrate") and _out_of_bag_ok(y, counts)
-        self.calibration_ = "out-of-bag" if out_of_bag else (
-            "in each fit" if model.get_params().get("probability", False) else None)
+        # A search's point link was fitted on its folds' held-out scores
+        # (models that never saw the validated group): out-of-bag links,
+        # from models that saw the same groups, were another procedure, and
+        # put 12% of a search's point probabilities outside their own 90%
+        # intervals (Test cricket by decade folds, BENCHMARKS.md).
+        probability = bool(model.get_params().get("probability", False))
+        self.calibration_ = None if not probability else "search folds" if search else \
+            "out-of-bag" if hasattr(model, "calibrate") and _out_of_bag_ok(y, counts) \
+            else "in each fit"
         _check_resample_labels(model, y, counts, member if self.resample == "groups" else None)
+        link = self._replicate_link(model, X, y, context, sample_weight, checked, counts)
         self.replicates_ = self._replicates(model, X, y, context, sample_weight, counts,
-                                            out_of_bag, "bootstrap")
+                                            link, "bootstrap")
         self.n_degenerate_ = sum(bool(getattr(m, "degenerate_", False))
                                  for m in self.replicates_)
         # Replicates as degenerate as the point model are no news (a degenerate
@@ -500,21 +572,40 @@ class BootstrapCompare(BaseEstimator):
                           stacklevel=outside_stacklevel())
         self.n_groups_ = None if self.resample == "pairs" else int(member.max()) + 1
         self.proba_levels_ = self.proba_coverage_ = None
+        self.score_levels_ = self.score_coverage_ = None
         if self.calibration_ is not None and self.proba_interval == "calibrated":
-            self.proba_levels_, self.proba_coverage_ = self._proba_coverage(
-                model, X, context, sample_weight, checked, member)
+            proba, score = self._coverage_in_draws(model, X, context, sample_weight, checked,
+                                                   member, items, reference)
+            if proba is not None:
+                self.proba_levels_, self.proba_coverage_ = PROBA_LEVELS.copy(), proba
+            if score is not None:
+                self.score_levels_, self.score_coverage_ = PROBA_LEVELS.copy(), score
         self.classes_ = self.estimator_.classes_
         self.n_features_in_ = self.estimator_.n_features_in_
         copy_names(self.estimator_, self)
         return self
 
-    def _replicates(self, model, X, y, context, sample_weight, counts, out_of_bag, what):
+    def _replicate_link(self, model, X, y, context, sample_weight, groups, counts):
+        """How each replicate's link is fitted for labels ``y`` (the ``link``
+        of :func:`_fit_replicate`), as ``calibration_`` says: a search's
+        held-out gaps by its folds; "out-of-bag" where every resample of
+        ``counts`` leaves out enough of each label (else None, the
+        estimator's own folds); None without probabilities."""
+        if self.calibration_ == "search folds":
+            return search_held_out(self.estimator_, model, X, y, context, sample_weight,
+                                   groups, self.n_jobs)
+        if self.calibration_ == "out-of-bag" and _out_of_bag_ok(y, counts):
+            return "out-of-bag"
+        return None
+
+    def _replicates(self, model, X, y, context, sample_weight, counts, link, what):
         jobs = tqdm(counts, desc=what, leave=False, **bar_options(self.progress))
         return Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn, out_of_bag)
+            delayed(_fit_replicate)(model, X, y, context, sample_weight, drawn, link)
             for drawn in jobs)
 
-    def _proba_coverage(self, model, X, context, sample_weight, groups, member):
+    def _coverage_in_draws(self, model, X, context, sample_weight, groups, member, items,
+                           reference):
         """The second level of the calibrated bootstrap: labels drawn from the
         point model's probabilities on the training pairs (a world whose
         true probabilities are known), each draw bootstrapped as the data
@@ -522,8 +613,21 @@ class BootstrapCompare(BaseEstimator):
         in :data:`PROBA_LEVELS` that cover those probabilities (over up to
         :data:`_COVERAGE_PAIRS` of the pairs, and the outcomes the model
         gives a chance: a tie column that is 0 in every fit is covered by
-        [0, 0] for free).  (None, None), with a warning, when a draw cannot
-        be bootstrapped: an average over the draws that could would favour
+        [0, 0] for free).
+
+        With the squared hinge, the same draws measure the score intervals'
+        coverage too: each draw is also fitted on all its pairs, the drawn
+        world's true scores are the point's (``reference`` on ``items``, the
+        training items) put on that fit's scale by :func:`alignment`, and
+        its replicates are aligned to that fit as the data's are to the
+        point (up to :data:`_COVERAGE_PAIRS` distinct items counted).  The
+        hinge keeps percentile score intervals: its solutions move in steps
+        between resamples (items sharing a margin), and its drawn worlds'
+        score intervals over-covered.
+
+        Returns (probability coverage, score coverage), each None when not
+        measured; both None, with a warning, when a draw cannot be
+        bootstrapped: an average over the draws that could would favour
         draws richer in the rare label."""
         rng = np.random.default_rng(self.random_state)
         truth_all = self.estimator_.predict_proba(X, context)
@@ -532,45 +636,74 @@ class BootstrapCompare(BaseEstimator):
         outcomes = np.flatnonzero(truth_all.max(axis=0) > 0.0)
         truth = truth_all[np.ix_(scored, outcomes)]
         covered = np.zeros(PROBA_LEVELS.size)
+        scores = model.get_params().get("loss") == "squared_hinge"
+        if scores:
+            counted = _distinct_rows(items)
+            counted = np.sort(rng.choice(counted, size=min(counted.size, _COVERAGE_PAIRS),
+                                         replace=False))
+            covered_scores = np.zeros(PROBA_LEVELS.size)
         for _ in range(_COVERAGE_DRAWS):
             labels = _drawn_labels(truth_all, rng)
             counts = resample_counts(n, self.n_resamples,
                                      groups if self.resample == "groups" else None,
                                      int(rng.integers(2**31)))
-            # As the data's replicates: out-of-bag links where every resample allows one.
-            out_of_bag = self.calibration_ == "out-of-bag" and _out_of_bag_ok(labels, counts)
             try:
                 _check_resample_labels(model, labels, counts,
                                        member if self.resample == "groups" else None)
+                # As the data's replicates: a search's folds refitted on the
+                # drawn labels; out-of-bag links where every resample allows one.
+                link = self._replicate_link(model, X, labels, context, sample_weight, groups,
+                                            counts)
                 replicates = self._replicates(model, X, labels, context, sample_weight,
-                                              counts, out_of_bag, "calibrating intervals")
+                                              counts, link, "calibrating intervals")
+                drawn_fit = _fit_replicate(model, X, labels, context, sample_weight,
+                                           np.ones(n, dtype=np.int64), "none") \
+                    if scores else None
             except (ValueError, NoRankingError) as error:
                 warnings.warn("proba_interval='calibrated': a data set drawn from the model's "
                               f"probabilities could not be bootstrapped ({error}), so the "
-                              "probability intervals are percentile intervals, which cover "
-                              "too rarely; more pairs of the rarest outcome, or more "
-                              "resamples, let it work.", UserWarning,
-                              stacklevel=outside_stacklevel())
+                              "intervals are percentile intervals, which cover too rarely; "
+                              "more pairs of the rarest outcome, or more resamples, let it "
+                              "work.", UserWarning, stacklevel=outside_stacklevel())
                 return None, None
             proba = np.stack([m.predict_proba(X[scored], take_rows(context, scored))
                               for m in replicates])[:, :, outcomes]
-            for i, level in enumerate(PROBA_LEVELS):
-                lower, upper = percentile_interval(proba, level)
-                covered[i] += np.mean((lower <= truth) & (truth <= upper))
+            covered += _level_coverage(proba, truth)
+            if scores:
+                # The drawn world's scale is its own fit's (the data's
+                # replicates are put on the point's); its truth, the point's
+                # scores, mapped onto it.
+                drawn_scale = drawn_fit.rank(items)
+                scale, offset = alignment(drawn_scale, reference)
+                aligned = np.stack([a * model_b.rank(items[counted]) + b for model_b, (a, b) in
+                                    ((m, alignment(drawn_scale, m.rank(items)))
+                                     for m in replicates)])
+                covered_scores += _level_coverage(aligned, scale * reference[counted] + offset)
         # Coverage grows with the level; sampling noise may not.
-        return PROBA_LEVELS.copy(), np.maximum.accumulate(covered / _COVERAGE_DRAWS)
+        return (np.maximum.accumulate(covered / _COVERAGE_DRAWS),
+                np.maximum.accumulate(covered_scores / _COVERAGE_DRAWS) if scores else None)
 
     def _proba_level(self, confidence):
         """The nominal level whose percentile intervals covered ``confidence``
-        of the simulated probabilities (linear between :data:`PROBA_LEVELS`;
+        of the simulated probabilities (:meth:`_calibrated_level`)."""
+        return self._calibrated_level(confidence, getattr(self, "proba_levels_", None),
+                                      getattr(self, "proba_coverage_", None), "probabilities")
+
+    def _score_level(self, confidence):
+        """The nominal level whose percentile intervals covered ``confidence``
+        of the drawn worlds' scores (squared hinge; else ``confidence``)."""
+        return self._calibrated_level(confidence, getattr(self, "score_levels_", None),
+                                      getattr(self, "score_coverage_", None), "scores")
+
+    def _calibrated_level(self, confidence, levels, coverage, what):
+        """The nominal level whose percentile intervals covered ``confidence``
+        in the drawn worlds (linear between :data:`PROBA_LEVELS`;
         ``confidence`` itself without a calibration)."""
-        levels, coverage = getattr(self, "proba_levels_", None), \
-            getattr(self, "proba_coverage_", None)
         if levels is None or coverage is None or self.proba_interval == "percentile":
             return confidence
         if confidence > coverage[-1]:
             warnings.warn(f"No measured level of the replicates' intervals covered "
-                          f"{confidence:g} of the drawn probabilities: the widest "
+                          f"{confidence:g} of the drawn {what}: the widest "
                           f"({levels[-1]:g}) covered {coverage[-1]:.3f}, and is what these "
                           "intervals are (more resamples, or more groups with "
                           'resample="groups", widen what they can reach).', UserWarning,
@@ -641,13 +774,17 @@ class BootstrapCompare(BaseEstimator):
                          in zip(self.replicates_, self.scales_, self.offsets_, strict=True)])
 
     def rank_interval(self, Z, confidence=None):
-        """Percentile interval of r(z) for each item: (lower, upper).
+        """Percentile interval of r(z) for each item: (lower, upper); with the
+        squared hinge and ``proba_interval="calibrated"``, at the level that
+        covered ``confidence`` of the drawn worlds' scores
+        (``score_coverage_``).
 
         Two items' intervals may overlap while one is better in nearly every
         replicate (their scores move together); to compare items, use
         :meth:`rank_position_interval` or the probabilities' intervals.
         """
-        return percentile_interval(self.rank_replicates(Z), self._confidence(confidence))
+        return percentile_interval(self.rank_replicates(Z),
+                                   self._score_level(self._confidence(confidence)))
 
     def rank_positions(self, Z):
         """Rank positions of the items of ``Z`` among themselves by the model

@@ -28,6 +28,7 @@ from ._validation import (
     LABEL_WORDS,
     check_context,
     check_groups,
+    check_labels,
     check_pairs_labels,
     check_sample_weight,
     take_rows,
@@ -719,6 +720,18 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = model.n_features_in_
         copy_names(model, self)
         return self
+
+    def validation_splits(self, y, groups=None):
+        """The (training, validation) splits of the pairs that :meth:`fit`
+        validates on for labels ``y`` (and ``groups``): integer positions,
+        one pair of arrays per split of ``cv`` (group folds when ``groups``
+        is given and ``cv`` is an int or None).  A bootstrap of the search
+        fits its replicates' links on these folds' held-out scores, as the
+        search fitted its own."""
+        y = check_labels(y)
+        if groups is not None:
+            groups = check_groups(groups, y.size)
+        return _checked_splits(_splitter(self.cv, y, groups), y, groups)
 
     def _fitted(self):
         check_is_fitted(self)

@@ -429,9 +429,10 @@ def training_gaps(model, prepared, result, scale):
 
 
 def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=None,
-                           sample_weight=None, start=None):
+                           sample_weight=None, start=None, splits=None):
     """Held-out rank gaps of every pair by K-fold refits of ``estimator``
-    (folds of :func:`calibration_splits`).
+    (folds of :func:`calibration_splits`, or the (train, test) ``splits``
+    given: a search's folds, whose pairs validated by no split get NaN).
 
     ``start`` (from the estimator's fit on all pairs, see :func:`refit_start`)
     starts each fold's solver from that fit's solution: the folds reach the
@@ -448,7 +449,8 @@ def cross_validated_scores(estimator, X, y, cv=5, random_state=None, context=Non
         link needs (pooling folds whose scores differ by orders of magnitude
         gives probabilities that do not depend on the pair).
     """
-    splits = calibration_splits(y, cv, random_state)
+    if splits is None:
+        splits = calibration_splits(y, cv, random_state)
     params = estimator.get_params()
     workers, fold_params = fold_workers(params, len(splits))
     fold_params["probability"] = False
@@ -490,8 +492,8 @@ def held_out_by_folds(fit_fold, splits, n_pairs, workers=1, verbose=False):
     bar over the folds when ``verbose``), and gather what each returns,
     (scores of split k's test pairs, its training spread), into two arrays
     over the ``n_pairs`` pairs."""
-    scores = np.empty(n_pairs)
-    spreads = np.empty(n_pairs)
+    scores = np.full(n_pairs, np.nan)  # a pair no split tests: NaN
+    spreads = np.full(n_pairs, np.nan)
     with _fold_progress(len(splits), verbose) as on_done:
         outputs = map_in_threads(fit_fold, range(len(splits)), workers, on_done)
     for (_, test), (score, spread) in zip(splits, outputs, strict=True):
