@@ -675,10 +675,13 @@ class BootstrapCompare(BaseEstimator):
                 # scores, mapped onto it.
                 drawn_scale = drawn_fit.rank(items)
                 scale, offset = alignment(drawn_scale, reference)
-                aligned = np.stack([a * model_b.rank(items[counted]) + b for model_b, (a, b) in
-                                    ((m, alignment(drawn_scale, m.rank(items)))
-                                     for m in replicates)])
-                covered_scores += _level_coverage(aligned, scale * reference[counted] + offset)
+                aligned = []
+                for replicate in replicates:
+                    ranks = replicate.rank(items)
+                    a, b = alignment(drawn_scale, ranks)
+                    aligned.append(a * ranks[counted] + b)
+                covered_scores += _level_coverage(np.stack(aligned),
+                                                  scale * reference[counted] + offset)
         # Coverage grows with the level; sampling noise may not.
         return (np.maximum.accumulate(covered / _COVERAGE_DRAWS),
                 np.maximum.accumulate(covered_scores / _COVERAGE_DRAWS) if scores else None)
