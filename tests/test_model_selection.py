@@ -432,3 +432,21 @@ def test_a_path_seeds_each_C_from_the_lower_of_the_scaled_solution_and_zero(norm
     assert _seeded_start(alpha, gradient, above) == {}
     scaled = {"alpha0": above * alpha, "gradient0": (gradient + 1.0) * above - 1.0}
     assert dual(scaled) > 0.0
+
+
+def test_cv_results_has_scikit_learn_s_params_and_param_columns(tmp_path):
+    from svmcompare import load_model, save_model
+
+    X, y = make_norm_pairs(n_pairs=120, random_state=3)
+    grid = {"kernel": ["linear"], "C": [0.1, 1.0]}
+    search = SVMCompareCV(param_grid=grid, cv=3, probability=True, progress=False).fit(X, y)
+    results = search.cv_results_
+    assert len(results["params"]) == len(results)
+    for params, (_, row) in zip(results["params"], results.iterrows(), strict=True):
+        assert set(params) == {"kernel", "C", "tie_band", "link"}
+        assert all(row[f"param_{name}"] == value for name, value in params.items())
+    assert results["params"][search.best_index_] == search.best_params_
+    path = tmp_path / "search.skops"
+    save_model(search, path)
+    loaded = load_model(path).cv_results_
+    assert [dict(p) for p in loaded["params"]] == [dict(p) for p in results["params"]]

@@ -455,7 +455,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         larger is better: the negative log-loss or error, the AUC),
         ``std_test_score`` and ``rank_test_score`` (1: the best mean; the
         chosen row is ``selected``, which the standard-error rule can make a
-        simpler one).
+        simpler one), ``param_<name>`` columns and ``params`` (each row's
+        parameters as a dict), as in scikit-learn.
     classes_, n_features_in_ : as the estimator's.
     """
 
@@ -518,9 +519,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         state = dict(super().__getstate__())  # a copy: object's is the live __dict__
         results = state.get("cv_results_")
         if isinstance(results, pd.DataFrame):
+            # "params" (dicts) is rebuilt from the param_<name> columns on load.
             state["cv_results_"] = {
                 str(name): (column.to_numpy() if column.dtype.kind in "biuf" else column.tolist())
-                for name, column in results.items()}
+                for name, column in results.items() if name != "params"}
         return state
 
     def __setstate__(self, state):
@@ -535,7 +537,14 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             columns = {name: pd.Series(column, dtype=object)
                        if isinstance(column, list) and any(v is None for v in column)
                        else column for name, column in results.items()}
-            state = {**state, "cv_results_": pd.DataFrame(columns)}
+            frame = pd.DataFrame(columns)
+            named = [name for name in frame.columns if str(name).startswith("param_")]
+            if named and "params" not in frame:
+                frame["params"] = [
+                    {name[len("param_"):]: value for name, value in row.items()
+                     if not (isinstance(value, float) and np.isnan(value))}
+                    for row in frame[named].to_dict("records")]
+            state = {**state, "cv_results_": frame}
         super().__setstate__(state)
 
     def fit(self, X, y, context=None, groups=None, sample_weight=None):
@@ -687,6 +696,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         summary["std_test_score"] = summary[f"std_{column[len('mean_'):]}"]
         summary["rank_test_score"] = summary["mean_test_score"].rank(
             ascending=False, method="min", na_option="bottom").astype(np.int64)
+        # scikit-learn's layout too: param_<name> columns and the params of each
+        # row (last: a model file rebuilds "params" from the others).
+        for name in dict.fromkeys(name for params in row_params for name in params):
+            summary[f"param_{name}"] = summary[name]
+        summary["params"] = row_params
         self.best_params_ = row_params[best]
         self.selection_ = rule
         self.scoring_ = scoring
