@@ -200,13 +200,16 @@ def alignment(reference, replicate, *, reversed_to_constant=True):
 
 
 def _training_items(X):
-    """Items of (up to ``_ALIGN_PAIRS``, evenly spaced) training pairs: x
-    rows then x' rows."""
+    """Items of (up to ``_ALIGN_PAIRS``, evenly spaced) training pairs, x rows
+    then x' rows, as their distinct rows and the index among those of each:
+    ``rank(distinct)[index]`` is ``rank`` of them all, at the cost of the
+    distinct ones (ids: 20,000 items are a few hundred)."""
     rows = np.unique(np.linspace(0, X.shape[0] - 1, min(X.shape[0], _ALIGN_PAIRS)).astype(int))
     part = X[rows]
-    if hasattr(part, "items"):  # SparsePairs
-        return part.items()
-    return np.concatenate([part[:, 0], part[:, 1]])
+    items = part.items() if hasattr(part, "items") else \
+        np.concatenate([part[:, 0], part[:, 1]])  # SparsePairs, or an array
+    first, index = _distinct_rows(items)
+    return items[first], index
 
 
 def check_confidence(confidence):
@@ -272,20 +275,25 @@ def _level_coverage(replicates, truth):
 
 
 def _distinct_rows(items):
-    """Positions of the first of each distinct row of ``items`` (dense or
-    sparse), in order."""
+    """(positions of the first of each distinct row of ``items``, dense or
+    sparse, in order; the index among those of every row)."""
     if hasattr(items, "tocsr"):
-        items = items.tocsr()
+        items = items.tocsr(copy=True)
         items.sum_duplicates()
         items.sort_indices()
-        seen = {}
+        seen, index = {}, np.empty(items.shape[0], dtype=np.int64)
         for i, (start, stop) in enumerate(zip(items.indptr[:-1], items.indptr[1:], strict=True)):
-            seen.setdefault((items.indices[start:stop].tobytes(),
-                             items.data[start:stop].tobytes()), i)
-        return np.array(sorted(seen.values()), dtype=np.int64)
-    rows = np.ascontiguousarray(items, dtype=np.float64) + 0.0
+            key = (items.indices[start:stop].tobytes(), items.data[start:stop].tobytes())
+            index[i] = seen.setdefault(key, len(seen))
+        # Distinct rows are numbered as they first appear: value k first at first[k].
+        return np.unique(index, return_index=True)[1], index
+    rows = np.ascontiguousarray(items, dtype=np.float64) + 0.0  # -0.0 is 0.0
     keys = rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
-    return np.sort(np.unique(keys, return_index=True)[1])
+    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # distinct rows in order of appearance
+    position = np.empty_like(order)
+    position[order] = np.arange(order.size)
+    return first[order], position[np.ravel(index)]
 
 
 def _drawn_labels(proba, rng):
@@ -558,11 +566,11 @@ class BootstrapCompare(BaseEstimator):
                           "(degenerate_: the tie band has no scale at this C; see "
                           "SVMCompare's on_degenerate): the intervals mix fits of two kinds.",
                           DegenerateWarning, stacklevel=outside_stacklevel())
-        items = _training_items(X)
+        items, index = _training_items(X)
         reference = point_model(self).rank(items)
         self.scales_, self.offsets_ = (np.array(v) for v in zip(
-            *(alignment(reference, model.rank(items)) for model in self.replicates_),
-            strict=True))
+            *(alignment(reference[index], model.rank(items)[index])
+              for model in self.replicates_), strict=True))
         if np.unique(reference).size < 3:
             warnings.warn("The training items have fewer than three distinct scores: each "
                           "replicate is put on the point model's scale by their mean and "
@@ -575,7 +583,7 @@ class BootstrapCompare(BaseEstimator):
         self.score_levels_ = self.score_coverage_ = None
         if self.calibration_ is not None and self.proba_interval == "calibrated":
             proba, score = self._coverage_in_draws(model, X, context, sample_weight, checked,
-                                                   member, items, reference)
+                                                   member, items, index, reference)
             if proba is not None:
                 self.proba_levels_, self.proba_coverage_ = PROBA_LEVELS.copy(), proba
             if score is not None:
@@ -605,7 +613,7 @@ class BootstrapCompare(BaseEstimator):
             for drawn in jobs)
 
     def _coverage_in_draws(self, model, X, context, sample_weight, groups, member, items,
-                           reference):
+                           index, reference):
         """The second level of the calibrated bootstrap: labels drawn from the
         point model's probabilities on the training pairs (a world whose
         true probabilities are known), each draw bootstrapped as the data
@@ -618,7 +626,8 @@ class BootstrapCompare(BaseEstimator):
         With the squared hinge, the same draws measure the score intervals'
         coverage too: each draw is also fitted on all its pairs, the drawn
         world's true scores are the point's (``reference`` on ``items``, the
-        training items) put on that fit's scale by :func:`alignment`, and
+        training items' distinct rows, ``index`` giving each training item's)
+        put on that fit's scale by :func:`alignment`, and
         its replicates are aligned to that fit as the data's are to the
         point (up to :data:`_COVERAGE_PAIRS` distinct items counted).  The
         hinge keeps percentile score intervals: its solutions move in steps
@@ -638,9 +647,8 @@ class BootstrapCompare(BaseEstimator):
         covered = np.zeros(PROBA_LEVELS.size)
         scores = model.get_params().get("loss") == "squared_hinge"
         if scores:
-            counted = _distinct_rows(items)
-            counted = np.sort(rng.choice(counted, size=min(counted.size, _COVERAGE_PAIRS),
-                                         replace=False))
+            counted = np.sort(rng.choice(reference.size, replace=False,
+                                         size=min(reference.size, _COVERAGE_PAIRS)))
             covered_scores = np.zeros(PROBA_LEVELS.size)
         for _ in range(_COVERAGE_DRAWS):
             labels = _drawn_labels(truth_all, rng)
@@ -673,12 +681,12 @@ class BootstrapCompare(BaseEstimator):
                 # The drawn world's scale is its own fit's (the data's
                 # replicates are put on the point's); its truth, the point's
                 # scores, mapped onto it.
-                drawn_scale = drawn_fit.rank(items)
-                scale, offset = alignment(drawn_scale, reference)
+                drawn_scale = drawn_fit.rank(items)[index]
+                scale, offset = alignment(drawn_scale, reference[index])
                 aligned = []
                 for replicate in replicates:
                     ranks = replicate.rank(items)
-                    a, b = alignment(drawn_scale, ranks)
+                    a, b = alignment(drawn_scale, ranks[index])
                     aligned.append(a * ranks[counted] + b)
                 covered_scores += _level_coverage(np.stack(aligned),
                                                   scale * reference[counted] + offset)
