@@ -605,18 +605,3 @@ def test_the_squared_hinge_s_score_intervals_are_calibrated_and_the_hinge_s_are_
     lower, _ = squared.rank_interval(items)
     np.testing.assert_allclose(lower,
                                percentile_interval(squared.rank_replicates(items), 0.9)[0])
-
-
-@pytest.mark.parametrize("sparse", [False, True])
-def test_distinct_rows_name_each_row_s_first_copy(sparse):
-    from svmcompare.bootstrap import _distinct_rows
-
-    rng = np.random.default_rng(1)
-    rows = rng.integers(0, 2, size=(300, 4)).astype(float) * rng.choice([1.0, -0.0], (300, 4))
-    items = sp.csr_matrix(rows) if sparse else rows
-    first, index = _distinct_rows(items)
-    seen = {}
-    expected = [seen.setdefault(tuple(row + 0.0), len(seen)) for row in rows]
-    np.testing.assert_array_equal(index, expected)  # numbered as they first appear
-    assert first.size == len(seen) and np.all(np.diff(first) > 0)
-    np.testing.assert_array_equal(rows[first][index] + 0.0, rows + 0.0)

@@ -264,12 +264,15 @@ def distinct_items(stacked):
     thousands of pairs; kernel rows over the distinct items cost O(items)
     instead of O(pairs), and the item kernel of a C path fits in memory.
     Rows are compared by their bytes, exactly (so -0.0 and 0.0 differ: add
-    0.0 first to merge them).  All rows distinct: ``stacked`` itself and
-    0..n-1 (no copy).
+    0.0 first to merge them); a sparse ``stacked`` by its entries, duplicates
+    summed and stored zeros dropped.  All rows distinct: ``stacked`` itself
+    and 0..n-1 (no copy).
     """
     n, p = stacked.shape
     if n == 0:
         return stacked, np.arange(0, dtype=np.int64)
+    if sp.issparse(stacked):
+        return _distinct_sparse_rows(stacked)
     rows = np.ascontiguousarray(stacked, dtype=np.float64)
     keys = rows.view(np.dtype((np.void, 8 * p))).ravel()
     _, first, index = np.unique(keys, return_index=True, return_inverse=True)
@@ -280,6 +283,23 @@ def distinct_items(stacked):
     position = np.empty(first.size, dtype=np.int64)
     position[order] = np.arange(first.size)
     return np.ascontiguousarray(stacked[first[order]]), position[index]
+
+
+def _distinct_sparse_rows(stacked):
+    """:func:`distinct_items` of a sparse matrix: rows keyed by their entries
+    in canonical order, numbered as they first appear."""
+    rows = stacked.tocsr(copy=True)
+    rows.sum_duplicates()
+    rows.eliminate_zeros()
+    rows.sort_indices()
+    seen, index = {}, np.empty(rows.shape[0], dtype=np.int64)
+    for i, (start, stop) in enumerate(zip(rows.indptr[:-1], rows.indptr[1:], strict=True)):
+        key = (rows.indices[start:stop].tobytes(), rows.data[start:stop].tobytes())
+        index[i] = seen.setdefault(key, len(seen))
+    if len(seen) == rows.shape[0]:
+        return stacked, np.arange(rows.shape[0], dtype=np.int64)
+    first = np.unique(index, return_index=True)[1]  # distinct row k first at first[k]
+    return rows[first], index
 
 
 def stack_items(Xs):

@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
+from ._problem import distinct_items
 from ._validation import (
     LABEL_WORDS,
     check_context,
@@ -208,8 +209,7 @@ def _training_items(X):
     part = X[rows]
     items = part.items() if hasattr(part, "items") else \
         np.concatenate([part[:, 0], part[:, 1]])  # SparsePairs, or an array
-    first, index = _distinct_rows(items)
-    return items[first], index
+    return distinct_items(items + 0.0)  # -0.0 is 0.0
 
 
 def check_confidence(confidence):
@@ -272,28 +272,6 @@ def _level_coverage(replicates, truth):
     m = PROBA_LEVELS.size
     inside = (bounds[:m] <= truth) & (truth <= bounds[m:])
     return inside.reshape(m, -1).mean(axis=1)
-
-
-def _distinct_rows(items):
-    """(positions of the first of each distinct row of ``items``, dense or
-    sparse, in order; the index among those of every row)."""
-    if hasattr(items, "tocsr"):
-        items = items.tocsr(copy=True)
-        items.sum_duplicates()
-        items.sort_indices()
-        seen, index = {}, np.empty(items.shape[0], dtype=np.int64)
-        for i, (start, stop) in enumerate(zip(items.indptr[:-1], items.indptr[1:], strict=True)):
-            key = (items.indices[start:stop].tobytes(), items.data[start:stop].tobytes())
-            index[i] = seen.setdefault(key, len(seen))
-        # Distinct rows are numbered as they first appear: value k first at first[k].
-        return np.unique(index, return_index=True)[1], index
-    rows = np.ascontiguousarray(items, dtype=np.float64) + 0.0  # -0.0 is 0.0
-    keys = rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
-    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # distinct rows in order of appearance
-    position = np.empty_like(order)
-    position[order] = np.arange(order.size)
-    return first[order], position[np.ravel(index)]
 
 
 def _drawn_labels(proba, rng):

@@ -733,3 +733,27 @@ def test_small_work_runs_on_one_thread_whatever_n_jobs_says():
         assert numba.get_num_threads() == 1
     with pytest.raises(ValueError, match="n_jobs must be"):
         threads.thread_count(0, work=10)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_distinct_items_of_dense_or_sparse_rows_name_each_row_s_first_copy(sparse):
+    # The bootstrap aligns replicates on the training items' distinct rows,
+    # sparse for identities.
+    import scipy.sparse as sp
+
+    from svmcompare._problem import distinct_items
+
+    rng = np.random.default_rng(1)
+    rows = rng.integers(0, 2, size=(300, 4)).astype(float) * rng.choice([1.0, -0.0], (300, 4))
+    items, index = distinct_items((sp.csr_matrix(rows) if sparse else rows) + 0.0)
+    seen, first = {}, []
+    for i, row in enumerate(rows + 0.0):
+        if tuple(row) not in seen:
+            first.append(i)
+        seen.setdefault(tuple(row), len(seen))
+    np.testing.assert_array_equal(index, [seen[tuple(row)] for row in rows + 0.0])
+    items = items.toarray() if sparse else items
+    # Numbered as they first appear, each distinct row its first copy.
+    assert items.shape[0] == len(seen)
+    np.testing.assert_array_equal(items, rows[first] + 0.0)
+    np.testing.assert_array_equal(items[index], rows + 0.0)
