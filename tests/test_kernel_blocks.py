@@ -88,13 +88,29 @@ def test_a_grid_search_computes_each_splits_distances_once(monkeypatch):
     # validation items' distances to them, each computed once.
     assert sorted(shapes) == sorted([(240, 240), (160, 240)])
 
-    # Nothing kept: every path computes its own, and the search is the same.
+    # No bases kept: the training items' kernel still comes once (carried
+    # along the paths by squaring, kernels.KernelChain), every path scores
+    # its own validation block, and the search is the same.
     shapes.clear()
     monkeypatch.setattr(grid_search, "BlockBases", lambda max_bytes: BlockBases(0))
     best_alone, results_alone = validation_search(SVMCompare(), grid, X, y, Xv, yv)
-    assert len(shapes) == 6
+    assert sorted(shapes) == sorted([(240, 240)] + [(160, 240)] * 3)
     assert results.equals(results_alone)
     np.testing.assert_array_equal(best.decision_function(Xv), best_alone.decision_function(Xv))
+
+    # Nor a kernel carried: every path computes its own item kernel; the
+    # same scores up to the squarings' rounding, the same choice.
+    class Unchained(kernels.KernelChain):
+        def gram(self, kernel, items, bases=None):
+            return kernel.block(items, items, bases)
+
+    shapes.clear()
+    monkeypatch.setattr(grid_search, "KernelChain", Unchained)
+    best_fresh, results_fresh = validation_search(SVMCompare(), grid, X, y, Xv, yv)
+    assert sorted(shapes) == sorted([(240, 240), (160, 240)] * 3)
+    assert best_fresh.get_params() == best.get_params()
+    for column in ("error", "auc"):
+        np.testing.assert_allclose(results_fresh[column], results[column], atol=1e-9)
 
 
 @pytest.mark.parametrize("name", ["linear", "poly", "rbf", "laplacian", "callable"])
@@ -212,3 +228,33 @@ def test_the_c_finish_of_distances_is_the_numpy_passes():
         finish_distances(A @ B.T, a, b, 0.5, True)
     with pytest.raises(ValueError, match="one norm per row"):
         finish_distances(A @ B.T, b, a, -1.0, True)
+
+
+@pytest.mark.parametrize("name", ["rbf", "laplacian"])
+def test_a_kernel_chain_carries_one_matrix_through_the_gammas(name):
+    """Gamma times 2^k: the held matrix squared k times in place; another
+    ratio, computed again (RBF: into the same memory); other items, a new
+    matrix.  Every value the fresh block's to a few units of rounding."""
+    A = np.random.default_rng(1).normal(size=(50, 4))
+    chain = kernels.KernelChain()
+    first = chain.gram(resolve_kernel(name, gamma=0.125), A)
+    held, previous = first.copy(), first
+    for gamma in (0.125, 0.5, 0.75, 3.0, 3.0, 48.0, 96.0):
+        kernel = resolve_kernel(name, gamma=gamma)
+        gram = chain.gram(kernel, A)
+        np.testing.assert_allclose(gram, kernel.block(A, A), rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(gram, _reference(kernel, A, A), rtol=1e-12, atol=1e-12)
+        # RBF: one matrix all along; Laplacian: computed anew at 0.75 only
+        # (x1.5), the rest squarings (x4, x1, x16, x2) of the matrix held.
+        assert (gram is previous) == (name == "rbf" or gamma != 0.75)
+        previous = gram
+    assert not np.array_equal(first, held)
+    B = A + 1.0
+    other = chain.gram(resolve_kernel(name, gamma=1.0), B)
+    assert other is not first
+    np.testing.assert_allclose(other, _reference(resolve_kernel(name, gamma=1.0), B, B),
+                               rtol=1e-13)
+    # Smaller gamma: computed again, never a root of the held matrix.
+    again = chain.gram(resolve_kernel(name, gamma=0.01), B)
+    np.testing.assert_allclose(again, _reference(resolve_kernel(name, gamma=0.01), B, B),
+                               rtol=1e-13)

@@ -5,7 +5,7 @@ from sklearn.model_selection import GroupKFold
 import svmcompare.grid_search as grid_search
 from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank
 from svmcompare.datasets import make_norm_pairs
-from svmcompare.grid_search import paper_grid, validation_search
+from svmcompare.grid_search import grid_points, paper_grid, validation_search
 from svmcompare.model_selection import default_grid
 from svmcompare.ranking_function import rank_gap
 
@@ -273,15 +273,40 @@ def test_paths_are_dispatched_longest_first():
     wide = (("kernel", "rbf"), ("gamma", 0.01))
     narrow = (("kernel", "rbf"), ("gamma", 1.0))
     own = (("kernel", "rbf"), ("gamma", 1.0), ("class_weight", "auto"))
-    tasks = [(0, linear, [(0, 1e-3), (1, 1.0)]), (0, wide, [(2, 0.1), (3, 1.0)]),
-             (0, own, [(4, 1.0)]), (0, narrow, [(5, 0.1), (6, 1.0)])]
+    paths = [(linear, [(0, 1e-3), (1, 1.0)]), (wide, [(2, 0.1), (3, 1.0)]),
+             (own, [(4, 1.0)]), (narrow, [(5, 0.1), (6, 1.0)])]
+    tasks = [(0, [path]) for path in paths]  # each path a chain of its own
     # First split: nothing timed yet, kernel paths first, narrow kernels first.
-    assert [task[1] for task in _longest_first(tasks, {})] == [narrow, own, wide, linear]
+    assert [task[1][0][0] for task in _longest_first(tasks, {})] == [narrow, own, wide, linear]
     # Later splits: by the time per C measured, times the C values still run.
     seconds = {repr(linear): 2.0, repr(wide): 0.1, repr(own): 0.5, repr(narrow): 0.3}
-    later = [(1, others, entries[:1]) for _, others, entries in tasks]
-    assert [task[1] for task in _longest_first(later, seconds)] == [linear, own, narrow, wide]
+    later = [(1, [(others, entries[:1])]) for others, entries in paths]
+    assert [task[1][0][0] for task in _longest_first(later, seconds)] == \
+        [linear, own, narrow, wide]
     assert sorted(map(repr, _longest_first(tasks, {}))) == sorted(map(repr, tasks))
+    # A chain's time is its paths' together: the RBF chain's 0.2 + 0.5 + 0.6 s
+    # after the linear path's 4 s.
+    chained = [(1, [paths[1], paths[2], paths[3]]), (1, [paths[0]])]
+    assert [len(task[1]) for task in _longest_first(chained, seconds)] == [1, 3]
+    # Untimed, a chain of kernel paths goes before a single kernel path.
+    assert [len(task[1]) for task in _longest_first([(0, [paths[3]]), chained[0]], {})] == [3, 1]
+
+
+def test_kernel_chains_group_a_splits_rbf_paths_by_increasing_gamma():
+    from svmcompare.grid_search import _grouped_by_C, _kernel_chains
+
+    grid = [{"kernel": ["linear"], "class_weight": ["balanced", None], "C": [0.1, 1.0]},
+            {"kernel": ["rbf"], "class_weight": ["balanced"], "gamma": [4.0, 0.25, 1.0],
+             "C": [0.1, 1.0]},
+            {"kernel": ["rbf"], "gamma": [0.5], "class_weight": [None], "C": [1.0]},
+            {"kernel": ["rbf"], "gamma": [0.5], "solver": ["nystroem"], "C": [1.0]}]
+    chains = _kernel_chains(_grouped_by_C(grid_points(grid), SVMCompare()), SVMCompare())
+    lengths = sorted(len(chain) for chain in chains)
+    assert lengths == [1, 1, 1, 4]  # two linear paths, Nystroem alone, four exact RBF
+    rbf = next(chain for chain in chains if len(chain) == 4)
+    assert [dict(others)["gamma"] for others, _ in rbf] == [0.25, 0.5, 1.0, 4.0]
+    # Every path once.
+    assert sum(lengths) == len(_grouped_by_C(grid_points(grid), SVMCompare()))
 
 
 def test_a_balanced_path_starts_at_the_corner_with_the_gradient_there(norm_data):

@@ -36,7 +36,7 @@ from ._base import expansion_index, prepare, solve, store, training_spread
 from ._problem import row_expansion
 from ._validation import check_C, check_costs, check_pairs_labels, take_rows
 from .exceptions import NoRankingError, degenerate_warnings_silenced, fit_named
-from .kernels import BlockBases
+from .kernels import BlockBases, KernelChain
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
 from .solvers.interrupt import bar_options
@@ -104,9 +104,11 @@ def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
     return _fit_path(estimator, X, y, Cs, context, sample_weight)[0]
 
 
-def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None):
+def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None, chain=None):
     """:func:`fit_C_path`'s models and the prepared problem they share (the item
-    kernel's base kept in ``bases``, a :class:`~svmcompare.kernels.BlockBases`)."""
+    kernel's base kept in ``bases``, a :class:`~svmcompare.kernels.BlockBases`;
+    the item kernel itself carried on to the next path in ``chain``, a
+    :class:`~svmcompare.kernels.KernelChain`)."""
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
@@ -120,7 +122,9 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None)
         # cache_size is smaller (football_odds, 7,400 items: a path of four C
         # 4.1 -> 0.8 s); the solver's row cache of Q still has cache_size.
         if 8.0 * items.shape[0] ** 2 <= path_budget(estimator):
-            prepared = replace(prepared, gram=prepared.kernel.block(items, items, bases))
+            gram = prepared.kernel.block(items, items, bases) if chain is None else \
+                chain.gram(prepared.kernel, items, bases)
+            prepared = replace(prepared, gram=gram)
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
     for i in np.argsort(Cs, kind="stable"):
@@ -285,7 +289,7 @@ def _scores(model, X, y, context, split, held_out, diff=None, Xs_train=None):
 
 
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
-                   held_out, bases=None, split_name=None):
+                   held_out, bases=None, split_name=None, chain=None):
     """Fit the C path on the split's training pairs, score on its validation
     pairs (``split_name``, e.g. "split 2 of 5", names it in solver warnings)."""
     train, val = split
@@ -297,7 +301,7 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
     with fit_named(where):
         models, prepared = _fit_path(estimator, X[train], y[train], Cs,
                                      take_rows(context, train), take_rows(sample_weight, train),
-                                     bases)
+                                     bases, chain)
     decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
                                 bases)
     # The path's models share its scaler, hence its standardized training pairs
@@ -385,21 +389,25 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
                 # splits alone, so it fell, then grew again: 30, 11, 26).
                 bar.total = bar.n + (len(splits) - folds[0]) * len(groups)
                 bar.refresh()
-            tasks = _longest_first([(k, others, entries) for k in folds
-                                    for others, entries in groups], seconds_per_C)
+            # A wave of one split (the race's first two) keeps its kernel paths
+            # apart: chained, one worker would run them all while the others idle.
+            chains = _kernel_chains(groups, estimator) \
+                if len(folds) >= effective_n_jobs(n_jobs) else [[group] for group in groups]
+            tasks = _longest_first([(k, chain) for k in folds for chain in chains],
+                                   seconds_per_C)
             outputs = Parallel(n_jobs=n_jobs)(
-                delayed(_timed_path)(clone(estimator).set_params(**dict(others)),
-                                     [C for _, C in entries], X, y, context, sample_weight,
-                                     splits[k], keep_models, held_out, bases,
-                                     f"split {k + 1} of {len(splits)}")
-                for k, others, entries in _counted(tasks, bar))
-            for (k, others, entries), (seconds, (path_models, path_scores)) in \
-                    zip(tasks, outputs, strict=True):
-                seconds_per_C[repr(others)] = seconds / len(entries)
-                for (index, _), model, score in zip(entries, path_models, path_scores,
-                                                    strict=True):
-                    scores[k][index] = score
-                    models[k][index] = model
+                delayed(_timed_chain)(estimator, chain, X, y, context, sample_weight,
+                                      splits[k], keep_models, held_out, bases,
+                                      f"split {k + 1} of {len(splits)}")
+                for k, chain in _counted(tasks, bar))
+            for (k, chain), timed in zip(tasks, outputs, strict=True):
+                for (others, entries), (seconds, (path_models, path_scores)) in \
+                        zip(chain, timed, strict=True):
+                    seconds_per_C[repr(others)] = seconds / len(entries)
+                    for (index, _), model, score in zip(entries, path_models, path_scores,
+                                                        strict=True):
+                        scores[k][index] = score
+                        models[k][index] = model
     return points, scores, models if keep_models else None
 
 
@@ -408,23 +416,56 @@ _PRUNED = {"error": np.nan, "auc": np.nan, "failed": False, "pruned": True,
            "degenerate": False, "held_out": None}
 
 
-def _timed_path(*args):
-    """:func:`_path_on_split`'s output and its seconds (to order the next waves)."""
-    start = time.perf_counter()
-    out = _path_on_split(*args)
-    return time.perf_counter() - start, out
+def _timed_chain(estimator, chain, X, y, context, sample_weight, split, keep_models,
+                 held_out, bases, split_name):
+    """:func:`_path_on_split`'s output and seconds (to order the next waves)
+    for each path of ``chain`` (:func:`_kernel_chains`) on one split, in
+    order, the item kernel carried from each path to the next."""
+    carried = KernelChain()
+    out = []
+    for others, entries in chain:
+        start = time.perf_counter()
+        result = _path_on_split(clone(estimator).set_params(**dict(others)),
+                                [C for _, C in entries], X, y, context, sample_weight, split,
+                                keep_models, held_out, bases, split_name, carried)
+        out.append((time.perf_counter() - start, result))
+    return out
+
+
+def _kernel_chains(groups, estimator):
+    """The C paths (:func:`_grouped_by_C`'s groups) in chains run one after
+    another in one task: exact RBF and Laplacian paths that differ only in
+    gamma and class weight, by increasing gamma, share a
+    :class:`~svmcompare.kernels.KernelChain` (one item kernel per split
+    instead of one per path: sushi's folds of 6,400 items, four paths each);
+    every other path is a chain of its own."""
+    params = estimator.get_params()
+    chains = {}
+    for others, entries in groups:
+        setting = {**params, **dict(others)}
+        chained = setting.get("kernel") in ("rbf", "laplacian") and \
+            setting.get("solver") not in ("nystroem", "linear")
+        key = repr(tuple((k, v) for k, v in others if k not in ("gamma", "class_weight"))) \
+            if chained else len(chains)
+        chains.setdefault(key, []).append((others, entries))
+
+    def gamma(group):
+        value = {**params, **dict(group[0])}.get("gamma")
+        return float(value) if isinstance(value, numbers.Real) else np.inf
+
+    return [sorted(chain, key=gamma) for chain in chains.values()]
 
 
 def _longest_first(tasks, seconds_per_C):
-    """The tasks (split, other parameters, C entries) in the order the workers
-    should take them: the longest first, so that no long path starts last
-    while the other workers sit idle (club football's first split: an RBF
-    path of 4.1 s in a wave of 8.5 s, dispatched fifth of six).  A path's
-    time is its time per C on the split before; on the first, exact kernel
-    paths (SMO on every row) before linear ones, wider gamma later, more C
-    values first.  Only the order of dispatch changes, not any result."""
-    def expected(task):
-        _, others, entries = task
+    """The tasks (split, chain of (other parameters, C entries)) in the order
+    the workers should take them: the longest first, so that no long path
+    starts last while the other workers sit idle (club football's first
+    split: an RBF path of 4.1 s in a wave of 8.5 s, dispatched fifth of
+    six).  A path's time is its time per C on the split before; on the
+    first, exact kernel paths (SMO on every row) before linear ones, wider
+    gamma later, more C values first.  Only the order of dispatch changes,
+    not any result."""
+    def path(others, entries):
         known = seconds_per_C.get(repr(others))
         if known is not None:
             return (1, known * len(entries))
@@ -434,13 +475,20 @@ def _longest_first(tasks, seconds_per_C):
         gamma = float(gamma) if kernel and isinstance(gamma, numbers.Real) else 0.0
         return (0, kernel, gamma, len(entries))
 
+    def expected(task):
+        parts = [path(others, entries) for others, entries in task[1]]
+        if all(part[0] == 1 for part in parts):
+            return (1, sum(part[1] for part in parts))
+        _, kernel, gamma, n_C = max(part for part in parts if part[0] == 0)
+        return (0, kernel, len(parts), gamma, n_C)
+
     return sorted(tasks, key=expected, reverse=True)
 
 
 def _counted(tasks, bar):
     for task in tasks:
         yield task
-        bar.update(1)
+        bar.update(len(task[1]))
 
 
 def _grouped_by_C(points, estimator):
