@@ -128,6 +128,14 @@ SOURCES = {
         "openfootball/football.json", "25cfaf102954ebbcdc48f9c2984198b71d48610d",
         "CC0-1.0 (public domain dedication)",
         (r"^201[4-8]-1[5-9]/[a-z]+\.[1-4]\.json$",)),
+    # FiveThirtyEight's club soccer predictions (fivethirtyeight/data: "data
+    # ... available under the Creative Commons Attribution 4.0 International
+    # License"); fivethirtyeight/data itself links the file without holding
+    # it, so the copy of September 2019 in a public course repository.
+    "spi_football": Source(
+        "Tsun1/DAV-540", "1994827d065786d6ac435cd75721af926da529a7",
+        "CC BY 4.0 (FiveThirtyEight's data; the copying repository states no licence)",
+        (r"^soccer-spi/spi_matches\.csv$",)),
 }
 
 
@@ -401,6 +409,55 @@ def load_club_football():
                                   "leagues in test": int(np.unique(games["league"][test]).size)})
 
 
+# spi_football: European domestic leagues with August-May seasons (the
+# calendar-year leagues of Sweden and Norway, the Americas, Asia, Africa,
+# Australia, cups and the women's league left out).
+SPI_LEAGUES = (
+    "Barclays Premier League", "English League Championship", "English League One",
+    "English League Two", "Spanish Primera Division", "Spanish Segunda Division",
+    "French Ligue 1", "French Ligue 2", "Italy Serie A", "Italy Serie B", "German Bundesliga",
+    "German 2. Bundesliga", "Dutch Eredivisie", "Portuguese Liga", "Belgian Jupiler League",
+    "Turkish Turkcell Super Lig", "Russian Premier Liga", "Greek Super League",
+    "Scottish Premiership", "Austrian T-Mobile Bundesliga", "Swiss Raiffeisen Super League",
+    "Danish SAS-Ligaen")
+
+
+def load_spi_football():
+    """Twenty-two European club leagues, 2016-17 to 2018-19, with
+    FiveThirtyEight's published win / draw / loss forecasts (SPI) as the
+    reference (in the ``p_`` columns, as bookmakers' odds elsewhere): test
+    2018-19, train the two seasons before (2016-17 holds only the top five
+    leagues and a few more); features from the first season on. Folds keep a
+    league's season together. The forecaster used goals, expected goals and
+    more than results; we see results and goals."""
+    frame = pd.read_csv(_files("spi_football", "*.csv")[0])
+    frame = frame[frame["league"].isin(SPI_LEAGUES)].dropna(subset=["score1", "score2"])
+    # Promotion play-offs decided on the day (extra time, penalties) have no
+    # draw: the forecast gives it 0 (6 matches of 2018-19).
+    frame = frame[frame["probtie"] > 0]
+    frame = frame.assign(date=pd.to_datetime(frame["date"])).sort_values(
+        "date", kind="stable").reset_index(drop=True)
+    season = _season_of(frame["date"])
+    forecast = frame[["prob2", "probtie", "prob1"]].to_numpy(dtype=float)
+    forecast /= forecast.sum(axis=1, keepdims=True)  # published to four decimals
+    games = pd.DataFrame({
+        # b is the home side (team1): +1 advantage.
+        "time": frame["date"].to_numpy(), "a": frame["team2"].astype(str).to_numpy(),
+        "b": frame["team1"].astype(str).to_numpy(),
+        "y": np.sign(frame["score1"] - frame["score2"]).astype(int).to_numpy(),
+        "advantage": 1.0, "score_a": frame["score2"].to_numpy(dtype=float),
+        "score_b": frame["score1"].to_numpy(dtype=float),
+        "p_a": forecast[:, 0], "p_tie": forecast[:, 1], "p_b": forecast[:, 2],
+        "group": (frame["league"] + ":" + pd.Series(season).astype(str)).to_numpy(),
+        "league": frame["league"].to_numpy()})
+    test_season = 2018
+    test = season == test_season
+    train = (season >= test_season - 2) & (season < test_season)
+    return SuiteSet("spi_football", "club football, 22 European leagues, FiveThirtyEight's "
+                    "forecasts", games, test, train,
+                    notes={"test season": f"{test_season}-{test_season + 1}"})
+
+
 LOADERS = {
     "football_odds": load_football_odds,
     "italy_1980s": load_italy_1980s,
@@ -409,6 +466,7 @@ LOADERS = {
     "computer_chess": load_computer_chess,
     "tcec": load_tcec,
     "club_football": load_club_football,
+    "spi_football": load_spi_football,
 }
 
 
