@@ -42,6 +42,20 @@ def test_n_jobs_does_not_change_the_search():
     assert one.best_params_ == two.best_params_
     np.testing.assert_array_equal(one.cv_results_.to_numpy(), two.cv_results_.to_numpy())
     np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+    # Fewer splits than workers (one validation split; three folds on four
+    # workers): the paths run apart there and one after another serially,
+    # the same search either way.
+    from svmcompare.grid_search import validation_search
+
+    Xv, yv = make_norm_pairs(80, "l1", random_state=2)
+    serial = validation_search(SVMCompare(), grid["param_grid"], X, y, Xv, yv, n_jobs=1)
+    parallel = validation_search(SVMCompare(), grid["param_grid"], X, y, Xv, yv, n_jobs=2)
+    assert serial[1].equals(parallel[1])
+    np.testing.assert_array_equal(serial[0].decision_function(Xv),
+                                  parallel[0].decision_function(Xv))
+    three = SVMCompareCV(n_jobs=4, cv=3, **grid).fit(X, y)
+    np.testing.assert_array_equal(SVMCompareCV(n_jobs=1, cv=3, **grid).fit(X, y)
+                                  .cv_results_.to_numpy(), three.cv_results_.to_numpy())
 
 
 def test_the_layout_of_x_does_not_change_the_fit():

@@ -292,19 +292,21 @@ def test_paths_are_dispatched_longest_first():
     assert [len(task[1]) for task in _longest_first([(0, [paths[3]]), chained[0]], {})] == [3, 1]
 
 
-def test_kernel_chains_group_a_splits_rbf_paths_by_increasing_gamma():
+def test_kernel_chains_group_a_splits_exact_rbf_paths():
     from svmcompare.grid_search import _grouped_by_C, _kernel_chains
 
     grid = [{"kernel": ["linear"], "class_weight": ["balanced", None], "C": [0.1, 1.0]},
             {"kernel": ["rbf"], "class_weight": ["balanced"], "gamma": [4.0, 0.25, 1.0],
              "C": [0.1, 1.0]},
             {"kernel": ["rbf"], "gamma": [0.5], "class_weight": [None], "C": [1.0]},
-            {"kernel": ["rbf"], "gamma": [0.5], "solver": ["nystroem"], "C": [1.0]}]
+            {"kernel": ["rbf"], "gamma": [0.5], "solver": ["nystroem"], "C": [1.0]},
+            {"kernel": ["laplacian"], "gamma": [0.5, 1.0], "C": [1.0]}]
     chains = _kernel_chains(_grouped_by_C(grid_points(grid), SVMCompare()), SVMCompare())
     lengths = sorted(len(chain) for chain in chains)
-    assert lengths == [1, 1, 1, 4]  # two linear paths, Nystroem alone, four exact RBF
+    # Two linear paths, Nystroem's and two Laplacian ones alone; four exact RBF.
+    assert lengths == [1, 1, 1, 1, 1, 4]
     rbf = next(chain for chain in chains if len(chain) == 4)
-    assert [dict(others)["gamma"] for others, _ in rbf] == [0.25, 0.5, 1.0, 4.0]
+    assert sorted(dict(others)["gamma"] for others, _ in rbf) == [0.25, 0.5, 1.0, 4.0]
     # Every path once.
     assert sum(lengths) == len(_grouped_by_C(grid_points(grid), SVMCompare()))
 

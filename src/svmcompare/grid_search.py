@@ -233,6 +233,12 @@ def path_budget(estimator):
     return max(getattr(estimator, "cache_size", np.inf) * 2**20 / 2, PATH_GRAM_BYTES)
 
 
+def _decision_block_bytes(n_val, prepared):
+    """Bytes of :func:`_path_decisions`' block: both items of ``n_val``
+    validation pairs against the path's training items."""
+    return 16.0 * n_val * prepared.problem.items.shape[0]
+
+
 def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None):
     """d = r(x') - r(x) (+ v^T context) on validation pairs for every model of
     one exact C path, from a single kernel block of the validation items
@@ -247,7 +253,7 @@ def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None)
     items = prepared.problem.items
     n_val = X_val.shape[0]
     if prepared.solver != "exact" or not fitted or \
-            16.0 * n_val * items.shape[0] > path_budget(estimator):
+            _decision_block_bytes(n_val, prepared) > path_budget(estimator):
         return [None] * len(models)
     Xs = standardized_pairs(fitted[0], X_val)  # the models share the path's scaler
     block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)
@@ -302,6 +308,9 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
         models, prepared = _fit_path(estimator, X[train], y[train], Cs,
                                      take_rows(context, train), take_rows(sample_weight, train),
                                      bases, chain)
+    if chain is not None and \
+            chain.nbytes + _decision_block_bytes(len(val), prepared) > path_budget(estimator):
+        chain.release()  # the validation block takes the item kernel's place, as unchained
     decisions = _path_decisions(estimator, prepared, models, X[val], take_rows(context, val),
                                 bases)
     # The path's models share its scaler, hence its standardized training pairs
@@ -434,26 +443,21 @@ def _timed_chain(estimator, chain, X, y, context, sample_weight, split, keep_mod
 
 def _kernel_chains(groups, estimator):
     """The C paths (:func:`_grouped_by_C`'s groups) in chains run one after
-    another in one task: exact RBF and Laplacian paths that differ only in
-    gamma and class weight, by increasing gamma, share a
-    :class:`~svmcompare.kernels.KernelChain` (one item kernel per split
-    instead of one per path: sushi's folds of 6,400 items, four paths each);
-    every other path is a chain of its own."""
+    another in one task: exact RBF paths that differ only in gamma and class
+    weight share a :class:`~svmcompare.kernels.KernelChain` (one item
+    kernel's memory per split instead of one per path: sushi's folds of
+    6,400 items, four paths each); every other path is a chain of its own.
+    The values are a new block's, so chaining changes no result."""
     params = estimator.get_params()
     chains = {}
     for others, entries in groups:
         setting = {**params, **dict(others)}
-        chained = setting.get("kernel") in ("rbf", "laplacian") and \
+        chained = setting.get("kernel") == "rbf" and \
             setting.get("solver") not in ("nystroem", "linear")
         key = repr(tuple((k, v) for k, v in others if k not in ("gamma", "class_weight"))) \
             if chained else len(chains)
         chains.setdefault(key, []).append((others, entries))
-
-    def gamma(group):
-        value = {**params, **dict(group[0])}.get("gamma")
-        return float(value) if isinstance(value, numbers.Real) else np.inf
-
-    return [sorted(chain, key=gamma) for chain in chains.values()]
+    return list(chains.values())
 
 
 def _longest_first(tasks, seconds_per_C):

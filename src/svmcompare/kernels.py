@@ -54,23 +54,31 @@ class KernelSpec:
     coef0: float
     func: Callable | None = None
 
-    def block(self, A, B, bases=None):
+    def block(self, A, B, bases=None, out=None):
         """The kernel matrix ``k(A[i], B[j])`` of shape (len(A), len(B)).
 
         ``bases`` (a :class:`BlockBases`) keeps the part of the block that
         does not depend on gamma, coef0 or degree (inner products or
         distances) for later blocks of the same items, e.g. every gamma of a
-        grid search; the values are the same either way.
+        grid search; the values are the same either way.  ``out`` (RBF
+        kernels only): a C-contiguous float64 array of the block's shape to
+        write the block into, with the same values.
         """
+        if out is not None and (self.func is not None or self.code != RBF):
+            raise ValueError(f"block(out=...) takes RBF kernels only; this is {self.name!r}.")
         if self.func is not None:
             return _call_user_kernel(self.func, A, B)
         if self.code == RBF and (bases is None or 8.0 * A.shape[0] * B.shape[0] > bases.max_bytes):
             # No base to keep: exp(-gamma ||a - b||^2) finished band by band
             # with the distances (one pass over the block instead of six).
-            return _squared_distances(A, B, scale=-self.gamma, exponentiate=True)
+            return _squared_distances(A, B, scale=-self.gamma, exponentiate=True, out=out)
         if bases is None:
             return self._from_base(self._base(A, B), in_place=True)
         base = bases.get(_FAMILY[self.code], A, B, self._base)
+        if out is not None:  # as _from_base's copy, into out
+            np.copyto(out, base)
+            scaled_exp(out.reshape(-1), -self.gamma)
+            return out
         # A base too large to keep is no one else's: overwrite it rather than
         # allocate a second block (a fresh 400 MB array cost 0.3 s of page
         # faults on top of the 0.1 s of arithmetic).
@@ -207,62 +215,43 @@ class BlockBases:
 
 
 class KernelChain:
-    """One item kernel matrix carried from a C path to the next on the same
-    items: a fold's RBF (or Laplacian) paths in increasing gamma.
+    """The memory of one RBF item kernel, carried from a C path to the next on
+    the same items (a split's RBF paths, one gamma after another).
 
-    ``exp(-gamma d)`` at twice the gamma is the square of the matrix, so a
-    path whose gamma is the previous one's times a power of two takes the
-    matrix squared in place (the default grid's gammas are 1/4, 1 and 4 over
-    the number of features: two squarings, 0.07 s for 6,400 items against
-    0.3-0.7 s for a fresh block, most of it page faults of a new 330 MB
-    array); any other gamma is computed again into the same memory.  One
-    matrix lives at a time, as without the chain.  Values equal a fresh
-    block's up to a few units of rounding per squaring.
+    Each path's item kernel is computed as a new block would be, with the
+    same values to the last bit, but into the previous path's matrix: a new
+    328 MB array (sushi's 6,400 items) costs 0.3-0.7 s, most of it page
+    faults, where writing into memory already touched costs the product and
+    the exp alone, 0.28 s.  Release it (:meth:`release`) before a block that
+    should not sit beside it.
     """
 
-    _MAX_SQUARINGS = 4  # each squaring doubles the relative rounding error
-
     def __init__(self):
-        self._kernel = self._items = self._gram = None
+        self._items = self._gram = None
 
     def gram(self, kernel, items, bases=None):
-        """``kernel.block(items, items, bases)``, from the chain's matrix when
-        it holds one of the same family on the same items."""
-        if not self._follows(kernel, items):
-            self._gram = None  # freed before the next block is built
-            gram = kernel.block(items, items, bases)
-            if kernel.func is None and kernel.code in (RBF, LAPLACIAN):
-                gram = np.ascontiguousarray(gram)
-                if not gram.flags.writeable:  # a kept base's block: the chain's own copy
-                    gram = gram.copy()
-                self._kernel, self._items, self._gram = kernel, items, gram
-            return gram
-        squarings = _doublings(kernel.gamma / self._kernel.gamma)
-        if squarings is not None and squarings <= self._MAX_SQUARINGS:
-            for _ in range(squarings):
-                np.square(self._gram, out=self._gram)  # exp(-g d)^2 = exp(-2 g d)
-        elif kernel.code == RBF:
-            _squared_distances(items, items, scale=-kernel.gamma, exponentiate=True,
-                               out=self._gram)
-        else:
-            self._gram = None
-            self._gram = np.ascontiguousarray(kernel.block(items, items, bases))
-        self._kernel = kernel
-        return self._gram
+        """``kernel.block(items, items, bases)``, in the chain's memory when it
+        holds an RBF matrix of items of the same values."""
+        if kernel.func is not None or kernel.code != RBF:
+            return kernel.block(items, items, bases)
+        if self._gram is not None and items.shape == self._items.shape and \
+                (items is self._items or np.array_equal(items, self._items)):
+            return kernel.block(items, items, bases, out=self._gram)
+        self.release()  # freed before the next block is built
+        gram = kernel.block(items, items, bases)
+        if not (gram.flags.writeable and gram.flags.c_contiguous):
+            gram = np.array(gram, order="C")
+        self._items, self._gram = items, gram
+        return gram
 
-    def _follows(self, kernel, items):
-        held = self._kernel
-        return (self._gram is not None and kernel.func is None and kernel.code == held.code
-                and items.shape == self._items.shape
-                and (items is self._items or np.array_equal(items, self._items)))
+    @property
+    def nbytes(self):
+        """Memory held now."""
+        return 0 if self._gram is None else self._gram.nbytes
 
-
-def _doublings(ratio):
-    """k when ``ratio`` is 2^k for an integer k >= 0 (to 1e-12), else None."""
-    if not np.isfinite(ratio) or ratio < 1.0:
-        return None
-    k = round(float(np.log2(ratio)))
-    return k if abs(ratio / 2.0**k - 1.0) <= 1e-12 else None
+    def release(self):
+        """Let the held matrix go (the next :meth:`gram` computes a new one)."""
+        self._items = self._gram = None
 
 
 def _digest(array):
