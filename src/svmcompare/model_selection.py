@@ -379,7 +379,7 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         simplest linear point within half a standard error of the best
         linear one: a kernel's edge of a fraction of a standard error on
         folds that share seasons has lost on the next season, BENCHMARKS.md
-        "Stop 65").  The standard error is that of the per-fold
+        "Sixth run").  The standard error is that of the per-fold
         differences from the best point.  "auto": "half_se"
         when the folds keep groups together (``fit`` given ``groups`` and a
         group splitter such as ``GroupKFold``: such folds resemble new data,
