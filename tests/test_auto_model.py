@@ -335,41 +335,6 @@ def test_a_model_in_by_one_link_is_returned_with_its_best():
     summary["mean_log_loss"] = summary.filter(like="split").mean(axis=1)
     assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 0
 
-def test_half_se_rule_takes_a_kernel_only_a_whole_standard_error_ahead_of_linear():
-    """With half a standard error, an RBF point best by less than one standard
-    error of its paired differences to a linear point gives way to the best
-    linear point (and the simplest within half a standard error of that); a
-    whole standard error ahead, it stays.  The one-SE rule is unchanged."""
-    import pandas as pd
-
-    from svmcompare.model_selection import _simplest_within_se
-
-    base = np.array([1.00, 1.02, 1.04, 1.06, 1.08])
-    wobble = np.array([0.004, -0.004, 0.004, -0.004, 0.0])
-
-    def summary_of(rbf_edge):
-        rows = [("rbf", 1.0, base - rbf_edge),
-                ("linear", 1.0, base + wobble),  # the best linear point
-                ("linear", 0.01, base + 0.003 + wobble),  # 0.003 behind it, steadily
-                ("linear", 1e-4, base + 0.0001 + wobble * 1.2)]  # noise-level behind it
-        frame = pd.DataFrame([{**{f"split{k}_log_loss": v for k, v in enumerate(folds)}}
-                              for _, _, folds in rows])
-        frame["mean_log_loss"] = frame.filter(like="split").mean(axis=1)
-        return frame, [{"kernel": kernel, "C": C} for kernel, C, _ in rows]
-
-    # The RBF point 0.001 ahead on average, within one SE (the wobble's) of
-    # the linear C = 1: the simplest linear point near C = 1, C = 1e-4.
-    summary, params = summary_of(0.001)
-    assert int(summary["mean_log_loss"].idxmin()) == 0
-    assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 3
-    # 0.01 ahead on every fold: the kernel stays.
-    summary, params = summary_of(0.01)
-    assert _simplest_within_se(summary, params, "log_loss", 0, multiple=0.5) == 0
-    # One SE: linear C = 1e-4 either way, as before.
-    summary, params = summary_of(0.001)
-    assert _simplest_within_se(summary, params, "log_loss", 0, multiple=1.0) == 3
-
-
 def test_cv_results_have_per_fold_scores():
     X, y, context = _home_pairs(300, 3)
     model = SVMCompareCV(param_grid={"kernel": ["linear"], "C": [0.1, 1.0]}, cv=3,

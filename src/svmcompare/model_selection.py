@@ -374,13 +374,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         best -- linear before RBF, smaller C first (Breiman's
         one-standard-error rule), then the probability link (``tie_band`` x
         ``link``) with the best mean score at that point.  "half_se": the
-        same within half a standard error, but a kernel point only when
-        it is a whole standard error ahead of every linear one (else the
-        simplest linear point within half a standard error of the best
-        linear one: a kernel's edge of a fraction of a standard error on
-        folds that share seasons has lost on the next season, BENCHMARKS.md
-        "Sixth run").  The standard error is that of the per-fold
-        differences from the best point.  "auto": "half_se"
+        same within half a standard error.  The standard error is that of
+        the per-fold differences from the best point.  "auto": "half_se"
         when the folds keep groups together (``fit`` given ``groups`` and a
         group splitter such as ``GroupKFold``: such folds resemble new data,
         a later season, new people), else "one_se" (folds that share
@@ -1001,10 +996,7 @@ def _split_columns(metric, values):
 
 def _simplest_within_se(summary, row_params, scoring, best, multiple=1.0):
     """Index of the simplest model within ``multiple`` standard errors of
-    ``best``, with the best probability link for that model.  Under one
-    standard error (half_se), a kernel model is kept only when no linear
-    one is within a whole standard error of ``best``; else the rule applies
-    to the best linear point instead.
+    ``best``, with the best probability link for that model.
 
     The standard error is that of the per-fold differences from ``best``
     (folds are shared, so a hard fold is hard for every point; the spread of
@@ -1023,38 +1015,23 @@ def _simplest_within_se(summary, row_params, scoring, best, multiple=1.0):
     mean = summary[f"mean_{scoring}"].to_numpy(float)
     folds = summary.filter(regex=rf"^split\d+_{scoring}$").to_numpy(float)
     sign = -1.0 if scoring == "auc" else 1.0  # larger is better for AUC
-
-    def within(reference, width):
-        excess = sign * (folds - folds[reference])  # >= 0 on average: worse than it
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (failed points)
-            k = np.sum(~np.isnan(excess), axis=1)
-            se = np.nanstd(excess, axis=1, ddof=1) / np.sqrt(np.maximum(k, 1))
-            near = np.nanmean(excess, axis=1) <= width * np.nan_to_num(se)
-        return np.union1d(np.flatnonzero(near & ~np.isnan(mean) & (k > 1)), [reference])
-
-    def linear(index):
-        return row_params[index].get("kernel", "linear") == "linear"
+    excess = sign * (folds - folds[best])  # >= 0 on average: worse than best
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (failed points)
+        k = np.sum(~np.isnan(excess), axis=1)
+        se = np.nanstd(excess, axis=1, ddof=1) / np.sqrt(np.maximum(k, 1))
+        near = np.nanmean(excess, axis=1) <= multiple * np.nan_to_num(se)
+    candidates = np.flatnonzero(near & ~np.isnan(mean) & (k > 1))
+    candidates = np.union1d(candidates, [best])
 
     def model(index):
         return {k: v for k, v in row_params[index].items() if k not in _LINK_PARAMS}
 
     def complexity(index):
         params = row_params[index]
-        return (not linear(index), float(params.get("C", 0.0)), sign * mean[index])
+        return (params.get("kernel", "linear") != "linear", float(params.get("C", 0.0)),
+                sign * mean[index])
 
-    simplest = min(within(best, multiple), key=complexity)
-    if multiple < 1.0 and not linear(simplest):
-        # A kernel's point is kept only a whole standard error ahead of every
-        # linear one; else the rule starts again from the best linear point:
-        # where folds share a season the kernel's small edge has not held up
-        # on the next one (22 European leagues, 5,000 pairs: RBF 0.0007 ahead
-        # by the folds, 0.013 behind on the next season).
-        rivals = [i for i in within(best, 1.0) if linear(i)]
-        if rivals:
-            simplest = min(within(min(rivals, key=lambda i: sign * mean[i]), multiple),
-                           key=complexity)
-
-    chosen = model(simplest)
+    chosen = model(min(candidates, key=complexity))
     same = [i for i in range(len(row_params)) if model(i) == chosen and not np.isnan(mean[i])]
     return same[best_index(mean[same], scoring)]
