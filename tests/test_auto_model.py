@@ -785,3 +785,25 @@ def test_a_solver_warning_inside_a_search_names_its_point_C_and_split():
                for m in searched), searched
     assert any(str(w.message) == "after the search" for w in caught)
     assert warnings.filters == filters
+
+
+def test_the_simplest_rule_reads_a_rows_kernel_from_the_estimator(monkeypatch):
+    """Grid rows that do not name a kernel have the estimator's: with
+    SVMCompare()'s RBF and a grid of a linear part and a part without a
+    kernel, the rule must see the second part as RBF (it read it as linear,
+    a review found, and could prefer an RBF point as the simpler)."""
+    from svmcompare import model_selection
+
+    seen = []
+    rule = model_selection._simplest_within_se
+
+    def spy(summary, row_params, *args, **kwargs):
+        seen.append(row_params)
+        return rule(summary, row_params, *args, **kwargs)
+
+    monkeypatch.setattr(model_selection, "_simplest_within_se", spy)
+    X, y = make_norm_pairs(90, "l1", random_state=0)
+    grid = [{"kernel": ["linear"], "C": [0.1]}, {"C": [0.1], "gamma": [0.5]}]
+    SVMCompareCV(SVMCompare(), param_grid=grid, cv=3).fit(X, y)
+    kernels = {(params["kernel"], params.get("gamma")) for params in seen[0]}
+    assert kernels == {("linear", None), ("rbf", 0.5)}

@@ -688,7 +688,12 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         rule = self.selection if self.selection != "auto" else \
             "half_se" if _folds_keep_groups(splitter, groups) else "one_se"
         if rule in _SE_MULTIPLES:
-            best = _simplest_within_se(summary, row_params, scoring, best, _SE_MULTIPLES[rule])
+            # A row without a kernel has the estimator's (SVMCompare's RBF by
+            # default), which the rule's "linear before RBF" must know.
+            kernel = {"kernel": base.get_params()["kernel"]} \
+                if "kernel" in base.get_params() else {}
+            best = _simplest_within_se(summary, [{**kernel, **params} for params in row_params],
+                                       scoring, best, _SE_MULTIPLES[rule])
         summary["selected"] = np.arange(len(summary)) == best
         # scikit-learn's names too: the criterion, larger is better, and its rank.
         sign = 1.0 if scoring == "auc" else -1.0
