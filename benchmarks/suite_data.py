@@ -369,6 +369,19 @@ def load_tcec():
                     notes={"test seasons": ", ".join(map(str, seasons[-2:]))})
 
 
+def _home_results(time, a, b, score_a, score_b, league, season, **columns):
+    """A games table of league results with b at home (+1 advantage), the
+    label from the scores, folds' groups by league x season, and ``columns``
+    (a forecast's ``p_`` columns)."""
+    score_a, score_b = np.asarray(score_a, dtype=float), np.asarray(score_b, dtype=float)
+    league = np.asarray(league, dtype=object)
+    return pd.DataFrame({
+        "time": np.asarray(time), "a": np.asarray(a), "b": np.asarray(b),
+        "y": np.sign(score_b - score_a).astype(int), "advantage": 1.0,
+        "score_a": score_a, "score_b": score_b, **columns,
+        "group": league + ":" + np.asarray(season).astype(str), "league": league})
+
+
 def load_club_football():
     """Domestic leagues (top four tiers) of many countries, openfootball's
     results: test 2018-19, every league of it (twelve of them with no earlier
@@ -390,17 +403,11 @@ def load_club_football():
     frame["date"] = pd.to_datetime(frame["date"])
     frame = frame.drop_duplicates(subset=["date", "a", "b"]).sort_values(
         ["date", "league"], kind="stable").reset_index(drop=True)
-    games = pd.DataFrame({
-        # b is the home side (team1): +1 advantage; ids by country, so a promoted or
-        # relegated side keeps its history.
-        "time": frame["date"].to_numpy(), "a": frame["a"].to_numpy(),
-        "b": frame["b"].to_numpy(),
-        "y": np.sign(frame["score_b"] - frame["score_a"]).astype(int).to_numpy(),
-        "advantage": 1.0, "score_a": frame["score_a"].to_numpy(dtype=float),
-        "score_b": frame["score_b"].to_numpy(dtype=float),
-        "group": (frame["league"] + ":" + frame["season"].astype(str)).to_numpy(),
-        "league": frame["league"].to_numpy()})
+    # b is the home side (team1); ids by country, so a promoted or relegated
+    # side keeps its history.
     season = frame["season"].to_numpy()
+    games = _home_results(frame["date"], frame["a"], frame["b"], frame["score_a"],
+                          frame["score_b"], frame["league"], season)
     test_season = int(season.max())
     test = season == test_season
     train = (season >= test_season - 2) & (season < test_season)
@@ -440,16 +447,10 @@ def load_spi_football():
     season = _season_of(frame["date"])
     forecast = frame[["prob2", "probtie", "prob1"]].to_numpy(dtype=float)
     forecast /= forecast.sum(axis=1, keepdims=True)  # published to four decimals
-    games = pd.DataFrame({
-        # b is the home side (team1): +1 advantage.
-        "time": frame["date"].to_numpy(), "a": frame["team2"].astype(str).to_numpy(),
-        "b": frame["team1"].astype(str).to_numpy(),
-        "y": np.sign(frame["score1"] - frame["score2"]).astype(int).to_numpy(),
-        "advantage": 1.0, "score_a": frame["score2"].to_numpy(dtype=float),
-        "score_b": frame["score1"].to_numpy(dtype=float),
-        "p_a": forecast[:, 0], "p_tie": forecast[:, 1], "p_b": forecast[:, 2],
-        "group": (frame["league"] + ":" + pd.Series(season).astype(str)).to_numpy(),
-        "league": frame["league"].to_numpy()})
+    # b is the home side (team1).
+    games = _home_results(frame["date"], frame["team2"].astype(str), frame["team1"].astype(str),
+                          frame["score2"], frame["score1"], frame["league"], season,
+                          p_a=forecast[:, 0], p_tie=forecast[:, 1], p_b=forecast[:, 2])
     test_season = 2018
     test = season == test_season
     train = (season >= test_season - 2) & (season < test_season)
