@@ -690,8 +690,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if rule in _SE_MULTIPLES:
             # A row without a kernel has the estimator's (SVMCompare's RBF by
             # default), which the rule's "linear before RBF" must know.
-            kernel = {"kernel": base.get_params()["kernel"]} \
-                if "kernel" in base.get_params() else {}
+            kernel = {name: value for name, value in base.get_params().items()
+                      if name == "kernel"}
             best = _simplest_within_se(summary, [{**kernel, **params} for params in row_params],
                                        scoring, best, _SE_MULTIPLES[rule])
         summary["selected"] = np.arange(len(summary)) == best
