@@ -598,6 +598,8 @@ class Prepared:
     context: np.ndarray = None  # the validated pair context, or None
     sample_weight: np.ndarray = None  # the validated pair weights, or None
     gram: np.ndarray = None  # k(items, items), when a C path computed it for its fits
+    # The primal solvers' rows d_t, when a C path formed them once for its fits.
+    rows: object = None
     # The features fit would keep (vary over the items), when Xs holds others
     # too: partial_fit's features as given.
     n_kept: int = None

@@ -32,13 +32,14 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 from tqdm.auto import tqdm
 
-from ._base import expansion_index, prepare, solve, store, training_spread
+from ._base import expansion_index, prepare, primal_rows, solve, store, training_spread
 from ._problem import row_expansion
 from ._validation import check_C, check_costs, check_pairs_labels, take_rows
 from .exceptions import NoRankingError, degenerate_warnings_silenced, fit_named
 from .kernels import BlockBases, KernelChain
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
+from .solvers.dual_cd import passes_within_budget
 from .solvers.interrupt import bar_options
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
@@ -125,8 +126,15 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
             gram = prepared.kernel.block(items, items, bases) if chain is None else \
                 chain.gram(prepared.kernel, items, bases)
             prepared = replace(prepared, gram=gram)
+    elif prepared.solver in ("linear", "nystroem"):
+        # The same rows at every C: formed once (Nystroem's feature map over
+        # both items of every row was a tenth of club football's search).
+        prepared = replace(prepared, rows=primal_rows(prepared))
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
+    # The last primal solve's coordinate passes (None: Newton's method found
+    # it) and whether it was warm-started (a cold start's passes predict nothing).
+    passes, warm = None, False
     for i in np.argsort(Cs, kind="stable"):
         C = Cs[i]
         model = clone(estimator).set_params(C=C)
@@ -144,7 +152,10 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
             # its coarsest smoothing levels, and the scaled alphas for
             # coordinate descent.
             start = {"v0": primal, "alpha0": alpha * (C / previous),
-                     "first_smoothing": PATH_FIRST_SMOOTHING}
+                     "first_smoothing": PATH_FIRST_SMOOTHING,
+                     "coordinate_descent": passes is not None and (
+                         not warm or passes_within_budget(prepared.rows, passes,
+                                                          C / previous))}
         with fit_named(f"at C={C:g}"):
             result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
@@ -152,6 +163,10 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
             alpha, previous = result.alpha, C
             primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
+            # Once a C needed Newton's method, so do the larger ones: the
+            # coordinate passes' work grows with C.
+            passes = result.n_iter if result.coordinate_descent else None
+            warm = bool(start)
         try:
             # A degenerate point is recorded (``degenerate_``), not shouted once
             # per fold and C; a refit of the chosen point still warns.
@@ -159,8 +174,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
                 models[i] = store(model, step, result, feature_map)
         except NoRankingError:
             models[i] = None
-    # The item kernel goes with the fits (the validation block comes next).
-    return models, replace(prepared, gram=None)
+    # The item kernel and rows go with the fits (the validation block comes next).
+    return models, replace(prepared, gram=None, rows=None)
 
 
 _SEARCHED = ("kernel", "gamma", "class_weight", "scale_indicators", "loss")
