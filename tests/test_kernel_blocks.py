@@ -172,6 +172,28 @@ def test_dense_columns_and_small_blocks_keep_the_one_product():
     assert kernels._sparse_columns(big, big[:100]) is None
 
 
+@pytest.mark.parametrize("exponentiate", [False, True])
+def test_dense_distances_band_by_band_equal_the_whole_blocks_passes(exponentiate, monkeypatch):
+    # Bands of 64 rows (a small band budget here, so that the blocks have
+    # several, and a remainder), finished one after another, into a given
+    # array or a new one: the distances of the whole block's product.
+    monkeypatch.setattr(kernels, "_DISTANCE_BAND_BYTES", 8 * 64 * 150)
+    rng = np.random.default_rng(7)
+    A, B = rng.normal(size=(333, 6)), rng.normal(size=(150, 6))
+    for left, right in ((A, B), (A, A), (B, A)):
+        direct = (np.einsum("ij,ij->i", left, left)[:, None]
+                  + np.einsum("ij,ij->i", right, right)[None, :] - 2.0 * left @ right.T)
+        expected = -0.3 * np.maximum(direct, 0.0)
+        if exponentiate:
+            expected = np.exp(expected)
+        out = np.full((left.shape[0], right.shape[0]), np.nan)
+        got = kernels._squared_distances(left, right, -0.3, exponentiate, out=out)
+        assert got is out
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(
+            kernels._squared_distances(left, right, -0.3, exponentiate), got)
+
+
 @pytest.mark.parametrize("name", ["rbf", "laplacian"])
 def test_a_base_too_large_to_keep_is_written_into_not_copied(name, monkeypatch):
     # rbf: -gamma ||a - b||^2 in the distances' own pass, then exp in place;
