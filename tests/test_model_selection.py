@@ -107,45 +107,6 @@ def test_a_nystroem_path_forms_its_rows_once_and_equals_fits_alone(monkeypatch):
                                    alone.decision_function(Xtest), rtol=1e-4, atol=1e-6)
 
 
-def test_a_path_goes_to_newton_once_coordinate_descent_ran_past_its_budget(monkeypatch):
-    # Coordinate descent's passes grow with C: after a C it did not finish
-    # (or one whose passes predict more than its budget at the next C), the
-    # larger C go to Newton's method directly, with the same optimum.
-    from svmcompare.grid_search import fit_C_path
-    from svmcompare.solvers import dual_cd
-
-    monkeypatch.setattr(dual_cd, "DENSE_CD_PASSES_PER_COLUMN", 1)
-    X, y = make_norm_pairs(400, "l1", equality_fraction=0.3, noise=0.5, random_state=3)
-    tried = []
-    original = dual_cd.solve_linear_dual
-    monkeypatch.setattr(dual_cd, "solve_linear_dual",
-                        lambda D, y, C, **k: tried.append(1) or original(D, y, C, **k))
-    Cs = [0.001, 0.01, 1.0, 10.0, 100.0]
-    path = fit_C_path(SVMCompare(kernel="linear"), X, y, Cs)
-    assert 0 < len(tried) < len(Cs)  # the first C tried it, the largest did not
-    for C, fitted in zip(Cs, path, strict=True):
-        alone = SVMCompare(kernel="linear", C=C).fit(X, y)
-        assert fitted.primal_objective_ == pytest.approx(alone.primal_objective_, rel=1e-6)
-
-
-def test_passes_within_budget_grows_the_last_passes_by_the_decades_of_C():
-    from svmcompare.solvers.dual_cd import (
-        DENSE_CD_PASSES_PER_COLUMN,
-        PASS_GROWTH_PER_DECADE,
-        passes_within_budget,
-    )
-
-    D = np.ones((5, 10))
-    budget = DENSE_CD_PASSES_PER_COLUMN * 10
-    at_edge = budget / PASS_GROWTH_PER_DECADE
-    assert passes_within_budget(D, 0.99 * at_edge, 10.0)
-    assert not passes_within_budget(D, 1.01 * at_edge, 10.0)
-    assert passes_within_budget(D, 0.99 * budget, 1.0)  # no growth without a larger C
-    assert not passes_within_budget(D, 1.01 * budget / PASS_GROWTH_PER_DECADE ** 2, 100.0)
-    from scipy import sparse
-    assert passes_within_budget(sparse.csr_matrix(D), 1e9, 1e6)  # no budget on sparse rows
-
-
 def test_path_marks_failed_fits_as_none():
     from svmcompare.grid_search import fit_C_path
 

@@ -133,13 +133,11 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False,
-               first_smoothing=1.0, coordinate_descent=True):
+               first_smoothing=1.0):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
         (exact), ``v0`` (the primal solvers' (u, beta)), ``alpha0`` (dual
-        coordinate descent), ``first_smoothing`` (the primal Newton
-        method's first level) and ``coordinate_descent`` (False: the hinge's
-        Newton method without trying coordinate descent) serve warm-started
-        paths and refits."""
+        coordinate descent) and ``first_smoothing`` (the primal Newton
+        method's first level) serve warm-started paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = setting(self, "n_jobs")
         if prepared.solver == "exact":
@@ -157,7 +155,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
                                    tol=self.tol, v0=v0, alpha0=alpha0,
                                    first_smoothing=first_smoothing, loss=self.loss,
-                                   n_threads=n_jobs, coordinate_descent=coordinate_descent)
+                                   n_threads=n_jobs)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):

@@ -39,7 +39,6 @@ from .exceptions import NoRankingError, degenerate_warnings_silenced, fit_named
 from .kernels import BlockBases, KernelChain
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
-from .solvers.dual_cd import passes_within_budget
 from .solvers.interrupt import bar_options
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
@@ -132,9 +131,6 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         prepared = replace(prepared, rows=primal_rows(prepared))
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
-    # The last primal solve's coordinate passes (None: Newton's method found
-    # it) and whether it was warm-started (a cold start's passes predict nothing).
-    passes, warm = None, False
     for i in np.argsort(Cs, kind="stable"):
         C = Cs[i]
         model = clone(estimator).set_params(C=C)
@@ -152,10 +148,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
             # its coarsest smoothing levels, and the scaled alphas for
             # coordinate descent.
             start = {"v0": primal, "alpha0": alpha * (C / previous),
-                     "first_smoothing": PATH_FIRST_SMOOTHING,
-                     "coordinate_descent": passes is not None and (
-                         not warm or passes_within_budget(prepared.rows, passes,
-                                                          C / previous))}
+                     "first_smoothing": PATH_FIRST_SMOOTHING}
         with fit_named(f"at C={C:g}"):
             result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
@@ -163,10 +156,6 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
             alpha, previous = result.alpha, C
             primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
-            # Once a C needed Newton's method, so do the larger ones: the
-            # coordinate passes' work grows with C.
-            passes = result.n_iter if result.coordinate_descent else None
-            warm = bool(start)
         try:
             # A degenerate point is recorded (``degenerate_``), not shouted once
             # per fold and C; a refit of the chosen point still warns.

@@ -262,6 +262,7 @@ def _digest(array):
 # size of a core's share of the last-level cache).
 _DISTANCE_BAND_BYTES = 4 * 2**20
 _BAND_ROWS = 64
+_BAND_MAX_FEATURES = 32
 
 
 def _squared_distances(A, B, scale=1.0, exponentiate=False, out=None):
@@ -279,34 +280,42 @@ def _squared_distances(A, B, scale=1.0, exponentiate=False, out=None):
     A = np.asarray(A, dtype=np.float64)
     B = A if B is A else np.asarray(B, dtype=np.float64)
     sparse = _sparse_columns(A, B)
+    if sparse is None and A.shape[1] <= _BAND_MAX_FEATURES:
+        return _banded_distances(A, B, float(scale), exponentiate, out)
     if sparse is None:
-        return _dense_distances(A, B, float(scale), exponentiate, out)
-    columns, center = sparse
-    A_dense, A_sparse, a_norms = _split_shifted(A, columns, center)
-    B_dense, B_sparse, b_norms = (A_dense, A_sparse, a_norms) if B is A else \
-        _split_shifted(B, columns, center)
-    out = np.matmul(A_dense, B_dense.T, out=out)
-    cross = (A_sparse @ B_sparse.T).tocoo()  # canonical: each (row, col) once
-    out[cross.row, cross.col] += cross.data
+        out = np.matmul(A, B.T, out=out)
+        a_norms = np.einsum("ij,ij->i", A, A)
+        b_norms = a_norms if B is A else np.einsum("ij,ij->i", B, B)
+    else:
+        columns, center = sparse
+        A_dense, A_sparse, a_norms = _split_shifted(A, columns, center)
+        B_dense, B_sparse, b_norms = (A_dense, A_sparse, a_norms) if B is A else \
+            _split_shifted(B, columns, center)
+        out = np.matmul(A_dense, B_dense.T, out=out)
+        cross = (A_sparse @ B_sparse.T).tocoo()  # canonical: each (row, col) once
+        out[cross.row, cross.col] += cross.data
     _finish_distances(out, a_norms, b_norms, float(scale), exponentiate)
     return out
 
 
-def _dense_distances(A, B, scale, exponentiate, out):
-    """:func:`_squared_distances` by BLAS alone, band by band of rows, each
-    band finished while its product is still in cache: with few features
-    the product is bound by memory, and a whole block's product, then its
-    finish, wrote the block twice and read it once (sushi's 6,400 items of
-    14 features: 0.23 -> 0.13 s), with the same bits as the whole block's."""
+def _banded_distances(A, B, scale, exponentiate, out):
+    """:func:`_squared_distances` of few features by BLAS, band by band of
+    rows, each band finished while its product is still in cache: with few
+    features the product is bound by memory, and a whole block's product,
+    then its finish, wrote the block twice and read it once (sushi's 6,400
+    items of 14 features: 0.21-0.23 -> 0.13-0.21 s).  With many features the
+    product is bound by arithmetic and bands cost more than they spare
+    (3,000 x 227: 0.10 -> 0.14 s): those take the whole block's product."""
     a_norms = np.einsum("ij,ij->i", A, A)
     b_norms = a_norms if B is A else np.einsum("ij,ij->i", B, B)
     if out is None:
         out = np.empty((A.shape[0], B.shape[0]))
-    # Whole multiples of 64 rows: BLAS's kernels take rows 4 to 16 at a
-    # time and an odd remainder of a band would be summed by its edge
-    # kernel, in other bits than the whole block's product.
+    # Whole multiples of 64 rows: BLAS's kernels take rows 4 to 16 at a time,
+    # and bands of such multiples leave its edge kernels the rows they would
+    # have in the whole product (mostly: a threaded whole product splits its
+    # rows elsewhere, and entries can differ from it by an ulp).
     rows = _BAND_ROWS * max(1, _DISTANCE_BAND_BYTES // (8 * _BAND_ROWS * max(B.shape[0], 1)))
-    for start in range(0, A.shape[0], rows):
+    for start in range(0, max(A.shape[0], 1), rows):  # no rows: the finish checks scale
         band = out[start:start + rows]
         np.matmul(A[start:start + rows], B.T, out=band)
         _finish_distances(band, a_norms[start:start + rows], b_norms, scale, exponentiate)

@@ -66,23 +66,6 @@ DUAL_CD_MAX_COST = 200.0
 # labels at C <= 1e-3, coordinate descent needed 7,000-46,000 passes, up to
 # 1.2 s against Newton's 0.03 s).
 DENSE_CD_PASSES_PER_COLUMN = 20
-# Along a C path, coordinate descent warm-started from the previous C took
-# 2.5-5.3 times as many passes per tenfold C on the suite's dense rows (club
-# football's Nystroem rows: 1.6, 8.6, then past the budget at C = 10, every
-# path): the expected growth per decade when deciding whether to try it.
-PASS_GROWTH_PER_DECADE = 10.0 ** 0.5
-
-
-def passes_within_budget(D, passes, factor):
-    """Whether coordinate descent on dense rows ``D``, warm-started at C times
-    ``factor`` from a solve that took ``passes`` passes at C, is expected to
-    converge within its budget (:data:`DENSE_CD_PASSES_PER_COLUMN` a column;
-    the passes grow by :data:`PASS_GROWTH_PER_DECADE` per tenfold C).  Sparse
-    rows have no budget: True."""
-    if sp.issparse(D):
-        return True
-    expected = passes * PASS_GROWTH_PER_DECADE ** np.log10(max(factor, 1.0))
-    return expected <= DENSE_CD_PASSES_PER_COLUMN * D.shape[1]
 
 
 def dual_cd_suits(D, C):
@@ -297,13 +280,11 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     # when the fitted values are small), not tol itself, or a small beta of a
     # small C reads as 0 here and not from the Newton solver on the same rows.
     noise = max(eps, 1e-8) * max(1.0, score_scale)
-    return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise,
-                        coordinate_descent=True)
+    return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
 
 
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
-                      first_smoothing=1.0, loss="hinge", n_threads=None,
-                      coordinate_descent=True):
+                      first_smoothing=1.0, loss="hinge", n_threads=None):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
     of ``v0``) for the hinge where :func:`dual_cd_suits` and for the squared
@@ -318,16 +299,10 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
     beat Newton's smoothing levels (354 s there).
 
     ``n_threads``: numba's threads for the solver's parallel loops, one below
-    :data:`threads.PARALLEL_WORK` entries of ``D`` (see :func:`solver_threads`).
-
-    ``coordinate_descent=False``: the hinge goes to the Newton method without
-    trying coordinate descent first (a C path whose smaller C needed Newton:
-    coordinate descent's work grows with C, and on the suite's paths it never
-    converged again once it had not; its budget was 10-15% of a search)."""
+    :data:`threads.PARALLEL_WORK` entries of ``D`` (see :func:`solver_threads`)."""
     with solver_threads(n_threads, work=_entries(D)):
         return _solve_linear_rows(D, y, C, bias=bias, tol=tol, v0=v0, alpha0=alpha0,
-                                  first_smoothing=first_smoothing, loss=loss,
-                                  coordinate_descent=coordinate_descent)
+                                  first_smoothing=first_smoothing, loss=loss)
 
 
 def _entries(D):
@@ -335,8 +310,7 @@ def _entries(D):
     return int(D.nnz) if sp.issparse(D) else int(D.size)
 
 
-def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss,
-                       coordinate_descent):
+def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss):
     """:func:`solve_linear_rows` within its thread setting."""
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
@@ -346,7 +320,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss,
                                  loss=loss)
     if loss == "squared_hinge" and sp.issparse(D):
         return solve_squared_hinge_cg(D, y, C, bias=bias, tol=tol, v0=v0)
-    if loss == "hinge" and coordinate_descent and dual_cd_suits(D, C):
+    if loss == "hinge" and dual_cd_suits(D, C):
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
         if sp.issparse(D):
             return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,

@@ -85,8 +85,6 @@ class LinearResult:
         max(smoothing, 1e-8) max(1, s), with s = max_t |u^T d_t| the scale of
         the fitted values (the smoothed hinge moves margins by up to the
         smoothing level).
-    coordinate_descent : bool
-        Whether dual coordinate descent found it (:mod:`solvers.dual_cd`).
     """
 
     u: np.ndarray
@@ -97,7 +95,6 @@ class LinearResult:
     n_iter: int
     converged: bool
     bias_noise: float = 0.0
-    coordinate_descent: bool = False
 
 
 _HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
