@@ -173,7 +173,8 @@ def test_dense_columns_and_small_blocks_keep_the_one_product():
 
 
 @pytest.mark.parametrize("exponentiate", [False, True])
-def test_dense_distances_band_by_band_equal_the_whole_blocks_passes(exponentiate, monkeypatch):
+def test_few_features_distances_band_by_band_equal_the_whole_blocks_passes(exponentiate,
+                                                                           monkeypatch):
     # Bands of 64 rows (a small band budget here, so that the blocks have
     # several, and a remainder), finished one after another, into a given
     # array or a new one: the distances of the whole block's product.

@@ -280,12 +280,12 @@ def _squared_distances(A, B, scale=1.0, exponentiate=False, out=None):
     A = np.asarray(A, dtype=np.float64)
     B = A if B is A else np.asarray(B, dtype=np.float64)
     sparse = _sparse_columns(A, B)
-    if sparse is None and A.shape[1] <= _BAND_MAX_FEATURES:
-        return _banded_distances(A, B, float(scale), exponentiate, out)
     if sparse is None:
-        out = np.matmul(A, B.T, out=out)
         a_norms = np.einsum("ij,ij->i", A, A)
         b_norms = a_norms if B is A else np.einsum("ij,ij->i", B, B)
+        if A.shape[1] <= _BAND_MAX_FEATURES:
+            return _banded_distances(A, B, a_norms, b_norms, float(scale), exponentiate, out)
+        out = np.matmul(A, B.T, out=out)
     else:
         columns, center = sparse
         A_dense, A_sparse, a_norms = _split_shifted(A, columns, center)
@@ -298,7 +298,7 @@ def _squared_distances(A, B, scale=1.0, exponentiate=False, out=None):
     return out
 
 
-def _banded_distances(A, B, scale, exponentiate, out):
+def _banded_distances(A, B, a_norms, b_norms, scale, exponentiate, out):
     """:func:`_squared_distances` of few features by BLAS, band by band of
     rows, each band finished while its product is still in cache: with few
     features the product is bound by memory, and a whole block's product,
@@ -306,8 +306,6 @@ def _banded_distances(A, B, scale, exponentiate, out):
     items of 14 features: 0.21-0.23 -> 0.13-0.21 s).  With many features the
     product is bound by arithmetic and bands cost more than they spare
     (3,000 x 227: 0.10 -> 0.14 s): those take the whole block's product."""
-    a_norms = np.einsum("ij,ij->i", A, A)
-    b_norms = a_norms if B is A else np.einsum("ij,ij->i", B, B)
     if out is None:
         out = np.empty((A.shape[0], B.shape[0]))
     # Whole multiples of 64 rows: BLAS's kernels take rows 4 to 16 at a time,
