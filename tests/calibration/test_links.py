@@ -305,24 +305,27 @@ def test_log_softmax_matches_scipy_and_survives_large_logits():
     np.testing.assert_allclose(_log_softmax(huge), [[0.0, -1000.0, -2000.0]])
 
 
-@pytest.mark.parametrize("one_hot", [True, False])
-def test_standardized_tie_features_give_the_products_of_the_standardized_matrix(one_hot):
-    # One-hot columns are kept sparse around their median plus a constant row;
-    # either way the products are those of (S - mean) / scale, written out.
+@pytest.mark.parametrize("layout", ["one_hot", "dense", "mixed"])
+def test_standardized_tie_features_give_the_products_of_the_standardized_matrix(layout):
+    # Columns mostly at their median (one-hot) are kept sparse around it plus a
+    # constant, the others dense; either way the products are those of
+    # (S - mean) / scale, written out, in the columns' own order.
     from svmcompare.calibration import StandardizedTieFeatures
 
     rng = np.random.default_rng(0)
     n = 500
-    if one_hot:
-        ids = rng.integers(0, 20, size=(n, 2))
-        S = np.zeros((n, 20))
-        S[np.arange(n), ids[:, 0]] += 0.5
-        S[np.arange(n), ids[:, 1]] += 0.5
-        S = np.hstack([S, np.zeros((n, 1))])  # a constant column too
-    else:
-        S = rng.normal(size=(n, 6))
+    ids = rng.integers(0, 20, size=(n, 2))
+    one_hot = np.zeros((n, 20))
+    one_hot[np.arange(n), ids[:, 0]] += 0.5
+    one_hot[np.arange(n), ids[:, 1]] += 0.5
+    varying = rng.normal(size=(n, 6))
+    S = {"one_hot": np.hstack([one_hot, np.zeros((n, 1))]),  # a constant column too
+         "dense": varying,
+         "mixed": np.hstack([varying[:, :3], one_hot, varying[:, 3:]])}[layout]
     prepared = StandardizedTieFeatures.of(S)
-    assert isinstance(prepared.matrix, np.ndarray) is not one_hot
+    n_dense = {"one_hot": 0, "dense": 6, "mixed": 6}[layout]
+    assert prepared.matrix.dense.shape == (n, n_dense)
+    assert prepared.matrix.sparse.shape == (n, S.shape[1] - n_dense)
     scale = S.std(axis=0)
     dense = (S - S.mean(axis=0)) / np.where(scale > 0, scale, 1.0)
     b, g = rng.normal(size=S.shape[1]), rng.normal(size=n)
@@ -330,6 +333,35 @@ def test_standardized_tie_features_give_the_products_of_the_standardized_matrix(
     np.testing.assert_allclose(prepared.matrix.T @ g, dense.T @ g, rtol=1e-12, atol=1e-10)
     np.testing.assert_array_equal(prepared.low, S.min(axis=0))
     np.testing.assert_array_equal(prepared.high, S.max(axis=0))
+    # Other pairs' features as a link fitted on these sees them: clipped to
+    # this range, standardized as these (the search predicts many links so).
+    T = S[:50] + rng.normal(0, 2, size=(50, S.shape[1]))
+    clipped = (np.clip(T, S.min(axis=0), S.max(axis=0)) - S.mean(axis=0)) \
+        / np.where(scale > 0, scale, 1.0)
+    np.testing.assert_allclose(prepared.clipped(T).matrix @ b, clipped @ b, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(prepared.clipped(sp.csr_matrix(T)).matrix @ b, clipped @ b,
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("link", ["ordered", "davidson"])
+def test_a_link_predicts_the_same_from_features_clipped_once(link):
+    # SVMCompareCV clips a split's tie features once for every link fitted on
+    # the same pairs; features clipped for other pairs are refused.
+    from svmcompare.calibration import PairTieCalibrator, StandardizedTieFeatures
+
+    rng = np.random.default_rng(7)
+    S = np.hstack([rng.normal(size=(400, 2)), rng.uniform(size=(400, 3)) < 0.05])
+    score = rng.normal(size=400)
+    y = np.where(score + rng.logistic(size=400) > 1, 1,
+                 np.where(score + rng.logistic(size=400) < -1, -1, 0))
+    prepared = StandardizedTieFeatures.of(S[:300])
+    fit = PairTieCalibrator(link=link).fit(score[:300], y[:300], prepared)
+    np.testing.assert_allclose(fit.predict_proba(score[300:], None, prepared.clipped(S[300:])),
+                               fit.predict_proba(score[300:], None, S[300:]), rtol=0, atol=1e-14)
+    other = StandardizedTieFeatures.of(S[100:])
+    with pytest.raises(ValueError, match="another link"):
+        fit.predict_proba(score[300:], None, other.clipped(S[300:]))
 
 
 @pytest.mark.parametrize("link", ["ordered", "davidson"])

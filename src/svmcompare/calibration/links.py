@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import LinearOperator
 from scipy.special import expit
 
 from .._ordinal_core import davidson_terms, pair_band_terms
@@ -284,11 +283,12 @@ def _davidson_objective(params, F, S, y, alpha, weight):
 
 
 
-# Tie features go to the link's objective as a sparse matrix plus a constant
-# row when at most this share of their entries differ from their column's
-# median (one-hot identities: 10% at 20,000 club-football pairs, whose dense
-# products were memory-bound, ~7 ms an objective evaluation).
-_SPARSE_TIE_SHARE = 0.25
+# A tie feature goes to the link's objective as a sparse column plus a constant
+# when at most this share of its entries differ from its median (one-hot
+# identities: 2% each at 20,000 club-football pairs), else as a dense column
+# (the history features: a sparse layout of those cost twice the dense one's
+# products, ~0.5 against 0.2 ms on 16,000 pairs x 36 columns).
+_SPARSE_COLUMN_SHARE = 0.3
 
 
 class StandardizedTieFeatures:
@@ -328,17 +328,18 @@ class StandardizedTieFeatures:
             raise ValueError(f"tie_features must have shape (n, k); got {S.shape}.")
         mean, scale = S.mean(axis=0), S.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)
-        matrix = None
-        if S.size:
-            median = np.median(S, axis=0)
-            off = S != median
-            if np.count_nonzero(off) <= _SPARSE_TIE_SHARE * S.size:
-                rows, cols = np.nonzero(off)
-                values = (S[rows, cols] - median[cols]) / scale[cols]
-                matrix = _SparsePlusRow(sp.csr_matrix((values, (rows, cols)), shape=S.shape),
-                                        (median - mean) / scale)
-        if matrix is None:
-            matrix = (S - mean) / scale
+        median = np.median(S, axis=0) if S.shape[0] else np.zeros(S.shape[1])
+        off = S != median
+        busy = np.count_nonzero(off, axis=0) > _SPARSE_COLUMN_SHARE * S.shape[0]
+        quiet = np.flatnonzero(~busy)
+        rows, cols = np.nonzero(off[:, quiet])
+        columns = quiet[cols]
+        sparse = sp.csr_matrix(((S[rows, columns] - median[columns]) / scale[columns],
+                                (rows, cols)), shape=(S.shape[0], quiet.size))
+        busy = np.flatnonzero(busy)
+        row = (median - mean) / scale
+        row[busy] = 0.0
+        matrix = TieMatrix((S[:, busy] - mean[busy]) / scale[busy], busy, sparse, quiet, row)
         return cls(matrix, S.min(axis=0), S.max(axis=0), mean, scale)
 
     @classmethod
@@ -363,20 +364,21 @@ class StandardizedTieFeatures:
         low[implicit] = np.minimum(low[implicit], 0.0)
         high[implicit] = np.maximum(high[implicit], 0.0)
         zeros = (n - stored) + np.bincount(column[S.data == 0], minlength=k)
-        shift = np.zeros(k)
-        busy = np.flatnonzero(2 * zeros <= n)  # 0 is not the median: shift as dense
-        E = S
-        if busy.size:
-            dense = S[:, busy].toarray()
-            shift[busy] = np.median(dense, axis=0)
-            keep = np.ones(k)
-            keep[busy] = 0.0
-            rows, cols = np.nonzero(dense != shift[busy])
-            moved = sp.csc_matrix((dense[rows, cols] - shift[busy][cols], (rows, busy[cols])),
-                                  shape=S.shape)
-            E = S @ sp.diags(keep) + moved
-        E = (E @ sp.diags(1.0 / scale)).tocsr()
-        return cls(_SparsePlusRow(E, (shift - mean) / scale), low, high, mean, scale)
+        # A column where 0 is not the median is mostly stored: a dense column.
+        busy = np.flatnonzero(2 * zeros <= n)
+        quiet = np.setdiff1d(np.arange(k), busy)
+        sparse = (S[:, quiet] @ sp.diags(1.0 / scale[quiet])).tocsr()
+        row = -mean / scale
+        row[busy] = 0.0
+        matrix = TieMatrix((S[:, busy].toarray() - mean[busy]) / scale[busy], busy, sparse,
+                           quiet, row)
+        return cls(matrix, low, high, mean, scale)
+
+    def clipped(self, tie_features):
+        """Other pairs' tie features as a link fitted on these sees them at
+        prediction (clipped to this range, standardized as these; see
+        :func:`_band_term`): for many links' predictions on the same pairs."""
+        return ClippedTieFeatures(self, _clipped(tie_features, self))
 
     @property
     def shape(self):
@@ -385,36 +387,101 @@ class StandardizedTieFeatures:
 
 def _band_term(S, calibrator):
     """b^T s for each pair: its tie features clipped to the range the link saw
-    and standardized as there (dense or scipy sparse; a sparse matrix's
-    implicit zeros are clipped too, without densifying it)."""
-    low, high = calibrator.feature_min_, calibrator.feature_max_
-    mean, scale, b = calibrator.feature_mean_, calibrator.feature_scale_, calibrator.band_coef_
+    and standardized as there."""
+    if isinstance(S, ClippedTieFeatures):
+        if S.source.mean is not calibrator.feature_mean_:
+            raise ValueError("These tie features were clipped for another link's pairs.")
+        return S.matrix @ calibrator.band_coef_
+    return _clipped(S, calibrator) @ calibrator.band_coef_
+
+
+def _clipped(S, features):
+    """Tie features S (dense, scipy sparse or :class:`ShiftedSparse`) clipped to
+    the range of ``features`` (a :class:`StandardizedTieFeatures`, or a fitted
+    link's ``feature_*_`` attributes) and standardized as they were: a dense
+    array, or for sparse S a :class:`TieMatrix` (a sparse matrix's implicit
+    zeros clipped too, without densifying it)."""
+    if isinstance(features, StandardizedTieFeatures):
+        low, high, mean, scale = features.low, features.high, features.mean, features.scale
+    else:
+        low, high = features.feature_min_, features.feature_max_
+        mean, scale = features.feature_mean_, features.feature_scale_
     if isinstance(S, ShiftedSparse):  # clip(S + shift) - mean = clip(S) - (mean - shift)
         S, low, high, mean = S.matrix, low - S.shift, high - S.shift, mean - S.shift
     if not sp.issparse(S):
         S = np.asarray(S, dtype=np.float64)
-        return ((np.clip(S, low, high) - mean) / scale) @ b
+        return (np.clip(S, low, high) - mean) / scale
     S = sp.csr_matrix(S, dtype=np.float64)
-    v = b / scale
     zero = np.clip(0.0, low, high)  # each column's value for an implicit 0
-    data = np.clip(S.data, low[S.indices], high[S.indices]) - zero[S.indices]
-    return sp.csr_matrix((data, S.indices, S.indptr), shape=S.shape) @ v \
-        + float((zero - mean) @ v)
+    data = (np.clip(S.data, low[S.indices], high[S.indices]) - zero[S.indices]) \
+        / scale[S.indices]
+    every = np.arange(S.shape[1])
+    return TieMatrix(np.zeros((S.shape[0], 0)), every[:0],
+                     sp.csr_matrix((data, S.indices, S.indptr), shape=S.shape), every,
+                     (zero - mean) / scale)
 
 
-class _SparsePlusRow(LinearOperator):
-    """E + 1 c^T for a sparse E (n, k) and a row c (k,), by products only."""
+class ClippedTieFeatures:
+    """Tie features clipped and standardized for the links fitted on one set
+    of :class:`StandardizedTieFeatures` (``source``): see
+    :meth:`StandardizedTieFeatures.clipped`."""
 
-    def __init__(self, E, c):
-        super().__init__(np.float64, E.shape)
-        self.E, self.c = E, c
+    def __init__(self, source, matrix):
+        self.source, self.matrix = source, matrix
 
-    def _matvec(self, b):
-        return self.E @ np.ravel(b) + float(self.c @ np.ravel(b))
+    @property
+    def shape(self):
+        return self.matrix.shape
 
-    def _rmatvec(self, g):
-        g = np.ravel(g)
-        return self.E.T @ g + self.c * g.sum()
+
+class TieMatrix:
+    """A matrix of standardized tie features held as its dense columns
+    (``dense``, at ``dense_columns``), its sparse ones (``sparse``, at
+    ``sparse_columns``, each minus a constant) and those constants (``row``,
+    0 at the dense columns): the products A b and A^T g of a link's objective
+    without a dense copy of mostly constant columns (one-hot ids) nor a
+    sparse copy of mostly varying ones."""
+
+    def __init__(self, dense, dense_columns, sparse, sparse_columns, row):
+        self.dense, self.dense_columns = np.ascontiguousarray(dense), dense_columns
+        self.sparse, self.sparse_columns = sp.csr_matrix(sparse), sparse_columns
+        self._sparse_t = None  # A^T's rows, made at the first A^T g
+        self.row = row
+        self.shape = (self.sparse.shape[0], row.size)
+
+    def __matmul__(self, b):
+        if self.dense_columns.size == b.size:  # every column dense (no constants)
+            return self.dense @ b
+        out = self.sparse @ b[self.sparse_columns]
+        if self.dense_columns.size:
+            out += self.dense @ b[self.dense_columns]
+        return out + float(self.row @ b)
+
+    @property
+    def T(self):
+        return _Transposed(self)
+
+    def rmatvec(self, g):
+        """A^T g."""
+        if self.dense_columns.size == self.shape[1]:
+            return g @ self.dense
+        if self._sparse_t is None:  # its rows: A^T g writes in order
+            self._sparse_t = self.sparse.T.tocsr()
+        out = self.row * g.sum()
+        out[self.sparse_columns] += self._sparse_t @ g
+        if self.dense_columns.size:
+            out[self.dense_columns] += g @ self.dense
+        return out
+
+
+class _Transposed:
+    """A^T of a :class:`TieMatrix`, for ``A.T @ g``."""
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    def __matmul__(self, g):
+        return self.matrix.rmatvec(np.ravel(g))
 
 
 class PairTieCalibrator:
