@@ -389,7 +389,11 @@ def _band_term(S, calibrator):
     """b^T s for each pair: its tie features clipped to the range the link saw
     and standardized as there."""
     if isinstance(S, ClippedTieFeatures):
-        if S.source.mean is not calibrator.feature_mean_:
+        source = S.source
+        if not all(np.array_equal(a, b) for a, b in (
+                (source.low, calibrator.feature_min_), (source.high, calibrator.feature_max_),
+                (source.mean, calibrator.feature_mean_),
+                (source.scale, calibrator.feature_scale_))):
             raise ValueError("These tie features were clipped for another link's pairs.")
         return S.matrix @ calibrator.band_coef_
     return _clipped(S, calibrator) @ calibrator.band_coef_
