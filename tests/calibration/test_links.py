@@ -331,6 +331,8 @@ def test_standardized_tie_features_give_the_products_of_the_standardized_matrix(
     b, g = rng.normal(size=S.shape[1]), rng.normal(size=n)
     np.testing.assert_allclose(prepared.matrix @ b, dense @ b, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(prepared.matrix.T @ g, dense.T @ g, rtol=1e-12, atol=1e-10)
+    B = rng.normal(size=(S.shape[1], 3))  # several columns at once
+    np.testing.assert_allclose(prepared.matrix @ B, dense @ B, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(prepared.low, S.min(axis=0))
     np.testing.assert_array_equal(prepared.high, S.max(axis=0))
     # Other pairs' features as a link fitted on these sees them: clipped to

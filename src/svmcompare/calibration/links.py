@@ -299,11 +299,11 @@ class StandardizedTieFeatures:
 
     Attributes
     ----------
-    matrix : ndarray or LinearOperator of shape (n, k)
-        (S - mean) / scale, for the objective's products; where most entries
-        equal their column's median (one-hot columns), it is kept as the
-        sparse (S - median) / scale plus the constant row (median - mean) /
-        scale: the same products from a tenth of the memory traffic.
+    matrix : TieMatrix of shape (n, k)
+        (S - mean) / scale, for the objective's products (``matrix @ b``,
+        ``matrix.T @ g``): columns whose entries mostly equal their median
+        (one-hot columns) are kept as the sparse (S - median) / scale plus
+        the constant (median - mean) / scale, the others dense.
     low, high, mean, scale : ndarray of shape (k,)
         Each column's range, mean and standard deviation (1 where constant).
     """
@@ -459,7 +459,7 @@ class TieMatrix:
         out = self.sparse @ b[self.sparse_columns]
         if self.dense_columns.size:
             out += self.dense @ b[self.dense_columns]
-        return out + float(self.row @ b)
+        return out + self.row @ b  # b of shape (k,) or (k, m)
 
     @property
     def T(self):
