@@ -282,8 +282,8 @@ def _all_link_scores(pooled_of, paths, links, y, splits, tie_features, context,
     fail: per option, the log-loss on each split and the mean Brier score over
     the splits; None for a failed point.  ``paths``: the points' indices by C
     path, in increasing C (:func:`C_paths`); the (path, split) tasks run in
-    parallel, longest paths first (a link fit is ~10-100 ms, and a grid has
-    dozens of points times options times folds)."""
+    parallel split by split, each split's longest paths first (a link fit is
+    ~10-100 ms, and a grid has dozens of points times options times folds)."""
     longest_first = sorted(paths, key=len, reverse=True)
     tasks = [(path, k) for k in range(len(splits)) for path in longest_first]
 

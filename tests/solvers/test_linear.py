@@ -107,7 +107,7 @@ def test_the_crossover_mends_a_guess_that_missed_a_free_row():
         guess = np.where(free, 1.0 - delta / 2, z)  # the free rows in the zone
         guess[missed] = 1.0 + delta
         first = _kkt_guess(D, yt, Ct, (guess > 1 - delta) & (guess < 1), guess <= 1 - delta,
-                           True, weighted)
+                           True, weighted, np.linalg.norm(D, axis=1))
         if first is None or np.flatnonzero(first[3]).tolist() != [missed]:
             continue
         v, _, alpha = _crossover(D, yt, Ct, guess, delta, True, weighted, 50)

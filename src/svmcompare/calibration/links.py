@@ -454,7 +454,7 @@ class TieMatrix:
         self.shape = (self.sparse.shape[0], row.size)
 
     def __matmul__(self, b):
-        if self.dense_columns.size == b.size:  # every column dense (no constants)
+        if self.dense_columns.size == self.shape[1]:  # every column dense (no constants)
             return self.dense @ b
         out = self.sparse @ b[self.sparse_columns]
         if self.dense_columns.size:

@@ -403,13 +403,15 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
     free = (z > 1.0 - delta) & (z < 1.0) & weighted
     bound = (z <= 1.0 - delta) & weighted
     m, p = D.shape
-    n_free = int(np.count_nonzero(free))
-    level_work = max(level_steps, 1) * (4.0 * m * p + n_free * p * p)
+    level_work = max(level_steps, 1) * (4.0 * m * p + np.count_nonzero(free) * p * p)
+    row_norms = None
     for _ in range(2):  # the guess, then at most one exchange
         n_free = int(np.count_nonzero(free))
         if n_free > _CROSSOVER_MAX_FREE or 2.0 * n_free ** 3 + n_free * n_free * p > level_work:
             return None
-        guess = _kkt_guess(D, y, C, free, bound, bias, weighted)
+        if row_norms is None:
+            row_norms = np.sqrt(np.einsum("ij,ij->i", D, D, dtype=np.float64))
+        guess = _kkt_guess(D, y, C, free, bound, bias, weighted, row_norms)
         if guess is None:
             return None
         v, new_z, alpha, wrong_side = guess
@@ -421,10 +423,11 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
     return None
 
 
-def _kkt_guess(D, y, C, free, bound, bias, weighted):
+def _kkt_guess(D, y, C, free, bound, bias, weighted, row_norms):
     """:func:`_crossover`'s solve for one guess of the free rows and the rows
     at C_t: ((u, beta), z, alpha, rows on the wrong side of the margin), or
-    None when alpha leaves its box or a free row misses the margin."""
+    None when alpha leaves its box or a free row misses the margin.
+    ``row_norms``: |d_t| of every row."""
     n_free = int(np.count_nonzero(free))
     D_free = np.asarray(D[free], dtype=np.float64)
     y_free, C_free = y[free], C[free]
@@ -456,7 +459,6 @@ def _kkt_guess(D, y, C, free, bound, bias, weighted):
     new_z = y * fitted
     # Each row's margin to its own rounding scale, |u| |d_t| + |beta|: one row
     # far out (a fitted value of 10^6) must not loosen every other row's check.
-    row_norms = np.sqrt(np.einsum("ij,ij->i", D, D, dtype=np.float64))
     margin = _CROSSOVER_TOL * np.maximum(1.0, np.linalg.norm(u) * row_norms + abs(beta))
     if np.any(np.abs(new_z[free] - 1.0) > margin[free]):
         return None
