@@ -137,3 +137,81 @@ def test_the_progress_total_only_shrinks_as_the_race_drops_points(monkeypatch):
     assert search.cv_results_["n_pruned"].max() > 0  # the race dropped something
     assert totals and totals[0] == 4 * 3  # four splits x three paths
     assert all(later <= earlier for earlier, later in zip(totals, totals[1:], strict=False))
+
+
+def _noisy_linear_pairs(n, p, seed):
+    """Three informative features among ``p``: a linear path overfits past
+    moderate C."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2, p))
+    w = np.zeros(p)
+    w[:3] = [1.5, -1.0, 0.5]
+    d = (X[:, 1] - X[:, 0]) @ w + rng.logistic(scale=0.4, size=n)
+    return X, np.where(d > 0.7, 1, np.where(d < -0.7, -1, 0))
+
+
+LINEAR_PATH = [{"kernel": ["linear"], "C": [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]}]
+
+
+def test_a_path_ends_on_the_first_fold_where_the_race_would_drop_the_rest(monkeypatch):
+    # A margin small enough for this path's rise past C = 0.1 (the first
+    # fold's in-fold log-loss 0.432, 0.423, 0.424, 0.431 at C = 1e-3..10;
+    # per-pair differences too noisy for any standard-error multiple).
+    monkeypatch.setattr(model_selection, "RACE_MARGIN", 0.005)
+    monkeypatch.setattr(model_selection, "RACE_Z", 0.0)
+    X, y = _noisy_linear_pairs(800, 100, 0)
+    fitted = []
+    path = grid_search._fit_path
+
+    def spy(estimator, X, y, Cs, *args, **kwargs):
+        models, prepared = path(estimator, X, y, Cs, *args, **kwargs)
+        fitted.append([C for C, model in zip(Cs, models, strict=True) if model is not None])
+        return models, prepared
+
+    def fit():
+        return SVMCompareCV(param_grid=LINEAR_PATH, cv=GroupKFold(4), probability=True,
+                            n_jobs=1).fit(X, y, groups=np.arange(y.size) % 4)
+
+    monkeypatch.setattr(grid_search, "_fit_path", spy)
+    ended = fit()
+    first_fold = fitted[0]
+    monkeypatch.setattr(model_selection._Race, "path_rule", lambda self, k: None)
+    fitted.clear()
+    full = fit()
+    # The path stopped on the first fold before its largest C values...
+    assert 0.1 in first_fold and first_fold[-1] < 100.0
+    assert fitted[0] == LINEAR_PATH[0]["C"]
+    results, reference = ended.cv_results_, full.cv_results_
+    not_reached = results["C"] > first_fold[-1]
+    assert results.loc[not_reached, "split0_log_loss"].isna().all()
+    assert (results.loc[not_reached, "n_pruned"] == 4).all()
+    # ... which the race without the rule dropped after that fold as well,
+    assert (reference.loc[not_reached, "n_pruned"] == 3).all()
+    # and every other point is scored as without the rule.
+    assert (results["n_pruned"] > 0).tolist() == (reference["n_pruned"] > 0).tolist()
+    columns = ["mean_error", "mean_auc", "mean_log_loss", "mean_brier", "split0_log_loss"]
+    kept = ~not_reached
+    np.testing.assert_allclose(results.loc[kept, columns].to_numpy(float),
+                               reference.loc[kept, columns].to_numpy(float), rtol=1e-9)
+    assert ended.best_params_ == full.best_params_
+
+
+def test_a_path_end_needs_a_clear_loss_behind_an_earlier_point():
+    rng = np.random.default_rng(0)
+    y = np.repeat([-1, 0, 1], 100)
+    split = (np.arange(0), np.arange(y.size))
+    rule = model_selection._PathEnd(y, split, None, None)
+    good = rng.uniform(0.3, 0.5, size=y.size)
+    worse = good + 0.2 + rng.normal(scale=0.05, size=y.size)
+    slightly = good + 0.01
+    noisy = good + 0.04 + rng.normal(scale=2.0, size=y.size)
+    start = good + 0.05  # a path that falls to ``good``...
+    assert rule.ends([start, good, worse])  # ... and rises past it
+    assert not rule.ends([good, start, worse])  # it has not fallen yet
+    assert not rule.ends([start, worse, good])  # the newest point is the best
+    assert not rule.ends([start, good, slightly])  # within the race's margin
+    assert not rule.ends([start, good, noisy])  # behind by more, but not by RACE_Z errors
+    assert not rule.ends([start, good, None])  # a failed or degenerate point ends nothing
+    assert rule.ends([None, start, None, good, worse])
+    assert not rule.ends([good, worse])
+    assert rule.ends([start, good, start, worse])  # judged against the best earlier point

@@ -104,11 +104,15 @@ def fit_C_path(estimator, X, y, Cs, context=None, sample_weight=None):
     return _fit_path(estimator, X, y, Cs, context, sample_weight)[0]
 
 
-def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None, chain=None):
+def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None, chain=None,
+              ends=None):
     """:func:`fit_C_path`'s models and the prepared problem they share (the item
     kernel's base kept in ``bases``, a :class:`~svmcompare.kernels.BlockBases`;
     the item kernel itself carried on to the next path in ``chain``, a
-    :class:`~svmcompare.kernels.KernelChain`)."""
+    :class:`~svmcompare.kernels.KernelChain`).  ``ends(index, model,
+    prepared)``, called after each fit in increasing C (the model None where
+    it has no ranking function), returning True ends the path there: the C
+    values not reached have no model (None)."""
     Cs = [float(C) for C in Cs]
     for C in Cs:
         check_C(C)
@@ -163,6 +167,8 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
                 models[i] = store(model, step, result, feature_map)
         except NoRankingError:
             models[i] = None
+        if ends is not None and ends(i, models[i], prepared):
+            break
     # The item kernel and rows go with the fits (the validation block comes next).
     return models, replace(prepared, gram=None, rows=None)
 
@@ -299,19 +305,34 @@ def _scores(model, X, y, context, split, held_out, diff=None, Xs_train=None):
 
 
 def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_models,
-                   held_out, bases=None, split_name=None, chain=None):
+                   held_out, bases=None, split_name=None, chain=None, rule=None):
     """Fit the C path on the split's training pairs, score on its validation
-    pairs (``split_name``, e.g. "split 2 of 5", names it in solver warnings)."""
+    pairs (``split_name``, e.g. "split 2 of 5", names it in solver warnings).
+    ``rule`` (a race's path rule, see :func:`search_grid`): each model is
+    scored as it comes and the path ends where the rule says; the C values
+    not reached are scored as pruned."""
     train, val = split
     params = estimator.get_params()
     point = ", ".join(f"{name}={params[name]!r}" for name in _SEARCHED if name in params
                       and not (name == "gamma" and params.get("kernel") == "linear"))
     where = f"of a search's point {point}" + (f" on {split_name}" if split_name else "") + \
         f" ({len(train)} training pairs; the search scored the point there as it stood)"
+    scored, ends = {}, None
+    if rule is not None:
+        trail = []  # the fitted points' per-pair losses on the split, in increasing C
+
+        def ends(index, model, prepared):
+            scored[index] = _scores(model, X, y, context, split, held_out, None, prepared.Xs)
+            trail.append(rule.losses(scored[index]))
+            return rule.ends(trail)
+
     with fit_named(where):
         models, prepared = _fit_path(estimator, X[train], y[train], Cs,
                                      take_rows(context, train), take_rows(sample_weight, train),
-                                     bases, chain)
+                                     bases, chain, ends)
+    if rule is not None:
+        scores = [scored.get(index, _PRUNED) for index in range(len(models))]
+        return models if keep_models else [None] * len(models), scores
     if chain is not None and \
             chain.nbytes + _decision_block_bytes(len(val), prepared) > path_budget(estimator):
         chain.release()  # the validation block takes the item kernel's place, as unchained
@@ -359,7 +380,12 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         boolean mask of the points worth scoring on the next splits; the
         others are not fitted there (their scores say ``pruned``), and a
         path runs through its kept C values only.  None, or fewer than three
-        splits: every point on every split.
+        splits: every point on every split.  A race with a ``path_rule(k)``
+        method also ends C paths early on the first split: the rule (or
+        None) has ``losses(score)``, a point's per-pair losses on split
+        ``k`` from its scores, and ``ends(trail)``, whether a path whose
+        points so far (in increasing C) have these losses goes no further;
+        the points not reached are scored as pruned there.
 
     Returns
     -------
@@ -408,10 +434,13 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
                 if len(folds) >= effective_n_jobs(n_jobs) else [[group] for group in groups]
             tasks = _longest_first([(k, chain) for k in folds for chain in chains],
                                    seconds_per_C)
+            # The first split's paths may end where the race would drop the rest.
+            rules = {k: race.path_rule(k) if wave == 0 and len(waves) > 1 and
+                     hasattr(race, "path_rule") else None for k in folds}
             outputs = Parallel(n_jobs=n_jobs)(
                 delayed(_timed_chain)(estimator, chain, X, y, context, sample_weight,
                                       splits[k], keep_models, held_out, bases,
-                                      f"split {k + 1} of {len(splits)}")
+                                      f"split {k + 1} of {len(splits)}", rules[k])
                 for k, chain in _counted(tasks, bar))
             for (k, chain), timed in zip(tasks, outputs, strict=True):
                 for (others, entries), (seconds, (path_models, path_scores)) in \
@@ -430,7 +459,7 @@ _PRUNED = {"error": np.nan, "auc": np.nan, "failed": False, "pruned": True,
 
 
 def _timed_chain(estimator, chain, X, y, context, sample_weight, split, keep_models,
-                 held_out, bases, split_name):
+                 held_out, bases, split_name, rule=None):
     """:func:`_path_on_split`'s output and seconds (to order the next waves)
     for each path of ``chain`` (:func:`_kernel_chains`) on one split, in
     order, the item kernel carried from each path to the next."""
@@ -440,7 +469,7 @@ def _timed_chain(estimator, chain, X, y, context, sample_weight, split, keep_mod
         start = time.perf_counter()
         result = _path_on_split(clone(estimator).set_params(**dict(others)),
                                 [C for _, C in entries], X, y, context, sample_weight, split,
-                                keep_models, held_out, bases, split_name, carried)
+                                keep_models, held_out, bases, split_name, carried, rule)
         out.append((time.perf_counter() - start, result))
     return out
 

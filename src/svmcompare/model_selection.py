@@ -241,11 +241,15 @@ class _Race:
             if loss is None:  # failed, or left out before: no scores to come
                 keep[i] = False
                 continue
-            diff = loss - reference
-            excess = diff.mean()
-            se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
-            keep[i] = not (excess > RACE_MARGIN and excess > RACE_Z * se)
+            keep[i] = not _trails(loss, reference)
         return keep
+
+    def path_rule(self, k):
+        """Where C paths end on fold ``k`` (:func:`search_grid`'s first
+        wave): a :class:`_PathEnd`, or None when the fold judges nothing."""
+        if not self._judges(k):
+            return None
+        return _PathEnd(self.y, self.splits[k], self.context, self.sample_weight)
 
     def _judges(self, k):
         """Whether fold ``k``'s validation pairs of positive weight hold two outcomes."""
@@ -263,6 +267,61 @@ class _Race:
                 _in_fold_losses(score["held_out"], self.y, self.splits[k], self.context,
                                 self.sample_weight)
         return self._losses[i, k]
+
+
+class _PathEnd:
+    """Where a C path ends on the race's first fold.
+
+    Along a path (increasing C) a point's log-loss falls to the path's best
+    and rises past it, the larger C values costing the most (tcec's linear
+    paths: Newton's 120-260 steps at C >= 0.1 against coordinate descent's
+    milliseconds below; sushi's exact RBF paths: SMO at C = 10 2.3 s of a
+    3.2 s path).  Once the newest point trails the path's best earlier point
+    as the race's rule judges a point out (by more than ``RACE_MARGIN`` and
+    ``RACE_Z`` standard errors; the grid's best is at least as good, so the
+    race would drop it too), the path goes no further on this fold, and the
+    race finds the points not reached pruned.  A path ends only past a
+    minimum (its best earlier point is not its first).  Degenerate points (no
+    direction: a class-weight-free fit on unbalanced pairs, whose loss jumps
+    back once C is large enough, club football's C = 1e-3..1 then 10)
+    neither end a path nor set its best.
+    """
+
+    def __init__(self, y, split, context, sample_weight):
+        self.y, self.split = y, split
+        self.context, self.sample_weight = context, sample_weight
+
+    def losses(self, score):
+        """A point's per-pair log-losses on the fold (:func:`_in_fold_losses`),
+        or None for a failed or degenerate point."""
+        if score["held_out"] is None or score["degenerate"]:
+            return None
+        return _in_fold_losses(score["held_out"], self.y, self.split, self.context,
+                               self.sample_weight)
+
+    def ends(self, trail):
+        """Whether a path whose points so far have the per-pair losses
+        ``trail`` (increasing C; None for points that do not count) ends."""
+        last = trail[-1]
+        earlier = [losses for losses in trail[:-1] if losses is not None]
+        if last is None or len(earlier) < 2:
+            return False
+        best = int(np.argmin([losses.mean() for losses in earlier]))
+        # Only past a minimum: a path whose best is its first counted point
+        # has not fallen, and may still (sushi's class-weight-free linear
+        # path without scale_indicators: 0.06-0.14 behind the grid's best at
+        # C = 1e-6..10, then 0.004 at C = 100).
+        return best > 0 and _trails(last, earlier[best])
+
+
+def _trails(losses, reference):
+    """The race's rule: per-pair ``losses`` trail the ``reference`` point's by
+    more than ``RACE_MARGIN`` and by more than ``RACE_Z`` standard errors of
+    the paired differences."""
+    diff = losses - reference
+    excess = diff.mean()
+    se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
+    return bool(excess > RACE_MARGIN and excess > RACE_Z * se)
 
 
 def _in_fold_losses(gap, y, split, context, sample_weight):
@@ -430,9 +489,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         clearly (by more than 0.03 and by more than four standard errors of
         the per-pair differences): such points (large C, narrow kernels) cost
         the most; on ten real sets none of them was the best point or the
-        one chosen without the race.  Left out, they show ``n_pruned`` > 0
-        and no mean scores in ``cv_results_``.  False: every point on every
-        fold.
+        one chosen without the race.  On the first fold a C path also stops
+        once a point trails the path's best earlier point so (the larger C
+        values are not fitted there either).  Left out, they show
+        ``n_pruned`` > 0 and no mean scores in ``cv_results_``.  False:
+        every point on every fold.
     loss : {"auto", "hinge", "squared_hinge"}, default="auto"
         The loss of the default grid's points (no ``estimator`` and no
         ``param_grid`` given).  "squared_hinge": the linear points alone,
