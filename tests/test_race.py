@@ -155,8 +155,9 @@ LINEAR_PATH = [{"kernel": ["linear"], "C": [1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0]}]
 
 def test_a_path_ends_on_the_first_fold_where_the_race_would_drop_the_rest(monkeypatch):
     # A margin small enough for this path's rise past C = 0.1 (the first
-    # fold's in-fold log-loss 0.432, 0.423, 0.424, 0.431 at C = 1e-3..10;
-    # per-pair differences too noisy for any standard-error multiple).
+    # fold's in-fold log-loss 0.548, 0.432, 0.423, 0.424, 0.431 at
+    # C = 1e-3..10; per-pair differences too noisy for any standard-error
+    # multiple).
     monkeypatch.setattr(model_selection, "RACE_MARGIN", 0.005)
     monkeypatch.setattr(model_selection, "RACE_Z", 0.0)
     X, y = _noisy_linear_pairs(800, 100, 0)
@@ -165,28 +166,34 @@ def test_a_path_ends_on_the_first_fold_where_the_race_would_drop_the_rest(monkey
 
     def spy(estimator, X, y, Cs, *args, **kwargs):
         models, prepared = path(estimator, X, y, Cs, *args, **kwargs)
-        fitted.append([C for C, model in zip(Cs, models, strict=True) if model is not None])
+        fitted.append(sorted(C for C, model in zip(Cs, models, strict=True) if model is not None))
         return models, prepared
 
     def fit():
-        return SVMCompareCV(param_grid=LINEAR_PATH, cv=GroupKFold(4), probability=True,
+        # C in no order: the path runs in increasing C all the same.
+        shuffled = [{"kernel": ["linear"], "C": [10.0, 1e-3, 100.0, 0.1, 1.0, 1e-2]}]
+        return SVMCompareCV(param_grid=shuffled, cv=GroupKFold(4), probability=True,
                             n_jobs=1).fit(X, y, groups=np.arange(y.size) % 4)
 
     monkeypatch.setattr(grid_search, "_fit_path", spy)
     ended = fit()
     first_fold = fitted[0]
+    later_folds = fitted[1:]
     monkeypatch.setattr(model_selection._Race, "path_rule", lambda self, k: None)
     fitted.clear()
     full = fit()
     # The path stopped on the first fold before its largest C values...
     assert 0.1 in first_fold and first_fold[-1] < 100.0
     assert fitted[0] == LINEAR_PATH[0]["C"]
+    kept_Cs = sorted(set(ended.cv_results_.loc[ended.cv_results_["n_pruned"] == 0, "C"]))
+    assert len(later_folds) == 3 and all(later == kept_Cs for later in later_folds)
     results, reference = ended.cv_results_, full.cv_results_
     not_reached = results["C"] > first_fold[-1]
     assert results.loc[not_reached, "split0_log_loss"].isna().all()
     assert (results.loc[not_reached, "n_pruned"] == 4).all()
     # ... which the race without the rule dropped after that fold as well,
     assert (reference.loc[not_reached, "n_pruned"] == 3).all()
+    # (the other folds fit the kept C values, the rule left to the first),
     # and every other point is scored as without the rule.
     assert (results["n_pruned"] > 0).tolist() == (reference["n_pruned"] > 0).tolist()
     columns = ["mean_error", "mean_auc", "mean_log_loss", "mean_brier", "split0_log_loss"]
@@ -206,12 +213,89 @@ def test_a_path_end_needs_a_clear_loss_behind_an_earlier_point():
     slightly = good + 0.01
     noisy = good + 0.04 + rng.normal(scale=2.0, size=y.size)
     start = good + 0.05  # a path that falls to ``good``...
-    assert rule.ends([start, good, worse])  # ... and rises past it
-    assert not rule.ends([good, start, worse])  # it has not fallen yet
-    assert not rule.ends([start, worse, good])  # the newest point is the best
-    assert not rule.ends([start, good, slightly])  # within the race's margin
-    assert not rule.ends([start, good, noisy])  # behind by more, but not by RACE_Z errors
-    assert not rule.ends([start, good, None])  # a failed or degenerate point ends nothing
-    assert rule.ends([None, start, None, good, worse])
-    assert not rule.ends([good, worse])
-    assert rule.ends([start, good, start, worse])  # judged against the best earlier point
+
+    def ends(*trail):  # the points' scores as the path rule reads them
+        return rule.ends([{"race_losses": losses, "degenerate": False} for losses in trail])
+
+    assert ends(start, good, worse)  # ... and rises past it
+    assert not ends(good, start, worse)  # it has not fallen yet
+    assert not ends(start, worse, good)  # the newest point is the best
+    assert not ends(start, good, slightly)  # within the race's margin
+    assert not ends(start, good, noisy)  # behind by more, but not by RACE_Z errors
+    assert not ends(start, good, None)  # a failed point ends nothing
+    assert ends(None, start, None, good, worse)
+    assert not ends(good, worse)
+    assert ends(start, good, start, worse)  # judged against the best earlier point
+
+
+def test_an_exact_kernel_path_ended_early_scores_its_points_as_before(monkeypatch):
+    # Exact RBF paths (chained, one job): the first split's points are scored
+    # from one validation block as they come; every score as without the rule.
+    monkeypatch.setattr(model_selection, "RACE_MARGIN", 0.005)
+    monkeypatch.setattr(model_selection, "RACE_Z", 0.0)
+    X, y = make_norm_pairs(400, "l2", random_state=4)
+    Cs = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
+    grid = [{"kernel": ["rbf"], "gamma": [0.5, 2.0, 8.0], "C": Cs}]
+    fitted, judged = [], []
+    path, race = grid_search._fit_path, model_selection._Race.__call__
+
+    def spy_path(estimator, X, y, Cs, *args, **kwargs):
+        models, prepared = path(estimator, X, y, Cs, *args, **kwargs)
+        fitted.append(sorted(C for C, model in zip(Cs, models, strict=True) if model is not None))
+        return models, prepared
+
+    def spy_race(self, points, done):
+        keep = race(self, points, done)
+        if len(done) == 1:  # the first fold's per-pair losses of every point
+            judged.append([self._fold_losses(i, 0, done[0][i]) for i in range(len(points))])
+        return keep
+
+    monkeypatch.setattr(grid_search, "_fit_path", spy_path)
+    monkeypatch.setattr(model_selection._Race, "__call__", spy_race)
+
+    def fit():
+        return SVMCompareCV(param_grid=grid, cv=GroupKFold(4), probability=True,
+                            n_jobs=1).fit(X, y, groups=np.arange(y.size) % 4)
+
+    ended = fit()
+    first_split = fitted[:3]  # one path per gamma, first split first
+    monkeypatch.setattr(model_selection._Race, "path_rule", lambda self, k: None)
+    fitted.clear()
+    full = fit()
+    assert any(Cs_fitted != Cs for Cs_fitted in first_split)  # some path ended early
+    assert all(Cs_fitted == Cs for Cs_fitted in fitted[:3])
+    with_rule, without = judged
+    both = [i for i, losses in enumerate(with_rule) if losses is not None]
+    assert 0 < len(both) < len(with_rule)
+    for i in both:
+        np.testing.assert_allclose(with_rule[i], without[i], rtol=1e-12)
+    results, reference = ended.cv_results_, full.cv_results_
+    assert (results["n_pruned"] > 0).tolist() == (reference["n_pruned"] > 0).tolist()
+    kept = results["n_pruned"] == 0
+    np.testing.assert_allclose(results.loc[kept, "mean_log_loss"].to_numpy(float),
+                               reference.loc[kept, "mean_log_loss"].to_numpy(float), rtol=1e-12)
+    assert ended.best_params_ == full.best_params_
+
+
+def test_a_path_rule_scores_failed_points_as_nothing_and_passes_over_degenerate_ones():
+    y = np.repeat([-1, 0, 1], 20)
+    split = (np.arange(0), np.arange(y.size))
+    rule = model_selection._PathEnd(y, split, None, None)
+    failed = {"held_out": None, "degenerate": False}
+    assert rule.losses(failed) is None
+    gap = y + np.random.default_rng(1).normal(scale=2.0, size=y.size)
+    losses = rule.losses({"held_out": gap, "degenerate": True})  # counted or not, scored
+    # The race's own per-pair losses: a constant ordered link fitted on the fold.
+    np.testing.assert_array_equal(losses, model_selection._in_fold_losses(gap, y, split, None,
+                                                                          None))
+    assert losses.shape == (y.size,) and 0.3 < losses.mean() < np.log(3.0)
+
+    def score(loss, degenerate=False):
+        return {"race_losses": np.full(y.size, loss), "degenerate": degenerate}
+
+    # Past its minimum, a point 0.2 behind ends the path ...
+    assert rule.ends([score(0.5), score(0.4), score(0.6)])
+    # ... a degenerate one does not, nor does it count as the path's best.
+    assert not rule.ends([score(0.5), score(0.4), score(0.6, degenerate=True)])
+    assert not rule.ends([score(0.5), score(0.1, degenerate=True), score(0.55)])
+    assert not rule.ends([score(0.5), score(0.4), {"race_losses": None, "degenerate": False}])

@@ -252,32 +252,41 @@ def _decision_block_bytes(n_val, prepared):
 def _path_decisions(estimator, prepared, models, X_val, context_val, bases=None):
     """d = r(x') - r(x) (+ v^T context) on validation pairs for every model of
     one exact C path, from a single kernel block of the validation items
-    against the path's training items: every model's expansion is a subset of
-    those items, so a model costs a matrix-vector product instead of a kernel
-    block of its own.  None per model where the block does not apply or would
-    exceed the path's kernel budget (the item kernel's, freed by then: with
-    half of ``cache_size`` instead, football_odds' 1,000 validation pairs
-    against 7,400 items took a block per model, 121 blocks in a search
-    instead of 10)."""
+    against the path's training items (:func:`_validation_block`).  None per
+    model where the block does not apply or would exceed the path's kernel
+    budget (the item kernel's, freed by then: with half of ``cache_size``
+    instead, football_odds' 1,000 validation pairs against 7,400 items took a
+    block per model, 121 blocks in a search instead of 10)."""
     fitted = [model for model in models if model is not None]
-    items = prepared.problem.items
-    n_val = X_val.shape[0]
-    if prepared.solver != "exact" or not fitted or \
-            _decision_block_bytes(n_val, prepared) > path_budget(estimator):
-        return [None] * len(models)
-    Xs = standardized_pairs(fitted[0], X_val)  # the models share the path's scaler
-    block = prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), items, bases)
-    decisions = []
-    for model in models:
-        if model is None:
-            decisions.append(None)
-            continue
-        coef = np.zeros(items.shape[0])
-        coef[expansion_index(model)] = model.expansion_coef_
-        rank = block @ coef  # eq. (19) on x then x'
-        d = rank[n_val:] - rank[:n_val]
-        decisions.append(d if context_val is None else d + context_val @ model.context_coef_)
-    return decisions
+    block = _validation_block(estimator, prepared, fitted[0], X_val, bases) if fitted else None
+    return [None if block is None or model is None else
+            _block_decision(block, prepared, model, context_val) for model in models]
+
+
+def _validation_block(estimator, prepared, model, X_val, bases=None, held_bytes=0):
+    """Both items of the validation pairs (x rows, then x' rows) against an
+    exact path's training items: every model's expansion is a subset of those
+    items, so with this block a model's decisions cost a matrix-vector
+    product instead of a kernel block of their own.  None for other solvers,
+    or where the block beside ``held_bytes`` (an item kernel still held)
+    would exceed the path's kernel budget.  ``model``: any model of the path
+    (they share its scaler)."""
+    if prepared.solver != "exact" or \
+            held_bytes + _decision_block_bytes(X_val.shape[0], prepared) > path_budget(estimator):
+        return None
+    Xs = standardized_pairs(model, X_val)
+    return prepared.kernel.block(np.concatenate([Xs[:, 0], Xs[:, 1]]), prepared.problem.items,
+                                 bases)
+
+
+def _block_decision(block, prepared, model, context_val):
+    """One model's validation decisions from :func:`_validation_block`'s block."""
+    n_val = block.shape[0] // 2
+    coef = np.zeros(prepared.problem.items.shape[0])
+    coef[expansion_index(model)] = model.expansion_coef_
+    rank = block @ coef  # eq. (19) on x then x'
+    d = rank[n_val:] - rank[:n_val]
+    return d if context_val is None else d + context_val @ model.context_coef_
 
 
 def _scores(model, X, y, context, split, held_out, diff=None, Xs_train=None):
@@ -319,11 +328,23 @@ def _path_on_split(estimator, Cs, X, y, context, sample_weight, split, keep_mode
         f" ({len(train)} training pairs; the search scored the point there as it stood)"
     scored, ends = {}, None
     if rule is not None:
-        trail = []  # the fitted points' per-pair losses on the split, in increasing C
+        trail = []  # the fitted points' scores on the split, in increasing C
+        block = []  # the validation block of an exact path, made at its first model
 
         def ends(index, model, prepared):
-            scored[index] = _scores(model, X, y, context, split, held_out, None, prepared.Xs)
-            trail.append(rule.losses(scored[index]))
+            diff = None
+            if model is not None:
+                if not block:
+                    held = 0 if prepared.gram is None else prepared.gram.nbytes
+                    block.append(_validation_block(estimator, prepared, model, X[val], bases,
+                                                   held))
+                if block[0] is not None:
+                    diff = _block_decision(block[0], prepared, model, take_rows(context, val))
+            score = _scores(model, X, y, context, split, held_out, diff, prepared.Xs)
+            # The race reads these losses of the first split again (not refitted).
+            score["race_losses"] = rule.losses(score)
+            scored[index] = score
+            trail.append(score)
             return rule.ends(trail)
 
     with fit_named(where):
@@ -383,9 +404,9 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
         splits: every point on every split.  A race with a ``path_rule(k)``
         method also ends C paths early on the first split: the rule (or
         None) has ``losses(score)``, a point's per-pair losses on split
-        ``k`` from its scores, and ``ends(trail)``, whether a path whose
-        points so far (in increasing C) have these losses goes no further;
-        the points not reached are scored as pruned there.
+        ``k`` (kept in its scores as ``race_losses``), and ``ends(trail)``,
+        whether a path whose points so far (their scores, in increasing C)
+        goes no further; the points not reached are scored as pruned there.
 
     Returns
     -------
@@ -445,7 +466,9 @@ def search_grid(estimator, param_grid, X, y, splits, *, context=None, sample_wei
             for (k, chain), timed in zip(tasks, outputs, strict=True):
                 for (others, entries), (seconds, (path_models, path_scores)) in \
                         zip(chain, timed, strict=True):
-                    seconds_per_C[repr(others)] = seconds / len(entries)
+                    # Per C fitted (a path the race's rule ended fitted fewer).
+                    fitted = sum(not score["pruned"] for score in path_scores)
+                    seconds_per_C[repr(others)] = seconds / max(fitted, 1)
                     for (index, _), model, score in zip(entries, path_models, path_scores,
                                                         strict=True):
                         scores[k][index] = score

@@ -263,28 +263,40 @@ class _Race:
 
     def _fold_losses(self, i, k, score):
         if (i, k) not in self._losses:
-            self._losses[i, k] = None if score["held_out"] is None else \
-                _in_fold_losses(score["held_out"], self.y, self.splits[k], self.context,
-                                self.sample_weight)
+            if "race_losses" in score:  # scored by the path rule already
+                self._losses[i, k] = score["race_losses"]
+            else:
+                self._losses[i, k] = None if score["held_out"] is None else \
+                    _in_fold_losses(score["held_out"], self.y, self.splits[k], self.context,
+                                    self.sample_weight)
         return self._losses[i, k]
 
 
 class _PathEnd:
     """Where a C path ends on the race's first fold.
 
-    Along a path (increasing C) a point's log-loss falls to the path's best
-    and rises past it, the larger C values costing the most (tcec's linear
-    paths: Newton's 120-260 steps at C >= 0.1 against coordinate descent's
-    milliseconds below; sushi's exact RBF paths: SMO at C = 10 2.3 s of a
-    3.2 s path).  Once the newest point trails the path's best earlier point
-    as the race's rule judges a point out (by more than ``RACE_MARGIN`` and
-    ``RACE_Z`` standard errors; the grid's best is at least as good, so the
-    race would drop it too), the path goes no further on this fold, and the
-    race finds the points not reached pruned.  A path ends only past a
-    minimum (its best earlier point is not its first).  Degenerate points (no
+    Along a path (increasing C) a point's log-loss typically falls to the
+    path's best and rises past it, the larger C values costing the most
+    (tcec's linear paths: Newton's 120-260 steps at C >= 0.1 against
+    coordinate descent's milliseconds below; sushi's exact RBF paths: SMO at
+    C = 10 2.3 s of a 3.2 s path).  Once the newest point trails the path's
+    best earlier point as the race's rule judges a point out (by more than
+    ``RACE_MARGIN`` and ``RACE_Z`` standard errors), the path goes no further
+    on this fold: the larger C values are presumed to trail at least as far,
+    and the race finds them pruned.  A path ends only past a minimum (its
+    best earlier point is not its first), and degenerate points (no
     direction: a class-weight-free fit on unbalanced pairs, whose loss jumps
     back once C is large enough, club football's C = 1e-3..1 then 10)
     neither end a path nor set its best.
+
+    A heuristic, not a guarantee: a path with a second minimum at larger C
+    loses it, and trailing the path's best by ``RACE_Z`` standard errors need
+    not mean trailing the grid's best by as many (its mean loss is at least
+    as low, so only the ``RACE_MARGIN`` part carries over; the differences to
+    another kernel's point can be noisier).  On the suite's twelve sets at
+    5,000 pairs and in full, and at 20,000 pairs, every point it left out was
+    one the race drops (BENCHMARKS.md, "The recommended model's fit time",
+    stop 68).
     """
 
     def __init__(self, y, split, context, sample_weight):
@@ -293,17 +305,19 @@ class _PathEnd:
 
     def losses(self, score):
         """A point's per-pair log-losses on the fold (:func:`_in_fold_losses`),
-        or None for a failed or degenerate point."""
-        if score["held_out"] is None or score["degenerate"]:
+        or None for a failed point."""
+        if score["held_out"] is None:
             return None
         return _in_fold_losses(score["held_out"], self.y, self.split, self.context,
                                self.sample_weight)
 
     def ends(self, trail):
-        """Whether a path whose points so far have the per-pair losses
-        ``trail`` (increasing C; None for points that do not count) ends."""
-        last = trail[-1]
-        earlier = [losses for losses in trail[:-1] if losses is not None]
+        """Whether a path whose points so far have the scores ``trail``
+        (increasing C; each with its ``race_losses``) ends."""
+        counted = [None if score["degenerate"] else score.get("race_losses")
+                   for score in trail]
+        last = counted[-1]
+        earlier = [losses for losses in counted[:-1] if losses is not None]
         if last is None or len(earlier) < 2:
             return False
         best = int(np.argmin([losses.mean() for losses in earlier]))
@@ -490,8 +504,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         the per-pair differences): such points (large C, narrow kernels) cost
         the most; on ten real sets none of them was the best point or the
         one chosen without the race.  On the first fold a C path also stops
-        once a point trails the path's best earlier point so (the larger C
-        values are not fitted there either).  Left out, they show
+        once, past its minimum, a point trails the path's best earlier point
+        so (degenerate points aside): the larger C values, presumed to trail
+        further, are not fitted there either (a heuristic; on the suite's
+        sets it left out only points the race drops).  Left out, they show
         ``n_pruned`` > 0 and no mean scores in ``cv_results_``.  False:
         every point on every fold.
     loss : {"auto", "hinge", "squared_hinge"}, default="auto"
