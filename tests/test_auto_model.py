@@ -424,6 +424,23 @@ def test_splits_and_grids_that_cannot_search_are_refused_by_name():
     with pytest.raises(ValueError, match="cv gives 1 split; probability=True needs at least two"):
         SVMCompareCV(param_grid=grid, cv=ShuffleSplit(1, random_state=0),
                      probability=True).fit(X, y)
+    # An estimator without a probability link is refused before any fit (it
+    # was refused by set_params after the whole search).
+    from svmcompare import SVMCompareLP, grid_search
+
+    searched = []
+    search = grid_search.search_grid
+
+    def spy(*args, **kwargs):
+        searched.append(True)
+        return search(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("svmcompare.model_selection.search_grid", spy)
+        with pytest.raises(ValueError, match="SVMCompareLP has no probability link"):
+            SVMCompareCV(SVMCompareLP(), param_grid=grid, cv=GroupKFold(3),
+                         probability=True).fit(X, y, groups=np.arange(y.size) % 3)
+    assert not searched
     with pytest.raises(ValueError, match="validation position 130 is outside the 120 pairs"):
         SVMCompareCV(param_grid=grid, cv=[(np.arange(60), np.arange(60, 131))]).fit(X, y)
     with pytest.raises(ValueError, match="must be integer positions"):

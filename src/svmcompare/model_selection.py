@@ -707,6 +707,11 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         if not grid_points(grid):
             raise ValueError(f"param_grid has no points: {grid!r}; give each parameter at "
                              "least one value.")
+        if self.probability and "probability" not in base.get_params():
+            # Found after the whole search before (an attack, stop 68).
+            raise ValueError(f"{type(base).__name__} has no probability link: "
+                             "SVMCompareCV(probability=True) needs an estimator with a "
+                             "probability parameter (SVMCompare, SVMRank, SVMRank2).")
         if base.get_params().get("probability") and not self.probability:
             raise ValueError("estimator has probability=True, but SVMCompareCV(probability=False) "
                              "decides for the refitted model (which would have none): set "
