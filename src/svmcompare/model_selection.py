@@ -263,12 +263,9 @@ class _Race:
 
     def _fold_losses(self, i, k, score):
         if (i, k) not in self._losses:
-            if "race_losses" in score:  # scored by the path rule already
-                self._losses[i, k] = score["race_losses"]
-            else:
-                self._losses[i, k] = None if score["held_out"] is None else \
-                    _in_fold_losses(score["held_out"], self.y, self.splits[k], self.context,
-                                    self.sample_weight)
+            # The path rule scored the first fold's points already.
+            self._losses[i, k] = score["race_losses"] if "race_losses" in score else \
+                _PathEnd(self.y, self.splits[k], self.context, self.sample_weight).losses(score)
         return self._losses[i, k]
 
 
