@@ -588,6 +588,42 @@ def test_a_pass_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
     assert fallback.objective == newton.objective
 
 
+def test_a_work_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypatch):
+    # The work budget counts the stored entries of the rows visited: one full
+    # pass's worth ends the solve after its first pass, unconverged and quiet.
+    D, y = _id_rows(50, 600, seed=3)
+    C = np.full(y.size, 10.0)
+    full = solve_linear_dual(D, y, C)
+    assert full.converged and full.n_iter > 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        short = solve_linear_dual(D, y, C, entry_budget=D.nnz)
+    assert not short.converged and short.n_iter == 1
+    # Ample work (and passes) leaves the solve as it was, bit for bit.
+    ample = solve_linear_dual(D, y, C, entry_budget=10**12, pass_budget=10**9)
+    assert ample.converged and ample.n_iter == full.n_iter
+    np.testing.assert_array_equal(ample.alpha, full.alpha)
+    # Dense rows get DENSE_CD_FULL_PASSES full passes' work; past it (none
+    # here) the Newton method answers, with no warning.
+    dense = D.toarray()
+    budgets = []
+
+    def counted(*args, **kwargs):
+        budgets.append(kwargs.get("entry_budget"))
+        return solve_linear_dual(*args, **kwargs)
+
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
+    solve_linear_rows(dense, y, C)
+    assert budgets == [dual_cd.DENSE_CD_FULL_PASSES * np.count_nonzero(dense)]
+    monkeypatch.setattr(dual_cd, "DENSE_CD_FULL_PASSES", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fallback = solve_linear_rows(dense, y, C)
+    newton = solve_linear(dense, y, C)
+    np.testing.assert_allclose(fallback.u, newton.u)
+    assert fallback.objective == newton.objective
+
+
 @pytest.mark.parametrize("zeros", [0.0, 0.0004, 0.3, 0.9, 1.0])
 def test_dense_rows_give_scipys_csr_and_solution_bit_for_bit(zeros):
     # Dense rows (Nystroem features) go to CSR by one masked pass, not

@@ -473,12 +473,14 @@ def dual_cd_round(const index_t[::1] indptr, const index_t[::1] indices,
                   const double[::1] data, const double[::1] y, const double[::1] C,
                   const double[::1] qdiag, const double[::1] diag, double[::1] alpha,
                   double[::1] u, double lam, double rho, double tol, i64 max_passes,
-                  uint64_t seed):
+                  uint64_t seed, i64 max_entries=0):
     """One round of the method of multipliers: coordinate steps on the box
     [0, C_t] until every projected gradient is within ``tol``.  ``diag`` is
     the dual's extra diagonal (1 / (2 C_t) for the squared hinge, else 0).
     Updates ``alpha`` and ``u`` in place; returns (passes, s = y^T alpha,
-    converged)."""
+    converged, entries): ``entries`` counts the stored entries of the rows
+    visited (the round's work), and the round also ends after the pass in
+    which they reach ``max_entries`` (> 0)."""
     cdef i64 m = y.shape[0]
     _check_same("dual_cd_round", y, C, qdiag, diag, alpha)
     if indptr.shape[0] != m + 1:
@@ -487,6 +489,7 @@ def dual_cd_round(const index_t[::1] indptr, const index_t[::1] indices,
     rows_array = np.flatnonzero(np.asarray(C) > 0.0).astype(np.int64)
     cdef i64[::1] active = rows_array.copy()
     cdef i64 n_rows = rows_array.shape[0], n_active = n_rows, passes = 0, k, j, t, q, swap
+    cdef i64 entries = 0
     cdef double s = 0.0, upper_old = INFINITY, lower_old = -INFINITY, upper, lower
     cdef double score, a, g, pg, curvature, new, change
     cdef uint64_t state = seed, r
@@ -512,6 +515,7 @@ def dual_cd_round(const index_t[::1] indptr, const index_t[::1] indices,
             while k < n_active:
                 t = active[k]
                 score = 0.0
+                entries += indptr[t + 1] - indptr[t]
                 for q in range(indptr[t], indptr[t + 1]):
                     score += u[indices[q]] * data[q]
                 # Gradient of the augmented dual in alpha_t: y_t (u^T d_t + beta) - 1
@@ -564,4 +568,6 @@ def dual_cd_round(const index_t[::1] indptr, const index_t[::1] indices,
                 continue
             upper_old = upper if upper > 0.0 else INFINITY
             lower_old = lower if lower < 0.0 else -INFINITY
-    return passes, s, converged
+            if max_entries > 0 and entries >= max_entries:
+                break
+    return passes, s, converged, entries

@@ -66,6 +66,15 @@ DUAL_CD_MAX_COST = 200.0
 # labels at C <= 1e-3, coordinate descent needed 7,000-46,000 passes, up to
 # 1.2 s against Newton's 0.03 s).
 DENSE_CD_PASSES_PER_COLUMN = 20
+# ... and at most this many full passes' work (entries of the rows visited:
+# shrinking leaves most rows out of most passes).  A Newton step costs about
+# one to two full passes (its Hessian over the zone's rows by BLAS, its
+# products and line search over every row), and the method needs 70-260
+# steps; the passes alone let coordinate descent run ten times as long where
+# shrinking fails: the plain RBF point's Nystroem rows (20,731 x 101, gamma =
+# 1 on 237 features) took 2,020 passes, 12.2 s unconverged, then Newton 1.2-3.0 s;
+# with this cap 352 passes, 1.8 s.
+DENSE_CD_FULL_PASSES = 200
 
 
 def dual_cd_suits(D, C):
@@ -158,7 +167,8 @@ def _cost_weighted_mean(qdiag, cost):
 
 
 def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
-                      max_passes=10_000, max_rounds=100, loss="hinge", pass_budget=None):
+                      max_passes=10_000, max_rounds=100, loss="hinge", pass_budget=None,
+                      entry_budget=None):
     """Minimize eq. (15) with a linear kernel by dual coordinate descent.
 
     ``loss="squared_hinge"`` minimizes 1/2 ||u||^2 + sum_t C_t max(0, 1 -
@@ -193,6 +203,10 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     pass_budget : int or None, default=None
         Passes in all: past them, return unconverged without a warning (a
         caller with another solver to fall back on reads ``converged``).
+    entry_budget : int or None, default=None
+        The same for the work: stored entries of the rows visited, in all
+        (a pass over rows left at their bounds by shrinking costs less than
+        one over every row).
 
     Returns
     -------
@@ -227,7 +241,7 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     curvature = _cost_weighted_mean(qdiag, cost)
     if bias and y.size:
         rho = max(0.05 * curvature, 1.0 / max(float(cost.sum()), 1e-12))
-    passes = 0
+    passes = entries = 0
     converged = False
     last_move = 0.0
     eps = float(tol)
@@ -245,9 +259,12 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                 lam = placed - rho * float(y @ alpha)
         round_passes = int(max_passes) if pass_budget is None else \
             max(1, min(int(max_passes), int(pass_budget) - passes))
-        n, s, inner = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag, alpha, u,
-                                    lam, rho, eps, round_passes, np.uint64(_SEED + k))
+        round_entries = 0 if entry_budget is None else max(1, int(entry_budget) - entries)
+        n, s, inner, visited = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag,
+                                             alpha, u, lam, rho, eps, round_passes,
+                                             np.uint64(_SEED + k), round_entries)
         passes += n
+        entries += visited
         move = rho * s
         lam += move
         # Margin violations within tol are fine when fitted values are O(1);
@@ -262,9 +279,10 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
         if move * last_move > 0.0 and abs(move) > 0.5 * abs(last_move):
             rho *= 4.0  # beta creeps one way: let each round move it further
         last_move = move
-        if pass_budget is not None and passes >= pass_budget:
+        if (pass_budget is not None and passes >= pass_budget) or \
+                (entry_budget is not None and entries >= entry_budget):
             break
-    if not converged and pass_budget is None:
+    if not converged and pass_budget is None and entry_budget is None:
         warnings.warn(named_fit(
             "The dual coordinate descent did not reach tol within its passes; the "
             "solution may be inaccurate."), ConvergenceWarning, stacklevel=3)
@@ -326,12 +344,14 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
             return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,
                                      loss=loss)
         # Dense rows: coordinate passes cost O(m p), a Newton step O(m p^2);
-        # within DENSE_CD_PASSES_PER_COLUMN * p passes they are the cheaper
+        # within DENSE_CD_PASSES_PER_COLUMN * p passes (and DENSE_CD_FULL_PASSES
+        # full passes' work) they are the cheaper
         # way (tcec, 2,800 rows x 227 columns, C = 1e-3: 150 passes, 7 ms
         # against 1.0 s), past it Newton's steps take over from scratch.
         result = solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
                                    bias0=bias0, loss=loss,
-                                   pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1])
+                                   pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1],
+                                   entry_budget=DENSE_CD_FULL_PASSES * np.count_nonzero(D))
         if result.converged:
             return result
     return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing,
