@@ -624,6 +624,14 @@ def test_a_work_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
     assert fallback.objective == newton.objective
 
 
+@pytest.mark.parametrize("name", ["pass_budget", "entry_budget"])
+@pytest.mark.parametrize("value", [-1, 1.5, float("nan"), True, "10"])
+def test_a_budget_that_is_not_a_whole_number_is_refused_by_name(name, value):
+    D, y = _id_rows(10, 60, seed=2)
+    with pytest.raises(ValueError, match=name):
+        solve_linear_dual(D, y, np.ones(y.size), **{name: value})
+
+
 @pytest.mark.parametrize("zeros", [0.0, 0.0004, 0.3, 0.9, 1.0])
 def test_dense_rows_give_scipys_csr_and_solution_bit_for_bit(zeros):
     # Dense rows (Nystroem features) go to CSR by one masked pass, not

@@ -34,6 +34,7 @@ shrinking of bound variables), the whole solve when beta moves by less than
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -215,6 +216,8 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
         itself is minimized).
     """
     check_loss(loss)
+    pass_budget = _budget("pass_budget", pass_budget)
+    entry_budget = _budget("entry_budget", entry_budget)
     D = _csr(D)
     y = np.ascontiguousarray(y, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
@@ -299,6 +302,15 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     # small C reads as 0 here and not from the Newton solver on the same rows.
     noise = max(eps, 1e-8) * max(1.0, score_scale)
     return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
+
+
+def _budget(name, value):
+    """A budget as an int (None: none), refused by name unless a whole number >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be None or a whole number >= 0; got {value!r}.")
+    return int(value)
 
 
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
