@@ -169,7 +169,7 @@ def _cost_weighted_mean(qdiag, cost):
 
 def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                       max_passes=10_000, max_rounds=100, loss="hinge", pass_budget=None,
-                      entry_budget=None):
+                      work_budget=None):
     """Minimize eq. (15) with a linear kernel by dual coordinate descent.
 
     ``loss="squared_hinge"`` minimizes 1/2 ||u||^2 + sum_t C_t max(0, 1 -
@@ -204,10 +204,10 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     pass_budget : int or None, default=None
         Passes in all: past them, return unconverged without a warning (a
         caller with another solver to fall back on reads ``converged``).
-    entry_budget : int or None, default=None
-        The same for the work: stored entries of the rows visited, in all
-        (a pass over rows left at their bounds by shrinking costs less than
-        one over every row).
+    work_budget : int or None, default=None
+        The same for the work, in full passes: the stored entries of the rows
+        visited, in all, over those of every row (a pass over rows left at
+        their bounds by shrinking costs less than one over every row).
 
     Returns
     -------
@@ -217,8 +217,9 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     """
     check_loss(loss)
     pass_budget = _budget("pass_budget", pass_budget)
-    entry_budget = _budget("entry_budget", entry_budget)
+    work_budget = _budget("work_budget", work_budget)
     D = _csr(D)
+    entry_budget = None if work_budget is None else work_budget * D.nnz
     y = np.ascontiguousarray(y, dtype=np.float64)
     C = np.ascontiguousarray(C, dtype=np.float64)
     qdiag = np.asarray(D.power(2).sum(axis=1)).ravel()
@@ -261,8 +262,8 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
                 rho = max(0.05 * curvature, 1e-8)
                 lam = placed - rho * float(y @ alpha)
         round_passes = int(max_passes) if pass_budget is None else \
-            max(1, min(int(max_passes), int(pass_budget) - passes))
-        round_entries = 0 if entry_budget is None else max(1, int(entry_budget) - entries)
+            max(1, min(int(max_passes), pass_budget - passes))
+        round_entries = 0 if entry_budget is None else max(1, entry_budget - entries)
         n, s, inner, visited = dual_cd_round(D.indptr, D.indices, D.data, y, C, qdiag, diag,
                                              alpha, u, lam, rho, eps, round_passes,
                                              np.uint64(_SEED + k), round_entries)
@@ -363,7 +364,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
         result = solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0,
                                    bias0=bias0, loss=loss,
                                    pass_budget=DENSE_CD_PASSES_PER_COLUMN * D.shape[1],
-                                   entry_budget=DENSE_CD_FULL_PASSES * np.count_nonzero(D))
+                                   work_budget=DENSE_CD_FULL_PASSES)
         if result.converged:
             return result
     return solve_linear(D, y, C, bias=bias, tol=tol, v0=v0, first_smoothing=first_smoothing,
