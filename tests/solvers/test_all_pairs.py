@@ -13,7 +13,7 @@ from svmcompare import GroupRankSVM, OrdinalSVM, pairwise_transform
 from svmcompare._problem import flipped_class_weights
 from svmcompare.metrics import kendall_tau_per_group
 from svmcompare.pairs import pair_indices, sample_pair_indices
-from svmcompare.solvers import solve_linear
+from svmcompare.solvers import all_pairs, solve_linear, solver_threads
 from svmcompare.solvers.all_pairs import graded_problem, solve_all_pairs
 from tests.reference.dense import dual_objective, solve_dual_reference
 
@@ -106,15 +106,35 @@ def test_same_bits_on_one_thread_and_two():
     X, y, groups = graded_items(n=400, n_groups=8, seed=5)
     problem = graded_problem(X, y, groups, 1.0, ties="keep", class_weight="balanced")
     before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
+    with solver_threads(1):
         one = solve_all_pairs(problem)
-        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    with solver_threads(2):
         two = solve_all_pairs(problem)
-    finally:
-        numba.set_num_threads(before)
+    # numba's own count is the caller's again after each solve.
+    assert numba.get_num_threads() == before
     np.testing.assert_array_equal(one.u, two.u)
     assert one.bias == two.bias and one.objective == two.objective
+
+
+def test_numba_loops_take_the_count_solver_threads_set(monkeypatch):
+    # The solvers' thread count is svmcompare's own per-thread setting (numba
+    # is imported by this solver alone); the solve hands it to numba's loops.
+    X, y, groups = graded_items(n=60, n_groups=3, seed=2)
+    problem = graded_problem(X, y, groups, 1.0, ties="keep")
+    seen = []
+    solve = all_pairs._solve
+
+    def spy(*args):
+        seen.append(numba.get_num_threads())
+        return solve(*args)
+
+    monkeypatch.setattr(all_pairs, "_solve", spy)
+    most = numba.config.NUMBA_NUM_THREADS
+    before = numba.get_num_threads()
+    for n in (1, 2):
+        with solver_threads(n):
+            solve_all_pairs(problem)
+    assert seen == [1, min(2, most)] and numba.get_num_threads() == before
 
 
 def test_group_rank_svm_all_pairs_is_the_formed_problem():

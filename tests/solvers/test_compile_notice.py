@@ -93,3 +93,34 @@ print(sorted(f"{name}.{attr}" for name, module in list(sys.modules.items())
     assert compiled["rbf"] == "[]"
     assert compiled["linear"] == "[]"
     assert "svmcompare.solvers.all_pairs._pass" in compiled["graded"]
+
+
+def test_only_the_graded_items_solver_imports_numba():
+    # Importing numba costs a process 0.25-0.3 s, and every worker of a
+    # search paid it; only the graded items' all-pairs solver needs it.
+    import subprocess
+
+    code = """
+import sys, warnings
+from svmcompare import SVMCompare, SVMCompareCV
+from svmcompare.datasets import make_norm_pairs
+X, y = make_norm_pairs(200, "l1", random_state=0)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    if sys.argv[1] == "graded":
+        import numpy as np
+        from svmcompare import GroupRankSVM
+        rng = np.random.default_rng(0)
+        GroupRankSVM(pairs="all").fit(rng.normal(size=(60, 3)), rng.integers(0, 3, 60),
+                                      np.repeat([0, 1], 30))
+    else:
+        SVMCompare(kernel="linear").fit(X, y)
+        SVMCompare().fit(X, y)
+        SVMCompareCV(probability=True, cv=3, param_grid={"kernel": ["linear", "rbf"],
+                                                         "C": [0.1, 1.0]}).fit(X, y)
+print("numba" in sys.modules)
+"""
+    imported = {kind: subprocess.run([sys.executable, "-c", code, kind], check=True,
+                                     capture_output=True, text=True).stdout.strip()
+                for kind in ("fits", "graded")}
+    assert imported == {"fits": "False", "graded": "True"}

@@ -442,19 +442,18 @@ def test_primal_solvers_give_the_same_bits_on_one_thread_and_two(solver):
 
 
 def test_solver_threads_runs_blas_on_one_thread_and_restores_it():
-    # BLAS's idle threads and numba's spun against each other (BENCHMARKS.md).
-    import numba
+    # BLAS's idle threads and the solvers' spun against each other (BENCHMARKS.md).
     from threadpoolctl import threadpool_info
 
 
     def blas_threads():
         return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
 
-    before, numba_before = blas_threads(), numba.get_num_threads()
+    before, threads_before = blas_threads(), threads.threads_now()
     with solver_threads(1):
         assert all(n == 1 for n in blas_threads())
-        assert numba.get_num_threads() == 1
-    assert blas_threads() == before and numba.get_num_threads() == numba_before
+        assert threads.threads_now() == 1
+    assert blas_threads() == before and threads.threads_now() == threads_before
 
 
 def test_verbose_shows_the_steps_of_a_long_exact_fit_and_changes_nothing(capsys, monkeypatch):
@@ -540,12 +539,10 @@ def test_large_solve_takes_the_same_steps_on_one_thread_and_two(monkeypatch):
     # working-set selection runs in parallel chunks; a solve cut at the same
     # step on one thread (the serial loops) and on two ends on the same bits,
     # with a bias (SVMCompare) and without (SVMRank).
-    import numba
-
     from svmcompare.solvers import _smo_core as smo
 
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("numba has one thread here: nothing runs in chunks")
+    if threads.most_threads() < 2:
+        pytest.skip("one thread here: nothing runs in chunks")
     # A problem this small runs on one thread whatever n_threads says
     # (threads.PARALLEL_WORK); the chunks are what is tested here.
     monkeypatch.setattr(threads, "PARALLEL_WORK", 0)
@@ -723,16 +720,56 @@ def test_small_work_runs_on_one_thread_whatever_n_jobs_says():
     # Each parallel loop forks and joins numba's threads: for small loops that
     # cost more than it saved, and beside busy processes each join waited for
     # a descheduled thread (a 3 s search took 2-3 minutes).
-    import numba
-
-    most = numba.config.NUMBA_NUM_THREADS
+    most = threads.most_threads()
     assert threads.thread_count(None, work=threads.PARALLEL_WORK - 1) == 1
     assert threads.thread_count(None, work=threads.PARALLEL_WORK) == most
     assert threads.thread_count(None) == most and threads.thread_count(1) == 1
     with solver_threads(-1, work=10):
-        assert numba.get_num_threads() == 1
+        assert threads.threads_now() == 1
     with pytest.raises(ValueError, match="n_jobs must be"):
         threads.thread_count(0, work=10)
+
+
+def test_most_threads_follows_numba_s_rule_and_its_variable(monkeypatch):
+    # The solvers count their threads without importing numba, by numba's
+    # rule: NUMBA_NUM_THREADS when set, else the cores the process may use.
+    import os
+
+    def most(value):
+        if value is None:
+            monkeypatch.delenv("NUMBA_NUM_THREADS", raising=False)
+        else:
+            monkeypatch.setenv("NUMBA_NUM_THREADS", value)
+        threads.most_threads.cache_clear()
+        try:
+            return threads.most_threads()
+        finally:
+            threads.most_threads.cache_clear()
+
+    assert most(None) == len(os.sched_getaffinity(0))
+    assert most("3") == 3 and most(" 1 ") == 1
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(ValueError, match="NUMBA_NUM_THREADS must be a positive integer"):
+            most(bad)
+
+
+def test_each_thread_has_its_own_count():
+    # Calibration folds solve in threads, each under its own solver_threads.
+    import threading
+
+    seen = {}
+
+    def worker():
+        seen["new thread"] = threads.threads_now()
+        with solver_threads(1):
+            seen["inside"] = threads.threads_now()
+
+    with solver_threads(1):
+        other = threading.Thread(target=worker)
+        other.start()
+        other.join()
+        seen["caller"] = threads.threads_now()
+    assert seen == {"new thread": threads.most_threads(), "inside": 1, "caller": 1}
 
 
 @pytest.mark.parametrize("sparse", [False, True])

@@ -49,6 +49,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 from sklearn.exceptions import ConvergenceWarning
@@ -56,6 +57,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ._bias import choose_bias
 from ._compile import announces_compilation
 from .linear import newton_step, smoothing_levels
+from .threads import threads_now
 
 # Per-group sums a pass accumulates (columns of its (n_groups, 5) array).
 _VALUE, _GRAD_BETA, _CURVATURE, _H_BETA, _N_QUAD = range(5)
@@ -691,6 +693,17 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
     -------
     AllPairsResult
     """
+    # numba's loops take the count solver_threads set for this thread (numba
+    # keeps its own per-thread count, which nothing else sets).
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads_now(), numba.config.NUMBA_NUM_THREADS))
+    try:
+        return _solve(problem, bias, tol, delta_min, max_newton, v0)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _solve(problem, bias, tol, delta_min, max_newton, v0):
     obj = _Passes(problem, bool(bias))
     X = problem.X
     p = X.shape[1]
@@ -727,7 +740,7 @@ def solve_all_pairs(problem, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=
     if not converged:
         warnings.warn(
             f"The all-pairs solver reached max_newton={max_newton} steps at some smoothing "
-            "level; the solution may be inaccurate.", ConvergenceWarning, stacklevel=3)
+            "level; the solution may be inaccurate.", ConvergenceWarning, stacklevel=4)
     u = v[:p].copy()
     spread = _spread(f, problem)
     beta = 0.0

@@ -1,16 +1,19 @@
 """Thread settings of the compiled solvers (the C extensions' OpenMP loops and
-numba's, both counted by numba's per-thread setting): the thread count for their
-parallel loops (per calling thread) and one process-wide BLAS thread while
-any solve runs."""
+the graded items' numba loops): the thread count for their parallel loops (per
+calling thread) and one process-wide BLAS thread while any solve runs.
+
+The count is this module's own per-thread setting, not numba's: importing
+numba costs a process 0.25-0.3 s (every worker of a search paid it, and only
+the graded items' solver uses numba), so it is imported by that solver alone,
+which hands it the count of the thread that calls it."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import numbers
+import os
 import threading
-
-import numba
 
 # The fewest entries one parallel loop of a solver touches (rows x features of a
 # pass, items x features of a kernel row) for it to run on more than one
@@ -24,10 +27,35 @@ import numba
 PARALLEL_WORK = 2_000_000
 
 
+@functools.cache
+def most_threads():
+    """The most threads a parallel loop takes: ``NUMBA_NUM_THREADS`` when the
+    environment sets it, else the cores this process may run on (numba's own
+    rule for its default, which these loops followed when numba counted
+    them)."""
+    setting = os.environ.get("NUMBA_NUM_THREADS", "").strip()
+    if setting:
+        try:
+            count = int(setting)
+        except ValueError:
+            raise ValueError(f"NUMBA_NUM_THREADS must be a positive integer; got "
+                             f"{setting!r}.") from None
+        if count < 1:
+            raise ValueError(f"NUMBA_NUM_THREADS must be a positive integer; got {count}.")
+        return count
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # (no affinity on macOS and Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+_SETTING = threading.local()  # .count: this thread's, as solver_threads set it
+
+
 def thread_count(n_threads, work=None):
-    """numba threads for ``n_threads`` (None or -1: all that numba has), and
-    one when ``work`` (entries a parallel loop touches) is under PARALLEL_WORK."""
-    most = numba.config.NUMBA_NUM_THREADS
+    """Threads for ``n_threads`` (None or -1: :func:`most_threads`), and one
+    when ``work`` (entries a parallel loop touches) is under PARALLEL_WORK."""
+    most = most_threads()
     if n_threads is None or n_threads == -1:
         count = most
     elif not isinstance(n_threads, numbers.Integral) or isinstance(n_threads, bool) \
@@ -40,9 +68,9 @@ def thread_count(n_threads, work=None):
 
 def threads_now():
     """The threads the compiled loops of a solve use in this thread: the count
-    :func:`solver_threads` set (numba's per-thread setting, which the C
-    extensions read from here)."""
-    return numba.get_num_threads()
+    :func:`solver_threads` set, else :func:`most_threads` (as a new thread
+    starts)."""
+    return getattr(_SETTING, "count", None) or most_threads()
 
 
 def threads_for(work):
@@ -55,7 +83,7 @@ def threads_for(work):
 
 @contextlib.contextmanager
 def solver_threads(n_jobs, work=None):
-    """numba's thread count for the solvers' parallel loops, in this thread
+    """The thread count of the solvers' parallel loops, in this thread
     only (``n_jobs`` and ``work`` as :func:`thread_count` reads them), and one
     BLAS thread.
 
@@ -64,13 +92,13 @@ def solver_threads(n_jobs, work=None):
     after each call: the all-pairs solver's passes took twice as long
     (12 vs 6 ms at 100,000 items on two cores).
     """
-    before = numba.get_num_threads()
-    numba.set_num_threads(thread_count(n_jobs, work))
+    before = getattr(_SETTING, "count", None)
+    _SETTING.count = thread_count(n_jobs, work)
     try:
         with one_blas_thread():
             yield
     finally:
-        numba.set_num_threads(before)
+        _SETTING.count = before
 
 
 _BLAS_LOCK = threading.Lock()
