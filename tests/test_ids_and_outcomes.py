@@ -4,6 +4,7 @@ named, nullable and boolean columns read as numbers, repeated column names
 refused, and model files keep no per-pair arrays."""
 
 import os
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -339,3 +340,31 @@ def test_ids_of_a_str_subclass_keep_their_text():
     keys = id_text(np.array([Team.MAN_UTD, Team.MAN_CTY, Team.LIV], dtype=object))
     assert list(keys) == [str(Team.MAN_UTD), str(Team.MAN_CTY), str(Team.LIV)]
     assert len(set(keys)) == 3
+
+
+def test_probability_true_fits_the_same_ranking_on_repeated_games_of_ids():
+    # An attack (stop 70): with probability=True the exact solve kept its rows
+    # for the calibration folds, which turned off the merging of equal rows,
+    # and ended at another optimum of the (non-unique) dual, with beta -2e-5
+    # inside its KKT violation (3e-4) read as Lemma 1's scale: scores of 2e4.
+    import random
+
+    from svmcompare import SVMCompare
+
+    random.seed(0)
+    ids = np.eye(6)
+    pairs, y = [], []
+    for _ in range(120):
+        a, b = random.sample(range(6), 2)
+        pairs.append([ids[a], ids[b]])
+        y.append(random.choice([-1, 0, 1]))
+    X, y = np.array(pairs), np.array(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = SVMCompare(kernel="rbf", random_state=0).fit(X, y)
+        proba = SVMCompare(kernel="rbf", probability=True, random_state=0).fit(X, y)
+    assert plain.degenerate_ and proba.degenerate_
+    np.testing.assert_array_equal(proba.rank(ids), plain.rank(ids))
+    np.testing.assert_array_equal(proba.compare(X), plain.compare(X))
+    assert np.max(np.abs(proba.rank(ids))) < 1.0
+    assert np.allclose(proba.predict_proba(X).sum(axis=1), 1.0)

@@ -3,7 +3,7 @@ import pytest
 from sklearn.model_selection import GroupKFold
 
 import svmcompare.grid_search as grid_search
-from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank
+from svmcompare import NoRankingError, SVMCompare, SVMCompareCV, SVMRank, make_pairs
 from svmcompare.datasets import make_norm_pairs
 from svmcompare.grid_search import grid_points, paper_grid, validation_search
 from svmcompare.model_selection import default_grid
@@ -502,3 +502,54 @@ def test_cv_results_has_scikit_learn_s_params_and_param_columns(tmp_path):
     save_model(search, path)
     loaded = load_model(path).cv_results_
     assert [dict(p) for p in loaded["params"]] == [dict(p) for p in results["params"]]
+
+
+def _logistic_pairs(n, seed):
+    rng = np.random.default_rng(seed)
+    Xi, Xj = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    d = (Xj - Xi).sum(1) + rng.logistic(size=n)
+    return make_pairs(Xi, Xj), np.where(d > 1, 1, np.where(d < -1, -1, 0))
+
+
+def test_auc_scoring_averages_the_folds_that_define_it():
+    # An attack (stop 70): a season of draws only has no comparison AUC, and
+    # its NaN made every point's mean NaN: "Every grid point failed".
+    from sklearn.model_selection import GroupKFold
+
+    X, y = _logistic_pairs(300, 0)
+    groups = np.repeat(np.arange(5), 60)
+    y[groups == 2] = 0
+    search = SVMCompareCV(scoring="auc", cv=GroupKFold(5), progress=False,
+                          param_grid={"kernel": ["linear"], "C": [0.1, 1.0]})
+    search.fit(X, y, groups=groups)
+    results = search.cv_results_
+    assert results["split2_auc"].isna().all()
+    defined = [f"split{k}_auc" for k in (0, 1, 3, 4)]
+    np.testing.assert_allclose(results["mean_auc"], results[defined].mean(axis=1))
+    with pytest.raises(ValueError, match="scoring='auc' needs validation pairs with both"):
+        SVMCompareCV(scoring="auc", cv=GroupKFold(5), progress=False,
+                     param_grid={"kernel": ["linear"], "C": [1.0]}).fit(
+            X, np.where(groups % 2 == 0, 0, np.where(y == 0, 1, y)), groups=groups)
+
+
+def test_a_split_whose_link_would_see_one_outcome_is_refused_before_the_search(monkeypatch):
+    # An attack (stop 70): later blocks all won by x' left split 0's link
+    # with one outcome, and the search failed after every fit, naming no split.
+    from sklearn.model_selection import TimeSeriesSplit
+
+    import svmcompare.model_selection as ms
+
+    X, y = _logistic_pairs(400, 5)
+    y[200:] = 1
+    monkeypatch.setattr(ms, "search_grid", lambda *a, **k: pytest.fail("searched"))
+    with pytest.raises(ValueError, match="split 0's probability link .* only the outcome 1"):
+        SVMCompareCV(probability=True, cv=TimeSeriesSplit(3), progress=False,
+                     param_grid={"kernel": ["linear"], "C": [1.0]}).fit(X, y)
+    weight = np.ones(y.size)
+    weight[:300] = 0.0  # positive weight only where the outcome is 1
+    y2 = y.copy()
+    y2[:300] = _logistic_pairs(400, 5)[1][:300]
+    with pytest.raises(ValueError, match="only the outcome 1"):
+        SVMCompareCV(probability=True, cv=3, progress=False,
+                     param_grid={"kernel": ["linear"], "C": [1.0]}).fit(X, y2,
+                                                                        sample_weight=weight)

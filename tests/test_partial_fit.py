@@ -310,8 +310,29 @@ def test_column_ranges_of_sparse_sides_are_the_dense_ones(seed):
     A.data = rng.normal(size=A.data.size) * (rng.uniform(size=A.data.size) < 0.8)  # stored zeros
     keep = rng.uniform(size=n) < 0.6
     keep[int(rng.integers(n))] = True  # the caller checks that some pair weighs something
-    for rows in (None, keep):
-        dense = A.toarray() if rows is None else A.toarray()[rows]
-        high, low = _csr_column_range(A, rows)
-        np.testing.assert_array_equal(high, dense.max(axis=0))
-        np.testing.assert_array_equal(low, dense.min(axis=0))
+    for matrix in (A, _uncanonical(A)):
+        for rows in (None, keep):
+            dense = A.toarray() if rows is None else A.toarray()[rows]
+            high, low = _csr_column_range(matrix, rows)
+            np.testing.assert_array_equal(high, dense.max(axis=0))
+            np.testing.assert_array_equal(low, dense.min(axis=0))
+
+
+def _uncanonical(A):
+    """``A`` with every stored entry split into two halves (duplicates)."""
+    counts = np.diff(A.indptr)
+    return sp.csr_matrix((np.repeat(A.data / 2, 2), np.repeat(A.indices, 2),
+                          np.r_[0, np.cumsum(2 * counts)]), shape=A.shape)
+
+
+def test_sparse_sides_with_entries_stored_twice_fit_as_fit_does():
+    # An attack (stop 70): 1 stored as 0.5 + 0.5 hid the columns' zeros from
+    # the range, and partial_fit called every feature constant.
+    from svmcompare.sparse_pairs import SparsePairs
+
+    first, second = np.zeros((6, 1)), np.zeros((6, 1))
+    first[[0, 1, 4]], second[[2, 3, 5]] = 1.0, 1.0
+    X = SparsePairs(_uncanonical(sp.csr_matrix(first)), _uncanonical(sp.csr_matrix(second)))
+    y = np.array([-1, 0, 1, 0, -1, 1])
+    full = SVMCompare(**MODEL).fit(X, y)
+    assert_same_model(full, SVMCompare(**MODEL).partial_fit(X, y), X)

@@ -59,6 +59,7 @@ from .solvers import solve_dual
 from .solvers.dual_cd import solve_linear_rows
 from .solvers.linear import differences
 from .solvers.lp import hinge_has_no_direction
+from .solvers.smo import merges_duplicates
 from .sparse_pairs import SparsePairs
 
 AUTO_NYSTROEM_PAIRS = 50_000  # "auto" approximates nonlinear kernels above this many pairs
@@ -161,11 +162,15 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
     def _folds_read_rows(self, prepared):
         """Whether this fit's calibration folds will start from its cached rows
         of Q (``solve_dual(keep_rows=True)``): probability=True with the row
-        folds of the exact solver (every pair has a row)."""
+        folds of the exact solver (every pair has a row), unless the solve
+        merges equal rows, which keeping rows would undo: the fit must be the
+        one probability=False gives (an attack, stop 70: ids' duplicate games
+        ended at another optimum of the dual, another ranking)."""
         return bool(setting(self, "probability")) \
             and setting(self, "calibration") in ("auto", "cv") \
             and prepared.solver == "exact" \
-            and rows_of_pairs(prepared.problem) is not None
+            and rows_of_pairs(prepared.problem) is not None \
+            and not merges_duplicates(prepared.problem)
 
     def _store(self, prepared, result, feature_map):
         """Set the fitted attributes from a solver result."""

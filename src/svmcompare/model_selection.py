@@ -695,6 +695,10 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         _check_split_features(X, splits, groups)
         if self.probability:
             _check_disjoint_validation(splits, y.size)
+            _check_link_outcomes(y, splits, sample_weight)
+        # A split whose validation pairs are all ties (or none) has no AUC for
+        # any point: the means are over the others (the same for every point).
+        auc_folds = _auc_folds(y, splits) if scoring == "auc" else np.ones(len(splits), bool)
         if self.probability and len(splits) < 2:
             raise ValueError(f"cv gives {len(splits)} split; probability=True needs at least "
                              "two (each split's probability link is fitted on the other "
@@ -753,7 +757,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             errors = [score["error"] for score in per_fold]
             aucs = [score["auc"] for score in per_fold]
             row = {**point, "mean_error": np.mean(errors), "std_error": np.std(errors),
-                   "mean_auc": np.mean(aucs), "std_auc": np.std(aucs), "n_failed": failed,
+                   "mean_auc": np.mean(np.asarray(aucs)[auc_folds]),
+                   "std_auc": np.std(np.asarray(aucs)[auc_folds]), "n_failed": failed,
                    "n_degenerate": sum(score["degenerate"] for score in per_fold),
                    "n_pruned": pruned,
                    **_split_columns("error", errors), **_split_columns("auc", aucs)}
@@ -992,6 +997,38 @@ def _check_disjoint_validation(splits, n_pairs):
                          "each split's link on the other splits' held-out pairs, so every "
                          "pair must be held out once at most. Use KFold, GroupKFold or "
                          "TimeSeriesSplit.")
+
+
+def _check_link_outcomes(y, splits, sample_weight):
+    """Refuse, before any fit, a split whose probability link would be fitted
+    on pairs of one outcome: each split's link is fitted on the other splits'
+    validation pairs (of positive weight), and a link needs two outcomes
+    (found after the whole search before: an attack, stop 70, with later
+    blocks of a TimeSeriesSplit all won by x')."""
+    weighs = np.ones(y.size, dtype=bool) if sample_weight is None else sample_weight > 0
+    for k in range(len(splits)):
+        others = np.concatenate([splits[j][1] for j in range(len(splits)) if j != k])
+        outcomes = np.unique(y[others[weighs[others]]])
+        if outcomes.size < 2:
+            held = "no pair of positive sample_weight" if outcomes.size == 0 else \
+                f"only the outcome {int(outcomes[0])}"
+            raise ValueError(
+                f"probability=True fits cv's split {k}'s probability link on the other "
+                f"splits' validation pairs, which hold {held}: a link needs two outcomes. "
+                "Use folds whose validation pairs mix outcomes (more or other groups, "
+                "or shuffled folds where time does not matter).")
+
+
+def _auc_folds(y, splits):
+    """The splits whose validation pairs define the comparison AUC (both ties
+    and non-ties: :func:`~svmcompare.metrics.comparison_report`), the same for
+    every point; a ValueError when none does."""
+    defined = np.array([0 < np.count_nonzero(y[val] == 0) < val.size for _, val in splits])
+    if not defined.any():
+        raise ValueError("scoring='auc' needs validation pairs with both ties and non-ties in "
+                         "some split (the comparison AUC is undefined on pairs of one kind); "
+                         "no split of cv has them. Use scoring='error', or folds that mix them.")
+    return defined
 
 
 def _check_split_features(X, splits, groups):

@@ -794,3 +794,16 @@ def test_distinct_items_of_dense_or_sparse_rows_name_each_row_s_first_copy(spars
     assert items.shape[0] == len(seen)
     np.testing.assert_array_equal(items, rows[first] + 0.0)
     np.testing.assert_array_equal(items[index], rows + 0.0)
+
+
+def test_a_beta_inside_the_kkt_violation_counts_as_noise():
+    # beta is pinned down to the solve's KKT violation: a Lemma 1 scale
+    # 1 / (-beta) from a beta inside it would come from the tolerance.
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(150, "l1", random_state=3)
+    problem = flip_compare(X, y, 10.0)
+    for tol in (1e-1, 1e-3):
+        result = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=tol)
+        assert result.bias_noise >= result.kkt_violation > 0
+        assert result.bias_noise > 1e-8 * np.max(np.abs(result.gradient + 1.0))
