@@ -34,6 +34,9 @@ from ._validation import (
 from .kernels import LINEAR
 from .sparse_pairs import SparsePairs
 
+# Entries of one dense block of sparse items ranked by a kernel model (64 MB).
+_DENSE_BLOCK_ENTRIES = 8_000_000
+
 
 def _check_fitted(estimator):
     """scikit-learn's NotFittedError before ``fit``; sklearn is imported only
@@ -255,11 +258,16 @@ class ComparisonMixin:
     def _rank_sparse(self, Z):
         """r(z) of sparse items (a linear model): the weights on the scaled
         features, less the mean's share, without centering Z."""
-        if self.ranking_.weights is None or self.ranking_.feature_map is not None:
-            raise ValueError("Sparse items are ranked by linear models only (kernel='linear' "
-                             "without Nystroem), as they are fitted: pass a dense array.")
         if Z.ndim != 2 or Z.shape[1] != self.n_features_in_:
             raise ValueError(f"Z must have shape (n_items, {self.n_features_in_}); got {Z.shape}.")
+        if self.ranking_.weights is None or self.ranking_.feature_map is not None:
+            # A kernel (or Nystroem) model ranks dense rows: the sparse ones a
+            # block at a time (a rolling replay of ids with --kernel rbf failed
+            # here, telling a command-line user to pass a dense array).
+            Z = sp.csr_matrix(Z)
+            rows = max(1, _DENSE_BLOCK_ENTRIES // max(1, Z.shape[1]))
+            return np.concatenate([np.zeros(0)] + [self.rank(Z[i:i + rows].toarray())
+                                                   for i in range(0, Z.shape[0], rows)])
         Z = sp.csr_matrix(Z, dtype=np.float64)
         if not np.all(np.isfinite(Z.data)):
             raise ValueError("Z contains NaN or infinity.")

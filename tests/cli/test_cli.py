@@ -1042,3 +1042,20 @@ def test_auto_on_graded_items_keeps_each_querys_pairs_together(tmp_path, capsys,
     assert "folds keep each query's pairs together (--groups qid)" in capsys.readouterr().out
     np.testing.assert_array_equal(seen[0], qid[first])  # each pair's query
     assert load_model(tmp_path / "m.skops").n_features_in_ == X.shape[1]
+
+
+def test_rolling_replays_ids_with_a_kernel_model(tmp_path, monkeypatch, capsys):
+    # An attack (stop 70): `rolling --kernel rbf` on a table of ids failed after
+    # its first fit, ranking the sparse ids ("pass a dense array").
+    from svmcompare.datasets import make_league
+
+    matches, _ = make_league(n_teams=6, n_seasons=3, random_state=0)
+    matches.to_csv(tmp_path / "m.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    game = ["--a", "home", "--b", "away", "--outcome", "result", "--outcome-map", "H=-1,D=0,A=1"]
+    assert main(["rolling", "m.csv", *game, "--period", "season", "--kernel", "rbf",
+                 "--ratings", "paths.csv", "--no-progress", "-o", "out.csv"]) == 0
+    paths = pd.read_csv(tmp_path / "paths.csv")
+    predicted = pd.read_csv(tmp_path / "out.csv")
+    assert len(paths) == 2 and paths.drop(columns="season").notna().all().all()
+    assert np.allclose(predicted[["p_x_better", "p_tie", "p_xprime_better"]].sum(axis=1), 1.0)

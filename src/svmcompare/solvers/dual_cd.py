@@ -44,7 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..exceptions import named_fit
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._linear_core import dual_cd_round
-from .linear import LinearResult, check_loss, solve_linear
+from .linear import LinearResult, check_count, check_loss, check_rows, solve_linear
 from .newton_cg import solve_squared_hinge_cg
 from .threads import solver_threads
 
@@ -216,12 +216,14 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
         itself is minimized).
     """
     check_loss(loss)
+    y, C = check_rows(D, y, C, tol, alpha0)
+    max_passes = check_count("max_passes", max_passes)
+    max_rounds = check_count("max_rounds", max_rounds)
     pass_budget = _budget("pass_budget", pass_budget)
     work_budget = _budget("work_budget", work_budget)
     D = _csr(D)
-    entry_budget = None if work_budget is None else work_budget * D.nnz
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    C = np.ascontiguousarray(C, dtype=np.float64)
+    # (capped: the compiled round counts entries in a C long)
+    entry_budget = None if work_budget is None else min(work_budget * D.nnz, 2**62)
     qdiag = np.asarray(D.power(2).sum(axis=1)).ravel()
     cost = C
     diag = np.zeros(y.size)

@@ -34,6 +34,7 @@ with the exact minimizer of F (:func:`_crossover`, ``smoothing`` 0).
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -488,6 +489,44 @@ def check_loss(loss):
         raise ValueError(f"loss must be one of {LOSSES}; got {loss!r}.")
 
 
+def check_rows(D, y, C, tol, alpha0=None):
+    """The rows of a public linear solver checked (their callers in the
+    library have validated their data; a direct call had NaN costs return
+    u = 0 "converged", labels {0, 2} solved, and shapes fail inside numpy):
+    ``y`` and ``C`` as float arrays of shape (m,) (a scalar C for every row)."""
+    shape = getattr(D, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"D must be a matrix of rows (m, p); got shape {shape}.")
+    m = shape[0]
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if y.shape != (m,):
+        raise ValueError(f"y must have shape ({m},), one label a row of D; got {y.shape}.")
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must hold -1 and 1 only (the flipped labels of eq. 8).")
+    C = np.asarray(C, dtype=np.float64)
+    if C.ndim == 0:
+        C = np.full(m, float(C))
+    if C.shape != (m,):
+        raise ValueError(f"C must be a number or have shape ({m},); got {C.shape}.")
+    if not (np.all(np.isfinite(C)) and np.all(C >= 0.0)):
+        raise ValueError("C must be finite and >= 0 (0 leaves a row out).")
+    if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
+    if alpha0 is not None:
+        start = np.asarray(alpha0, dtype=np.float64)
+        if start.shape != (m,) or not np.all(np.isfinite(start)):
+            raise ValueError(f"alpha0 must be finite, of shape ({m},); got shape "
+                             f"{start.shape}.")
+    return y, np.ascontiguousarray(C)
+
+
+def check_count(name, value, least=1):
+    """An iteration limit as an int, refused by name unless a whole number >= ``least``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise ValueError(f"{name} must be a whole number >= {least}; got {value!r}.")
+    return int(value)
+
+
 # The squared hinge C max(0, 1 - z)^2 is the quadratic zone of L_delta for C
 # scaled by 2 delta: one Newton level at a delta that no margin reaches.
 SQUARED_HINGE_ZONE = 1e8
@@ -536,6 +575,8 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
     LinearResult
     """
     check_loss(loss)
+    y, C = check_rows(D, y, C, tol)
+    max_newton = check_count("max_newton", max_newton)
     squared = loss == "squared_hinge"
     if squared:
         C = 2.0 * SQUARED_HINGE_ZONE * np.asarray(C, dtype=np.float64)
