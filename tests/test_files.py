@@ -37,7 +37,21 @@ def test_empty_cell_is_named_as_such(tmp_path):
     frame = FRAME.copy()
     frame.loc[3, "b_v"] = np.nan
     frame.to_csv(tmp_path / "p.csv", index=False)
-    with pytest.raises(ValueError, match=r"p.csv, line 5, column b_v: empty cell"):
+    with pytest.raises(ValueError, match=r"p.csv, line 5, column b_v: empty or missing cell"):
+        read_pairs(tmp_path / "p.csv")
+
+
+@pytest.mark.parametrize("cell, shown", [("nan", "empty or missing cell"),
+                                         ("NA", "empty or missing cell"),
+                                         ("1e999", "infinite, or past double precision"),
+                                         ("-inf", "infinite, or past double precision")])
+def test_missing_and_infinite_cells_are_named_by_kind(tmp_path, cell, shown):
+    # An attack (stop 70): a "nan" cell was called empty, and 1e999 was
+    # quoted as 'inf', a value the file does not hold.
+    frame = FRAME.astype(object)
+    frame.loc[3, "b_v"] = cell
+    frame.to_csv(tmp_path / "p.csv", index=False)
+    with pytest.raises(ValueError, match=rf"p.csv, line 5, column b_v: {shown}"):
         read_pairs(tmp_path / "p.csv")
 
 

@@ -526,6 +526,20 @@ def test_records_that_run_against_the_scores_are_named(board_model):
         leaderboard(model, items, ids, games=(b, a, y))
 
 
+def test_games_all_drawn_leave_no_scipy_warning(board_model):
+    # An attack (stop 70): all-draw games have one net record, and SciPy's
+    # "input array is constant" reached the command line's output.
+    import warnings
+
+    model, X, y, items = board_model
+    ids = np.array([f"t{k}" for k in range(8)], dtype=object)
+    a, b = ids[X[:, :8].nonzero()[1]], ids[X[:, 8:].nonzero()[1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        board = leaderboard(model, items, ids, games=(a, b, np.zeros_like(y)))
+    assert (board["draws"] == board["games"]).all()
+
+
 def test_head_to_head_takes_the_boards_min_games(board_model):
     model, X, y, items = board_model
     ids = np.array([f"t{k}" for k in range(8)], dtype=object)

@@ -248,7 +248,12 @@ def _numeric(frame, columns, name):
     if bad.any():
         row, col = np.argwhere(bad)[0]
         value = frame[columns[col]].iloc[row]
-        what = "empty cell" if pd.isna(value) else f"{str(value)!r} is not finite" \
+        # pandas has parsed the cell: "nan" and "NA" are missing by now, and
+        # 1e999 reads as inf, so the message names kinds, not the file's text.
+        what = "empty or missing cell (blank, NA, NaN, null, ...)" if pd.isna(value) else \
+            "infinite, or past double precision's 1.8e308" \
+            if isinstance(value, numbers.Real) and np.isinf(value) else \
+            f"{str(value)!r} is not finite" \
             if _overflows(value) or not pd.isna(values.iloc[row, col]) \
             else f"{str(value)!r} is not a number"
         raise ValueError(f"{name}, line {file_line(frame.index, row)}, column {columns[col]}: "

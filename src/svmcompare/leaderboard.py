@@ -152,6 +152,8 @@ def _warn_records_against_scores(score, counts):
     if played.sum() < 5:
         return
     net = ((counts["wins"] - counts["losses"]) / counts["games"].clip(lower=1)).to_numpy()
+    if np.ptp(score[played]) == 0 or np.ptp(net[played]) == 0:
+        return  # no order to run against (all draws; equal scores): SciPy would warn
     rho = spearmanr(score[played], net[played]).statistic
     if np.isfinite(rho) and rho < -0.5:
         warnings.warn(f"the games' records run against the scores (Spearman {rho:.2f} between "
