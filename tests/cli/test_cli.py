@@ -554,7 +554,8 @@ def test_ids_layout_and_grid(tmp_path, capsys):
     ("u,v,y\n1,2,0\n", "no a_<feature> columns"),
     ("a_u,b_u,y\n", "a header and no rows"),
     # pandas reads 1e400 as inf or as text, by version: named as not finite either way.
-    ("a_u,b_u,y\n1,2,0\n1e400,3,1\n", r"line 3, column a_u: ('(inf|1e400)' is not finite|infinite, or past double precision)"),
+    ("a_u,b_u,y\n1,2,0\n1e400,3,1\n",
+     r"line 3, column a_u: ('(inf|1e400)' is not finite|infinite, or past double precision)"),
 ])
 def test_bad_pairs_files_give_one_line(tmp_path, capsys, content, message):
     import re
