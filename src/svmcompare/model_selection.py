@@ -695,7 +695,6 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
         _check_split_features(X, splits, groups)
         if self.probability:
             _check_disjoint_validation(splits, y.size)
-            _check_link_outcomes(y, splits, sample_weight)
         # A split whose validation pairs are all ties (or none) has no AUC for
         # any point: the means are over the others (the same for every point).
         auc_folds = _auc_folds(y, splits) if scoring == "auc" else np.ones(len(splits), bool)
@@ -703,6 +702,8 @@ class SVMCompareCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"cv gives {len(splits)} split; probability=True needs at least "
                              "two (each split's probability link is fitted on the other "
                              "splits' held-out scores).")
+        if self.probability:
+            _check_link_outcomes(y, splits, sample_weight)
         sparse = isinstance(X, SparsePairs)
         grid = self._grid(base, X, loss, sparse)
         if not grid_points(grid):
