@@ -172,6 +172,27 @@ def test_reliability_table_against_brute_force():
     assert outcome_accuracy(y, proba) == pytest.approx(np.mean(proba.argmax(1) - 1 == y))
 
 
+def test_accuracy_counts_the_labels_predict_gives():
+    # An attack (stop 70): where x and x' are equally likely to win, predict
+    # says tie (swap symmetry) and the accuracy took argmax's -1, so
+    # `svmcompare evaluate` printed two numbers that disagreed.
+    from svmcompare import SVMCompare
+    from svmcompare.metrics import outcome_accuracy
+
+    proba = np.array([[0.4, 0.2, 0.4], [0.5, 0.2, 0.3], [0.3, 0.2, 0.5]])
+    assert outcome_accuracy(np.array([0, -1, 1]), proba) == 1.0
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(300, 2)), rng.normal(size=(300, 2))
+    d = (B - A) @ [1.0, 0.5] + rng.normal(size=300)
+    y = np.where(d > 0.3, 1, np.where(d < -0.3, -1, 0))
+    model = SVMCompare(kernel="linear", probability=True, random_state=0).fit(
+        np.stack([A, B], 1), y)
+    X = np.stack([np.r_[A[:3], A[3:9]], np.r_[A[:3], B[3:9]]], 1)  # three pairs of equals
+    labels = model.predict(X)
+    assert (labels[:3] == 0).all()
+    assert outcome_accuracy(y[:9], model.predict_proba(X)) == np.mean(labels == y[:9])
+
+
 @pytest.mark.parametrize("proba,match", [
     (np.array([[0.2, 0.3, 2.0]] * 4), "probabilities in \\[0, 1\\]"),
     (np.array([[0.1, 0.2, 0.2]] * 4), "row 0 sums to 0.5"),

@@ -246,10 +246,15 @@ def comparison_auc_chance():
 
 def outcome_accuracy(y_true, proba):
     """Share of pairs whose most probable outcome (``proba`` (n, 3) over -1,
-    0, 1) is the observed one."""
+    0, 1) is the observed one: the labels ``predict`` gives a model with
+    probabilities, so a tie where x and x' are equally likely to win (the
+    swap-symmetric label; an argmax took -1 there, and ``svmcompare
+    evaluate`` printed an accuracy and a zero-one error that disagreed)."""
+    from .ranking_function import least_cost_labels
+
     y = check_labels(y_true)
     proba = _check_outcome_proba(proba, y.size)
-    return float(np.mean(np.argmax(proba, axis=1) - 1 == y))
+    return float(np.mean(least_cost_labels(proba) == y))
 
 
 def reliability_table(y_true, proba, n_bins=10):

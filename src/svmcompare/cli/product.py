@@ -711,7 +711,8 @@ def _labels_and_rule(model, score, proba):
 
     if proba is not None:
         cost = getattr(model, "cost", None)
-        rule = ("labels: the most probable outcome" if cost is None
+        rule = ("labels: the most probable outcome (a tie where both sides are equally "
+                "likely to win)" if cost is None
                 else "labels: the outcome of least expected cost")
         return least_cost_labels(proba, cost), rule
     return labels_at_threshold(score, model.threshold_), \
