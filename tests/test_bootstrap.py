@@ -605,3 +605,22 @@ def test_the_squared_hinge_s_score_intervals_are_calibrated_and_the_hinge_s_are_
     lower, _ = squared.rank_interval(items)
     np.testing.assert_allclose(lower,
                                percentile_interval(squared.rank_replicates(items), 0.9)[0])
+
+
+def test_a_resample_with_one_pair_of_a_label_says_so():
+    # An attack (stop 70): three ties in 300 pairs; a resample drew one of
+    # them, and its replicate's calibration folds failed with "the rarest
+    # label has 1", naming neither the bootstrap nor the three ties.
+    from svmcompare import SVMCompare
+    from svmcompare.bootstrap import BootstrapCompare
+
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(300, 2)), rng.normal(size=(300, 2))
+    y = np.where((B - A) @ [1.0, 0.5] + rng.normal(size=300) > 0, 1, -1)
+    y[:3] = 0
+    X = np.stack([A, B], 1)
+    SVMCompare(kernel="linear", probability=True).fit(X, y)  # the point model fits
+    with pytest.raises(ValueError, match=r"resample drew ties \(y = 0\) on a single distinct "
+                                         r"pair \(y has 3 such pairs\)"):
+        BootstrapCompare(SVMCompare(kernel="linear", probability=True), n_resamples=10,
+                         random_state=0, progress=False).fit(X, y)

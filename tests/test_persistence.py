@@ -164,3 +164,22 @@ def test_models_with_the_newly_checked_parts_round_trip(tmp_path, kind):
                                       model.rank_interval(X_test[:, 0])[1])
     if kind == "exact polynomial map":
         assert getattr(loaded.ranking_.feature_map, "exact", False)
+
+
+def test_a_model_with_a_function_kernel_is_refused_before_writing(tmp_path):
+    # An attack (stop 70): save_model wrote a file that load_model then always
+    # refused ("FunctionNode ... not allowed"): model files hold no code.
+    import warnings
+
+    from svmcompare import BootstrapCompare
+
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SVMCompare(kernel=lambda a, b: a @ b.T).fit(X, y)
+    with pytest.raises(TypeError, match="whose kernel is a function"):
+        save_model(model, tmp_path / "m.skops")
+    with pytest.raises(TypeError, match="whose estimator__kernel is a function"):
+        save_model(BootstrapCompare(SVMCompare(kernel=lambda a, b: a @ b.T)),
+                   tmp_path / "b.skops")
+    assert not list(tmp_path.iterdir())

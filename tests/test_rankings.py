@@ -114,6 +114,9 @@ def test_bad_tables_are_refused_by_name():
         matches_from_rankings(good, weight="event", **call)
     with pytest.raises(ValueError, match="unplaced must be"):
         matches_from_rankings(good, unplaced="first", **call)
+    for cap in (0, -1, 1.5, True):  # named as this function's parameter (an attack, stop 70)
+        with pytest.raises(ValueError, match="max_pairs_per_event must be a positive integer"):
+            matches_from_rankings(good, max_pairs_per_event=cap, **call)
 
 
 def test_a_cap_on_pairs_per_event_is_reproducible():

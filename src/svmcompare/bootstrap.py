@@ -234,7 +234,11 @@ def _fit_replicate(estimator, X, y, context, sample_weight, counts, link):
     if link is not None:
         model.set_params(probability=False)
     with degenerate_warnings_silenced():  # counted once by the caller
-        model.fit(X[rows], y[rows], context=take_rows(context, rows), sample_weight=weight)
+        try:
+            model.fit(X[rows], y[rows], context=take_rows(context, rows), sample_weight=weight)
+        except ValueError as exc:
+            _explain_rare_label(exc, y, rows)
+            raise
     if isinstance(link, str) and link == "out-of-bag":
         model.calibrate(X[left_out], y[left_out], context=take_rows(context, left_out),
                         sample_weight=take_rows(sample_weight, left_out))
@@ -246,6 +250,28 @@ def _fit_replicate(estimator, X, y, context, sample_weight, counts, link):
                        model.scaler_.transform_pairs(take_rows(X, kept)),
                        take_rows(context, kept), weight[seen])
     return model
+
+
+def _explain_rare_label(exc, y, rows):
+    """Raise, from a replicate's failed fit ``exc``, what the resample did:
+    drew a label of ``y`` on a single distinct pair, which the replicate's own
+    calibration folds (two pairs of each label at least) cannot split (an
+    attack, stop 70: three ties in 300 pairs failed with "the rarest label
+    has 1", naming neither the bootstrap nor the data's three); else
+    nothing (the caller re-raises ``exc``)."""
+    labels, drawn = np.unique(y[rows], return_counts=True)
+    if "calibration" not in str(exc) or drawn.min() >= 2:
+        return
+    label = int(labels[np.argmin(drawn)])
+    count = int(np.count_nonzero(y == label))
+    raise ValueError(
+        f"A bootstrap resample drew {LABEL_WORDS[label]} on a single distinct pair (y has "
+        f"{count} such pairs), and the replicate's probability link "
+        "is calibrated by folds that need two pairs of each label: with so few of them, "
+        "among many resamples some do. What works: more such pairs, a search (SVMCompareCV, "
+        "whose replicates fit their links on its folds' held-out scores), or no "
+        "probabilities in the replicates (probability=False: score and position "
+        "intervals).") from exc
 
 
 def search_held_out(search, model, X, y, context=None, sample_weight=None, groups=None,

@@ -810,6 +810,12 @@ def matches_from_rankings(results, *, event, item, position, weight="item", unpl
         raise ValueError(f"weight must be one of {RANKING_WEIGHTS}; got {weight!r}.")
     if unplaced not in UNPLACED:
         raise ValueError(f"unplaced must be one of {UNPLACED}; got {unplaced!r}.")
+    if max_pairs_per_event is not None and (
+            not isinstance(max_pairs_per_event, numbers.Integral)
+            or isinstance(max_pairs_per_event, bool) or max_pairs_per_event < 1):
+        # (pair_indices would name its own parameter, max_pairs_per_group)
+        raise ValueError("max_pairs_per_event must be a positive integer or None; got "
+                         f"{max_pairs_per_event!r}.")
     keep = _as_list(keep)
     names = [event, item, position, *keep]
     missing = [c for c in names if c not in results.columns]

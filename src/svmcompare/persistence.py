@@ -69,6 +69,16 @@ def save_model(model, path):
 
     if not is_own_estimator(model):
         raise TypeError(f"save_model writes svmcompare estimators; got {type(model).__name__}.")
+    # load_model runs no code, so it refuses a file holding a function: refused
+    # here, before writing a file that could never be read (an attack, stop 70).
+    functions = sorted(name for name, value in model.get_params(deep=True).items()
+                       if callable(value) and not hasattr(value, "get_params"))
+    if functions:
+        raise TypeError(f"save_model cannot write a model whose {', '.join(functions)} "
+                        "is a function: model files hold no code, so load_model would refuse "
+                        "the file. Use a named kernel ('rbf', 'linear', 'poly', 'laplacian'), "
+                        "or keep the model with pickle (which runs code on load: only for "
+                        "files you trust).")
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     # Created as open() would (0666 less the umask), unlike mkstemp's 0600,
