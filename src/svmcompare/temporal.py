@@ -44,6 +44,7 @@ from .bootstrap import alignment
 from .datasets.games import read_times, time_keys, warn_unix_clock
 from .exceptions import outside_stacklevel
 from .solvers.interrupt import bar_options
+from .sparse_pairs import SparsePairs
 
 
 def _as_number(times, name, at=None):
@@ -438,6 +439,11 @@ def rolling_fit(estimator, X, y, periods, *, context=None, sample_weight=None, h
         predicted[rows] = True
         if items is not None:
             scores = np.asarray(model.rank(items), dtype=float)
+            if continued is not None:
+                # partial_fit's ids are not centered as fit's are: its scores
+                # sit a constant off a refit's (an attack, stop 70: -0.513 on
+                # every rating of every period), which fit's centering removes.
+                scores -= _mean_training_score(model, X[train], weight)
             scores[~_rated(items, X[train])] = np.nan
             # Items rated before and now anchor the map: an id's first score
             # (its rating so far, 0 on identities) must not move the others'.
@@ -500,6 +506,16 @@ def _say_repeats(said, n_fits):
                       f"again, alike but for its numbers, for the fits before {which} {shown} "
                       f"({len(periods)} of {n_fits} fits).", category,
                       stacklevel=outside_stacklevel())
+
+
+def _mean_training_score(model, X, weight):
+    """The mean score r of the items of pairs ``X``, each pair's two items
+    weighing its ``weight`` (None: 1): 0 for a model fitted by ``fit`` on them
+    (its standardization centers the items so, and r is linear in them)."""
+    sides = (X.first, X.second) if isinstance(X, SparsePairs) else (X[:, 0], X[:, 1])
+    total = sum(np.asarray(model.rank(side), dtype=float) for side in sides)
+    w = np.ones(total.size) if weight is None else weight
+    return float(w @ total) / (2.0 * float(w.sum()))
 
 
 def _rated(items, earlier):
