@@ -457,15 +457,52 @@ def test_load_model_checks_the_estimator_s_scoring_state(probability_model, tmp_
         load_model(path)
 
 
-def test_a_file_without_a_scoring_part_is_still_checked_when_predict_loads_it(
-        probability_model, tmp_path):
+def test_a_file_whose_scoring_part_was_deleted_is_refused(probability_model, tmp_path):
+    # save_model writes a scoring part for every model that has one; deleting
+    # it let an edited class load (an attack, stop 70: an SVMCompare file
+    # read as SVMRank).
     path = tmp_path / "model.skops"
     save_model(probability_model, path)
     edit_schema(path, lambda schema: None)  # drops the scoring part
-    assert load_predictor(path) is None
-    X, _ = make_norm_pairs(20, "l1", random_state=3)
-    np.testing.assert_array_equal(load_model(path).predict_proba(X),
-                                  probability_model.predict_proba(X))
+    assert load_predictor(path) is None  # predict falls back to load_model, which refuses
+    with pytest.raises(ValueError, match="lacks the scoring part its model has"):
+        load_model(path)
+
+    def as_svmrank(schema):
+        from svmcompare import SVMRank
+
+        schema["content"]["model"]["__class__"] = SVMRank.__name__
+        schema["content"]["model"]["__module__"] = SVMRank.__module__
+
+    save_model(probability_model, path)
+    edit_schema(path, as_svmrank)
+    with pytest.raises(ValueError, match="edited or mixed"):
+        load_model(path)
+
+
+@pytest.mark.parametrize("kernel, name, value, message", [
+    ("linear", "C", float("inf"), "parameters are not ones it can be fitted with"),
+    ("linear", "C", "abc", "parameters are not ones it can be fitted with"),
+    ("rbf", "gamma", float("nan"), "parameters are not ones it can be fitted with"),
+    ("linear", "kernel", "rbf", "kernel parameter \\(rbf\\) is not its fitted kernel's"),
+])
+def test_edited_parameters_are_refused(tmp_path, kernel, name, value, message):
+    # An attack (stop 70): C = inf, a text C, gamma = NaN and another kernel
+    # each loaded from a re-zipped file and failed only on a refit.
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    model = SVMCompare(kernel=kernel, solver="exact").fit(X, y)
+    path = tmp_path / "model.skops"
+    save_model(model, path)
+
+    def edit(schema):
+        params = schema["content"]["model"]["content"]["content"]
+        params[name] = {"__class__": "str", "__module__": "builtins",
+                        "__loader__": "JsonNode", "content": json.dumps(value),
+                        "is_json": True, "__id__": 7}
+
+    edit_schema(path, edit, keep_predictor=True)
+    with pytest.raises(ValueError, match=message):
+        load_model(path)
 
 
 def test_nested_and_approximate_models_are_checked_too(tmp_path):

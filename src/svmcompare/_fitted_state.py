@@ -175,6 +175,7 @@ def _check_one(estimator, version, path, fail):
     if missing:
         fail(f"{kind} lacks the parameter(s) {', '.join(missing)}: the file was written by "
              "an earlier svmcompare; refit the model")
+    _check_parameters(estimator, kind, fail)
     if kind == "SVMCompareCV":
         if not is_own_estimator(getattr(estimator, "best_estimator_", None)):
             fail("search has no refitted best_estimator_ (not fitted)")
@@ -209,6 +210,26 @@ def _check_one(estimator, version, path, fail):
             fail(f"threshold_ {estimator.threshold_} is negative (eq. 6: a fit's is >= 0)")
     if hasattr(estimator, "calibrator_"):  # its outcomes, which check_state does not read
         _check_link(estimator, fail)
+
+
+def _check_parameters(estimator, kind, fail):
+    """Parameters that fit would refuse (C = inf, gamma = NaN, a text C) or
+    that disagree with the fitted kernel: a file edited, not written so (an
+    attack, stop 70: each loaded, and failed on the first refit)."""
+    from ._parameters import check_parameters
+
+    if not hasattr(estimator, "kernel") or not hasattr(estimator, "gamma"):
+        return  # not a kernel comparison estimator: its fit checks its own
+    try:
+        kernel = check_parameters(estimator)
+    except (ValueError, TypeError) as exc:
+        fail(f"{kind}'s parameters are not ones it can be fitted with ({str(exc)[:160]}): "
+             "the file was edited or damaged")
+    fitted = getattr(estimator, "kernel_", None)
+    if fitted is not None and (getattr(fitted, "name", None) != kernel.name
+                               or getattr(fitted, "code", None) != kernel.code):
+        fail(f"{kind}'s kernel parameter ({kernel.name}) is not its fitted kernel's "
+             f"({getattr(fitted, 'name', fitted)}): the file was edited or mixed")
 
 
 def _numbers(value, name, ndim, fail):

@@ -229,7 +229,13 @@ def _check_scoring_part(archive, path, model):
     one way on ``predict`` and another on ``evaluate`` (weights negated in the
     scoring part alone reversed every label)."""
     part = _scoring_part(archive, path)
-    if part is None:  # nothing to disagree with: predict reads this model too
+    if part is None:
+        # save_model writes one for every model that has one: a file without
+        # it whose model has one was edited (its parts deleted, the class
+        # swapped: an attack, stop 70, read an SVMCompare file as SVMRank).
+        if predictor_state(model, _library_version()) is not None:
+            raise BadPredictorError(f"{path}: the file lacks the scoring part its model "
+                                    "has: the file was edited or mixed.")
         return
     # The state as this model's save wrote it (under the file's own version).
     own = predictor_state(model, part[0]["version"])
