@@ -218,3 +218,16 @@ def test_the_command_line_names_a_position_that_is_not_a_number(tmp_path, capsys
     assert main(["rankings", str(tmp_path / "r.csv"), "--event", "race", "--item", "horse",
                  "--position", "place", "-o", str(tmp_path / "o.csv")]) == 2
     assert "line 3, column place: 'DNF' is not a number" in capsys.readouterr().err
+
+
+def test_the_command_line_refuses_results_without_a_pair(tmp_path, capsys):
+    from svmcompare.cli import main
+
+    # An attack (stop 70): events of one runner each wrote an empty table and
+    # exited 0 ("0 events, 0 pairs").
+    pd.DataFrame({"race": [1, 2], "horse": ["a", "b"], "place": [1, 1]}).to_csv(
+        tmp_path / "r.csv", index=False)
+    assert main(["rankings", str(tmp_path / "r.csv"), "--event", "race", "--item", "horse",
+                 "--position", "place", "-o", str(tmp_path / "pairs.csv")]) == 2
+    assert "no event has two or more items" in capsys.readouterr().err
+    assert not (tmp_path / "pairs.csv").exists()

@@ -163,10 +163,12 @@ def check_cost(cost):
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cost must be a 3 x 3 matrix of numbers; got {str(cost)[:200]}.") \
             from exc
+    got = f"got shape {matrix.shape}" if matrix.shape != (3, 3) else \
+        "got NaN or infinity in it"
     if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
         raise ValueError("cost must be a finite 3 x 3 matrix: cost[i, j] is the cost of "
                          "predicting labels[j] when the truth is labels[i] (labels -1, 0, 1); "
-                         f"got shape {matrix.shape}.")
+                         f"{got}.")
     return matrix
 
 

@@ -410,6 +410,10 @@ def _rankings(args):
     table = matches_from_rankings(results.assign(**{args.position: places}), event=args.event,
                                   item=args.item, position=args.position, weight=args.weight,
                                   unplaced=args.unplaced, keep=keep)
+    if table.empty:  # (an empty table written with status 0 before: an attack, stop 70)
+        raise ValueError(f"{name}: no event has two or more items, so there is no pair to "
+                         f"write (one row per item and event: --event {args.event} names the "
+                         f"event, --item {args.item} the item).")
     if not write_table(table, args.output):
         return 0
     print(f"{table['event'].nunique()} events, {len(table)} pairs ({int((table['y'] == 0).sum())} "
