@@ -367,3 +367,38 @@ def test_no_ranking_with_ties_kept_names_this_estimator_s_options():
             fit(None)
         assert "on_degenerate" not in str(pytest.raises(NoRankingError, fit, None).value)
         fit("balanced")  # fits
+
+
+@pytest.mark.parametrize("rule", ["midpoint", "error"])
+def test_ordinal_thresholds_leave_out_items_of_weight_zero(rule):
+    # An attack (stop 70): the pair model honoured sample_weight, the
+    # thresholds counted every item (86% of predictions agreed).
+    from svmcompare import OrdinalSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = np.digitize(X @ [1.0, -2.0, 0.5] + 0.5 * rng.normal(size=80), [-1, 0, 1])
+    keep = np.random.default_rng(1).random(80) > 0.3
+    weighted = OrdinalSVM(thresholds=rule).fit(X, y, sample_weight=keep.astype(float))
+    subset = OrdinalSVM(thresholds=rule).fit(X[keep], y[keep])
+    np.testing.assert_allclose(weighted.thresholds_, subset.thresholds_, rtol=1e-6)
+    np.testing.assert_array_equal(weighted.predict(X), subset.predict(X))
+
+
+@pytest.mark.parametrize("weight, message", [
+    (np.r_[1e300, np.ones(119)], "C x that reaches 1e300, too large"),
+    (np.full(120, 1e160), "C x that reaches 1e320, too large"),
+    (np.full(120, 1e-300), "underflows in double precision"),
+])
+@pytest.mark.parametrize("pairs", ["all", "materialize"])
+def test_pair_weights_past_double_precision_are_refused(weight, message, pairs):
+    # An attack (stop 70): a pair weighs the product of its items' weights;
+    # the all-pairs solver returned a zero model (1e300), an IndexError
+    # (1e160 each) or "no two items ... have different grades" (1e-300 each).
+    from svmcompare import GroupRankSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = np.digitize(X @ [1.0, -2.0, 0.5] + 0.3 * rng.normal(size=120), [-1, 0, 1])
+    with pytest.raises(ValueError, match=message):
+        GroupRankSVM(pairs=pairs).fit(X, y, np.repeat(np.arange(12), 10), sample_weight=weight)

@@ -47,3 +47,14 @@ def test_a_subclass_s_own_parameters_are_its_own():
 
     X, y = make_norm_pairs(60, "l1", random_state=0)
     assert Weighted().fit(X, y).predict(X).shape == (60,)
+
+
+def test_a_polynomial_degree_past_what_model_files_hold_is_refused_at_fit():
+    # An attack (stop 70): degree 101 fitted and saved, and the file could
+    # never be read back (model files hold degrees 1..100).
+    from svmcompare import SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(40, "l1", random_state=0)
+    with pytest.raises(ValueError, match=r"degree must be an integer in 1\.\.100; got 101"):
+        SVMCompare(kernel="poly", degree=101, gamma=1e-3).fit(X, y)

@@ -14,6 +14,7 @@ from ._base import store_all_pairs
 from ._parameters import check_parameters
 from ._problem import Standardizer
 from ._validation import (
+    MAX_C,
     check_feature_names,
     check_pairs,
     check_positive,
@@ -117,9 +118,33 @@ def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
             "or leave them out (ties='drop').") from exc
 
 
+def _check_pair_weights(sample_weight, C):
+    """A pair weighs the product of its items' weights: refuse weights whose
+    products overflow past what a solve takes (C x weight at most 10 MAX_C, as
+    ``check_costs`` rules) or underflow to 0 (an attack, stop 70: one weight
+    of 1e300 gave the all-pairs solver a zero model, 1e160 each an IndexError,
+    1e-300 each "no two items ... have different grades")."""
+    if sample_weight is None or sample_weight.size < 2 or not np.any(sample_weight > 0):
+        return
+    second, first = np.partition(sample_weight, -2)[-2:]  # the heaviest pair's two weights
+    log_cost = np.log10(first) + np.log10(max(second, 1e-320)) + np.log10(max(float(C), 1e-300))
+    if log_cost > np.log10(10.0 * MAX_C):
+        raise ValueError(
+            f"sample_weight reaches {first:.3g} and {second:.3g}: a pair weighs the product "
+            f"of its items' weights, and C x that reaches 1e{log_cost:.0f}, too large to "
+            f"solve in double precision (at most {10 * MAX_C:g}); rescale sample_weight "
+            "(only its ratios and C together matter).")
+    if second > 0 and first * second < 1e-300:
+        raise ValueError(
+            f"sample_weight is at most {first:.3g}: a pair weighs the product of its "
+            "items' weights, which underflows in double precision; rescale sample_weight "
+            "(only its ratios matter).")
+
+
 def _fit_pairs_of(estimator, X, y, groups, max_pairs, sample_weight):
     X, y, groups = check_items(X, y, groups)
     sample_weight = check_sample_weight(sample_weight, X.shape[0])
+    _check_pair_weights(sample_weight, estimator.C)
     # OrdinalSVM's max_pairs caps formed pairs and does not decide "auto".
     if _all_pairs(estimator, getattr(estimator, "max_pairs_per_group", None)):
         return X, _fit_all_pairs(estimator, X, y, groups, sample_weight)
@@ -345,23 +370,38 @@ class GroupRankSVM(RegressorMixin, BaseEstimator):
 THRESHOLDS = ("midpoint", "error")
 
 
-def _midpoint_thresholds(r, ranks, q):
-    """theta_k halfway between the closest utilities of ranks k and k+1 (Herbrich)."""
+def _weighed(r, ranks, weight):
+    """The items that weigh something (all without weights): an item of
+    weight 0 is left out of the thresholds as of the pairs (an attack, stop
+    70: the thresholds counted them, the pair model did not)."""
+    if weight is None:
+        return r, ranks, np.ones(r.size)
+    on = weight > 0
+    return r[on], ranks[on], weight[on]
+
+
+def _midpoint_thresholds(r, ranks, q, weight=None):
+    """theta_k halfway between the closest utilities of ranks k and k+1 (Herbrich),
+    among the items that weigh something."""
+    r, ranks, _ = _weighed(r, ranks, weight)
     return np.array([(r[ranks == k].max() + r[ranks == k + 1].min()) / 2 for k in range(q - 1)])
 
 
-def _error_thresholds(r, ranks, q):
-    """theta_k minimizing training errors of 'rank <= k' against 'rank > k'."""
+def _error_thresholds(r, ranks, q, weight=None):
+    """theta_k minimizing the weighted training errors of 'rank <= k' against
+    'rank > k' (an item of weight k counts as k items)."""
+    r, ranks, w = _weighed(r, ranks, weight)
     order = np.argsort(r, kind="stable")
-    rs, ks = r[order], ranks[order]
+    rs, ks, ws = r[order], ranks[order], w[order]
     cuts = np.concatenate([[rs[0] - 1.0], (rs[:-1] + rs[1:]) / 2, [rs[-1] + 1.0]])
     thetas = []
     for k in range(q - 1):
-        above = ks > k
+        above = np.where(ks > k, ws, 0.0)
+        below = ws - above
         # Errors at cut c: items of rank > k below it plus items of rank <= k above it.
-        errors = np.concatenate([[0], np.cumsum(above)]) + (
-            np.count_nonzero(~above) - np.concatenate([[0], np.cumsum(~above)]))
-        best = np.flatnonzero(errors == errors.min())
+        errors = np.concatenate([[0.0], np.cumsum(above)]) + (
+            below.sum() - np.concatenate([[0.0], np.cumsum(below)]))
+        best = np.flatnonzero(errors <= errors.min() * (1 + 1e-12))
         thetas.append(cuts[best[len(best) // 2]])
     return np.array(thetas)
 
@@ -514,7 +554,8 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         X, self.pair_model_ = _fit_pairs(self, X, ranks, None, self.max_pairs, sample_weight)
         r = self.pair_model_.rank(X)
         rule = _midpoint_thresholds if self.thresholds == "midpoint" else _error_thresholds
-        self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size))
+        weight = None if sample_weight is None else check_sample_weight(sample_weight, r.size)
+        self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size, weight))
         self.n_features_in_ = X.shape[1]
         _record_feature_names(self, names)
         return self

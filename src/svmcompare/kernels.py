@@ -402,6 +402,11 @@ def _as_float(value):
         return float("inf") if value > 0 else float("-inf")
 
 
+# The largest polynomial degree (model files hold no higher: (gamma <x, z> +
+# coef0) ** 100 already spans every double past |base| of 1.001 or 0.999).
+MAX_DEGREE = 100
+
+
 def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
     """Validate kernel hyper-parameters and return a :class:`KernelSpec`.
 
@@ -429,8 +434,11 @@ def resolve_kernel(kernel, gamma=1.0, degree=3, coef0=1.0):
         if not 0 < _as_float(gamma) < np.inf:  # (10**400 or a Fraction: float first)
             raise ValueError(f"gamma must be a positive finite number; got {gamma}.")
     if code == POLY:
-        if not isinstance(degree, numbers.Integral) or isinstance(degree, bool) or degree < 1:
-            raise ValueError(f"degree must be an integer >= 1; got {degree!r}.")
+        if not isinstance(degree, numbers.Integral) or isinstance(degree, bool) \
+                or not 1 <= degree <= MAX_DEGREE:
+            # (a model file holds degrees up to MAX_DEGREE: a fit past it was
+            # saved and never read back, an attack, stop 70)
+            raise ValueError(f"degree must be an integer in 1..{MAX_DEGREE}; got {degree!r}.")
         if not isinstance(coef0, numbers.Real) or not np.isfinite(_as_float(coef0)):
             raise ValueError(f"coef0 must be a finite number; got {coef0!r}.")
     return KernelSpec(kernel, code, float(gamma), int(degree), float(coef0))

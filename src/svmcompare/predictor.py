@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ._validation import first_repeated
+from .kernels import MAX_DEGREE
 from .ranking_function import ComparisonMixin, probabilities, set_ranking
 
 JSON_MEMBER = "svmcompare-predictor.json"
@@ -143,8 +144,8 @@ def check_state(meta, arrays, where):
         fail(f"threshold {meta['threshold']} is negative (a pair would be both x better and "
              "x' better)")
     if not isinstance(meta["degree"], int) or isinstance(meta["degree"], bool) \
-            or not 1 <= meta["degree"] <= 100:
-        fail(f"degree {meta['degree']!r} is not an integer in 1..100")
+            or not 1 <= meta["degree"] <= MAX_DEGREE:
+        fail(f"degree {meta['degree']!r} is not an integer in 1..{MAX_DEGREE}")
     if meta["gamma"] <= 0:
         fail(f"gamma {meta['gamma']} is not positive")
     if not isinstance(meta["context"], bool):
