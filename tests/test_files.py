@@ -228,3 +228,28 @@ def test_a_qid_beyond_64_bits_is_named(tmp_path):
                                       "0 qid:99999999999999999999 1:0.2 2:0.1\n")
     with pytest.raises(ValueError, match="too large for a 64-bit integer"):
         load_letor(tmp_path / "q.letor")
+
+
+def test_letor_qids_that_are_not_integers_are_refused(tmp_path):
+    # An attack (stop 70): the table reader cast qid:1.5 to 1, merging two queries.
+    from svmcompare.io import load_letor
+
+    (tmp_path / "q.letor").write_text("2 qid:1.5 1:0.5\n1 qid:1 1:0.1\n")
+    with pytest.raises(ValueError, match="not a valid SVMlight/LETOR file"):
+        load_letor(tmp_path / "q.letor")
+
+
+def test_a_letor_feature_number_past_memory_is_refused_before_allocating(tmp_path,
+                                                                        monkeypatch):
+    # An attack (stop 70): three lines naming feature 1,000,000,000 asked for 22 GB.
+    import svmcompare._validation as validation
+    from svmcompare.io import load_letor
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**30)
+    (tmp_path / "wide.letor").write_text("2 qid:1 1:0.5 1000000000:1\n1 qid:1 1:0.1\n")
+    with pytest.raises(ValueError, match="largest feature number 1000000000.*would take"):
+        load_letor(tmp_path / "wide.letor")
+    # A NaN value sends the file to scikit-learn's reader: checked there too.
+    (tmp_path / "nan.letor").write_text("2 qid:1 1:nan 1000000000:1\n1 qid:1 1:0.1\n")
+    with pytest.raises(ValueError, match="largest feature number"):
+        load_letor(tmp_path / "nan.letor")

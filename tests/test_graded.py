@@ -402,3 +402,17 @@ def test_pair_weights_past_double_precision_are_refused(weight, message, pairs):
     y = np.digitize(X @ [1.0, -2.0, 0.5] + 0.3 * rng.normal(size=120), [-1, 0, 1])
     with pytest.raises(ValueError, match=message):
         GroupRankSVM(pairs=pairs).fit(X, y, np.repeat(np.arange(12), 10), sample_weight=weight)
+
+
+def test_a_cap_on_pairs_with_every_pair_is_refused():
+    # An attack (stop 70): pairs="all" ignored max_pairs_per_group=5 silently
+    # (400 pairs fitted).
+    from svmcompare import GroupRankSVM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.digitize(X @ [1.0, -2.0, 0.5], [-1, 0, 1])
+    with pytest.raises(ValueError, match="a cap of 5 pairs cannot apply"):
+        GroupRankSVM(pairs="all", max_pairs_per_group=5).fit(X, y, np.repeat([0, 1], 30))
+    capped = GroupRankSVM(max_pairs_per_group=5, random_state=0).fit(X, y, np.repeat([0, 1], 30))
+    assert capped.n_pairs_ <= 10

@@ -64,6 +64,10 @@ def _all_pairs(estimator, subsample):
             f"kernel={estimator.kernel!r}, solver={estimator.solver!r}. Use pairs='materialize' "
             "(with max_pairs_per_group / max_pairs to bound the pairs) for other kernels."
         )
+    if subsample is not None:  # (ignored silently before: an attack, stop 70)
+        raise ValueError(f"pairs='all' trains on every within-group pair, so a cap of "
+                         f"{subsample} pairs cannot apply; use pairs='materialize' (or 'auto') "
+                         "to train on a sample of the pairs, or leave the cap out.")
     return True
 
 

@@ -1060,3 +1060,21 @@ def test_rolling_replays_ids_with_a_kernel_model(tmp_path, monkeypatch, capsys):
     predicted = pd.read_csv(tmp_path / "out.csv")
     assert len(paths) == 2 and paths.drop(columns="season").notna().all().all()
     assert np.allclose(predicted[["p_x_better", "p_tie", "p_xprime_better"]].sum(axis=1), 1.0)
+
+
+def test_evaluate_says_when_its_plot_cannot_be_drawn(tmp_path, capsys):
+    # An attack (stop 70): without both ties and non-ties there is no ROC, and
+    # --plot wrote nothing without a word.
+    from svmcompare.datasets import make_norm_pairs
+
+    X, y = make_norm_pairs(120, "l1", 0.3, random_state=0)
+    for name, labels in (("train.csv", y), ("ties.csv", np.zeros_like(y))):
+        pd.DataFrame({"a_u": X[:, 0, 0], "a_v": X[:, 0, 1], "b_u": X[:, 1, 0],
+                      "b_v": X[:, 1, 1], "y": labels}).to_csv(tmp_path / name, index=False)
+    model = str(tmp_path / "m.skops")
+    assert main(["fit", str(tmp_path / "train.csv"), "--model", model, "--no-progress"]) == 0
+    capsys.readouterr()
+    plot = tmp_path / "roc.png"
+    assert main(["evaluate", model, str(tmp_path / "ties.csv"), "--plot", str(plot)]) == 0
+    assert f"{plot} not written: the comparison ROC needs both" in capsys.readouterr().err
+    assert not plot.exists()

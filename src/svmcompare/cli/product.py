@@ -704,6 +704,9 @@ def _evaluate(args):
             plot_evaluation(args.plot, y, score, auc, chance, proba)
     else:
         print("comparison AUC: needs both ties and non-ties in y")
+        if args.plot:  # (nothing was said before: an attack, stop 70)
+            print(f"svmcompare evaluate: {args.plot} not written: the comparison ROC needs "
+                  "both ties and non-ties in y.", file=sys.stderr)
     return 0
 
 
