@@ -416,3 +416,33 @@ def test_a_cap_on_pairs_with_every_pair_is_refused():
         GroupRankSVM(pairs="all", max_pairs_per_group=5).fit(X, y, np.repeat([0, 1], 30))
     capped = GroupRankSVM(max_pairs_per_group=5, random_state=0).fit(X, y, np.repeat([0, 1], 30))
     assert capped.n_pairs_ <= 10
+
+
+@pytest.mark.parametrize("ties", ["drop", "keep"])
+def test_a_cap_on_a_huge_group_draws_pairs_without_listing_them(ties):
+    # An attack (stop 70): max_pairs_per_group listed every pair of a group
+    # before drawing some (30,000 items: 3.4 GB).
+    import tracemalloc
+
+    from svmcompare.pairs import pair_indices
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 6000)  # 18 million pairs: past the listing limit
+    tracemalloc.start()
+    first, second, labels = pair_indices(y, None, ties, max_pairs_per_group=500,
+                                         random_state=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * 2**20  # listing the pairs took 288 MB
+    assert first.size == 500 and np.all(first < second)
+    assert len(set(zip(first.tolist(), second.tolist(), strict=True))) == 500
+    np.testing.assert_array_equal(labels, np.sign(y[second] - y[first]))
+    assert ties == "keep" or np.all(labels != 0)
+    again = pair_indices(y, None, ties, max_pairs_per_group=500, random_state=0)
+    np.testing.assert_array_equal(again[0], first)
+    np.testing.assert_array_equal(again[1], second)
+    # Fewer eligible pairs than the cap: every one of them.
+    few = np.zeros(6000, dtype=int)
+    few[:2] = 1
+    first, second, labels = pair_indices(few, None, "drop", max_pairs_per_group=20_000)
+    assert first.size == 2 * 5998 and np.all(labels != 0)
