@@ -103,6 +103,12 @@ def test_hopeless_exact_fit_warns_with_advice_and_records_it():
     # Stopped before SMO's first Newton step on the free variables (after m,
     # at least 1,000, steps), which can rescue even this fit.
     model = SVMCompare(kernel="poly", gamma=16.0, C=1e5, solver="exact", max_iter=900)
-    with pytest.warns(ConvergenceWarning, match=r"low-rank kernels.*solver='auto'"):
+    with pytest.warns(ConvergenceWarning, match=r"kernel is low-rank: solver='nystroem'"):
         model.fit(X, y)
     assert model.converged_ is False and model.n_iter_ == 900
+    # An RBF fit is told of C and gamma, not of low-rank kernels or of a
+    # solver='auto' it already has (an attack, stop 70).
+    with pytest.warns(ConvergenceWarning) as caught:
+        SVMCompare(gamma=16.0, C=1e5, solver="exact", max_iter=50).fit(X, y)
+    text = " ".join(str(w.message) for w in caught if w.category is ConvergenceWarning)
+    assert "lower C or gamma" in text and "low-rank" not in text and "solver=" not in text

@@ -89,6 +89,10 @@ def test_separability_flag_and_errors():
     assert lp.predict(Xn).shape == (150,)
     with pytest.raises(NotSeparableError, match="SVMCompare"):
         HardMarginQP().fit(Xn, yn)
+    # A tiny coefficient bound alone keeps separable pairs' margin at 0: said
+    # so (the warning called them inseparable: an attack, stop 70).
+    with pytest.warns(UserWarning, match=r"not linearly separable within max_coef.*max_coef=None"):
+        assert not HardMarginLP(max_coef=1e-9).fit(X, y).is_separable_
 
 
 def test_lp_without_equality_pairs_is_unbounded_unless_bounded():

@@ -114,12 +114,16 @@ def _fit_pairs(estimator, X, y, groups, max_pairs, sample_weight=None):
     except NoRankingError as exc:
         # The pair model's advice names SVMCompare's options (on_degenerate, its
         # class_weight default 'auto'), which this estimator does not have.
+        # The advice names what is not in use already (an attack, stop 70: it
+        # suggested class_weight='auto' to a fit that had it).
+        more = "class_weight='auto' or 'balanced'" if estimator.class_weight is None else \
+            "class_weight={1: 1, -1: w} with w above the balanced weight of ties"
         raise NoRankingError(
             f"{type(estimator).__name__}(ties='keep', class_weight="
             f"{estimator.class_weight!r}) found no ranking: the pairs of equal grade weigh too "
             "little for the tie band to have a scale (beta >= 0, the paper's rule; a search "
-            "over C skips such points). Weigh them more (class_weight='auto' or 'balanced') "
-            "or leave them out (ties='drop').") from exc
+            f"over C skips such points). Weigh them more ({more}), try another C, or leave "
+            "them out (ties='drop').") from exc
 
 
 def _check_pair_weights(sample_weight, C):

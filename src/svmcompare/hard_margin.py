@@ -92,19 +92,25 @@ class HardMarginLP(_LinearComparison):
         self.threshold_ = 1.0  # c_1 of eq. (5)
         self.is_separable_ = bool(result.mu > SEPARABLE_TOL)
         if not self.is_separable_:
-            _warn_not_separable(result.mu, not np.any(result.w))
+            _warn_not_separable(result.mu, not np.any(result.w), self.max_coef)
         return self
 
 
-def _warn_not_separable(mu, zero):
+def _warn_not_separable(mu, zero, max_coef=None):
     """The LP (7) with mu free always has a solution (the documented contract,
     unlike the QP), but one without a positive margin is no hard-margin
     ranking; w = 0 (mu = -1) even predicts a tie for every pair.  Say so
     rather than return it silently."""
     what = (" Its optimal w is 0: every pair is predicted a tie." if zero else
             " No linear r(x) compares every training pair correctly with a positive margin.")
+    if max_coef is not None:
+        # (a tiny bound alone kept the margin of separable pairs at 0, and the
+        # warning called them inseparable: an attack, stop 70)
+        what += (f" (Within |w_j| <= max_coef = {max_coef:g}: a small bound can keep the "
+                 "margin of separable pairs at 0; max_coef=None lifts it.)")
     warnings.warn(
-        f"The pairs are not linearly separable: the LP (7) margin is {mu:.3g} <= 0 "
+        f"The pairs are not linearly separable{' within max_coef' if max_coef else ''}: "
+        f"the LP (7) margin is {mu:.3g} <= 0 "
         f"(is_separable_ = False).{what} HardMarginQP raises NotSeparableError on such "
         "data; SVMCompare(kernel='linear', C=...) allows margin violations (eq. 15).",
         UserWarning, stacklevel=outside_stacklevel())

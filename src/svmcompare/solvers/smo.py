@@ -356,13 +356,20 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
     _snap_to_bounds(alpha, C)
     converged = bool(violation < tol)
     if not converged:
+        # The advice fits the kernel (an attack, stop 70: an RBF fit was told of
+        # low-rank kernels and of the solver='auto' it already had).
+        from ..kernels import LINEAR, POLY
+
+        low_rank = {LINEAR: " A linear kernel is solved by the primal solver in a few Newton "
+                            "steps (solver='linear').",
+                    POLY: " A polynomial kernel is low-rank: solver='nystroem' solves its "
+                          "explicit features in the primal."}.get(kernel.code, "")
         warnings.warn(named_fit(
             f"SMO stopped after max_iter={max_iter} steps with KKT violation "
             f"{violation:.3g} > tol={tol}: the solution is not optimal. SMO converges "
-            "slowly on low-rank kernels (linear, polynomial) when C times the kernel scale "
-            f"is large (here C * max K~_tt = {scale:.3g}); the primal solver handles them "
-            "in a few Newton steps (solver='auto', or 'linear' for the linear kernel). "
-            "Otherwise lower C or gamma, or raise max_iter."),
+            f"slowly when C times the kernel scale is large (here C * max K~_tt = "
+            f"{scale:.3g}).{low_rank} Otherwise lower C"
+            f"{' or gamma' if kernel.code not in (LINEAR,) else ''}, or raise max_iter."),
             ConvergenceWarning,
             stacklevel=3,
         )
