@@ -1078,3 +1078,16 @@ def test_evaluate_says_when_its_plot_cannot_be_drawn(tmp_path, capsys):
     assert main(["evaluate", model, str(tmp_path / "ties.csv"), "--plot", str(plot)]) == 0
     assert f"{plot} not written: the comparison ROC needs both" in capsys.readouterr().err
     assert not plot.exists()
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--n-pairs", "1", "must be at least 2"),
+    ("--n-jobs", "0", "positive integer or -1"),
+    ("--seed", "-5", "in 0..2**32 - 1"),
+])
+def test_demo_refuses_settings_it_cannot_run_when_parsing(option, value, message, capsys):
+    # An attack (stop 70): each was accepted, then failed inside a fit with
+    # another message ("seeds -5--5", joblib's "n_jobs == 0 has no meaning").
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", option, value])
+    assert exc.value.code == 2 and message in capsys.readouterr().err

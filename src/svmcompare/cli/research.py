@@ -16,6 +16,31 @@ def _positive_int(text):
     return value
 
 
+def _n_jobs(text):
+    """joblib's n_jobs: a positive count, or -1 for every core (0 has no meaning)."""
+    value = int(text)
+    if value == 0 or value < -1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or -1 (every core); got "
+                                         f"{text}")
+    return value
+
+
+def _seed(text):
+    value = int(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be an integer in 0..2**32 - 1; got {text}")
+    return value
+
+
+def _pairs_count(text):
+    """Pairs of a demo data set: half of them ties, so at least 2 (a tie and a win)."""
+    value = _positive_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (half the pairs are ties, "
+                                         f"SVMCompare needs both kinds); got {text}")
+    return value
+
+
 # The figures 'svmcompare reproduce' draws, in its order (experiments/reproduce.py
 # runs each by name; spelled out here so that parsing never imports the research
 # code).
@@ -109,15 +134,15 @@ def add_research_commands(sub):
         "fit rank, rank2 and compare on simulated data; print errors, plot level curves")
     demo.add_argument("--out", default="svmcompare-demo",
                       help="output folder (default: %(default)s)")
-    demo.add_argument("--n-pairs", type=_positive_int, default=200,
+    demo.add_argument("--n-pairs", type=_pairs_count, default=200,
                       help="pairs in the train and validation sets (default: %(default)s)")
-    demo.add_argument("--n-test", type=_positive_int, default=10_000,
+    demo.add_argument("--n-test", type=_pairs_count, default=10_000,
                       help="pairs in the test set (default: %(default)s)")
-    demo.add_argument("--seed", type=int, default=1,
+    demo.add_argument("--seed", type=_seed, default=1,
                       help="first random seed (default: %(default)s)")
     demo.add_argument("--seeds", type=_positive_int, default=4,
                       help="data sets, seeds --seed, --seed + 1, ... (default: %(default)s)")
-    demo.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    demo.add_argument("--n-jobs", type=_n_jobs, default=None, help="parallel fits (joblib)")
     demo.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     rep = add_command(
@@ -137,5 +162,5 @@ def add_research_commands(sub):
                      help="CSV of chess games for Figure 6 (time, white, black, result, or the "
                           "Lichess layout); default $SVMCOMPARE_CHESS_PATH, else Figure 6 is "
                           "skipped")
-    rep.add_argument("--n-jobs", type=int, default=None, help="parallel fits (joblib)")
+    rep.add_argument("--n-jobs", type=_n_jobs, default=None, help="parallel fits (joblib)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
