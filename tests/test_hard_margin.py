@@ -146,3 +146,16 @@ def test_lp_warns_on_non_separable_pairs_as_the_qp_raises():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert HardMarginLP().fit(*separable_pairs(150, seed=3)).is_separable_
+
+
+def test_bad_settings_are_named():
+    # An attack (stop 70): a text max_coef or tol met numpy's isfinite.
+    X, y = separable_pairs(40, seed=1)
+    with pytest.raises(TypeError, match="max_coef must be a positive number"):
+        HardMarginLP(max_coef="x").fit(X, y)
+    with pytest.raises(ValueError, match="max_coef must be positive and finite"):
+        HardMarginLP(max_coef=0.0).fit(X, y)
+    with pytest.raises(TypeError, match="tol must be a positive number"):
+        HardMarginQP(tol="x").fit(X, y)
+    with pytest.raises(ValueError, match="tol must be positive and finite"):
+        HardMarginQP(tol=float("nan")).fit(X, y)

@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._problem import Standardizer, flip_compare
-from ._validation import check_compare_label_set, check_pairs_labels
+from ._validation import check_compare_label_set, check_pairs_labels, check_positive
 from .exceptions import NotSeparableError, outside_stacklevel
 from .kernels import resolve_kernel
 from .ranking_function import ComparisonMixin, set_ranking
@@ -83,8 +83,8 @@ class HardMarginLP(_LinearComparison):
 
     def fit(self, X, y):
         """Solve the LP (7) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
-        if self.max_coef is not None and not (np.isfinite(self.max_coef) and self.max_coef > 0):
-            raise ValueError(f"max_coef must be a positive number or None; got {self.max_coef}.")
+        # (a text max_coef or tol met numpy's isfinite: an attack, stop 70)
+        check_positive(self.max_coef, "max_coef", allow_none=True)
         y, scaler, Xs = self._prepare_linear(X, y)
         result = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y, self.max_coef)
         set_ranking(self, scaler, resolve_kernel("linear"), "lp", weights=result.w)
@@ -159,8 +159,7 @@ class HardMarginQP(_LinearComparison):
 
     def fit(self, X, y):
         """Solve the QP (9) on labeled pairs ``X`` (n, 2, p), ``y`` in {-1, 0, 1}."""
-        if not (np.isfinite(self.tol) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number; got {self.tol}.")
+        check_positive(self.tol, "tol")
         y, scaler, Xs = self._prepare_linear(X, y)
         check_compare_label_set(y, "HardMarginQP")  # eq. (8) needs both kinds of pairs
         lp = solve_margin_lp(Xs[:, 1] - Xs[:, 0], y)
