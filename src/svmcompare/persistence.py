@@ -186,7 +186,7 @@ def _check_loaded(model, path):
 
 def load_predictor(path):
     """The scoring part of a model file as a :class:`Predictor`, or None when
-    the file has none (graded-items models, callable kernels, Nystroem maps):
+    the file has none (graded-items models, Nystroem maps):
     then use :func:`load_model`.
 
     Raises
