@@ -159,3 +159,20 @@ def test_bad_settings_are_named():
         HardMarginQP(tol="x").fit(X, y)
     with pytest.raises(ValueError, match="tol must be positive and finite"):
         HardMarginQP(tol=float("nan")).fit(X, y)
+
+
+def test_a_tie_of_two_equal_items_leaves_no_numpy_warning():
+    # An attack (stop 70): C = inf (the hard margin) times the zero row of Q
+    # of a pair (x, x) leaked NumPy's "invalid value encountered in multiply".
+    import warnings
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(40, 2))
+    B = A + 2.0 * rng.normal(size=(40, 2))
+    d = (B - A).sum(1)
+    y = np.r_[np.where(d > 1, 1, np.where(d < -1, -1, 0)), 0]
+    X = np.concatenate([np.stack([A, B], 1), np.stack([A[:1], A[:1]], 1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = HardMarginQP().fit(X, y)
+    assert model.predict(X[-1:])[0] == 0

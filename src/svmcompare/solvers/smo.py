@@ -175,7 +175,10 @@ def _smo_in(kp, pairs, C, alpha, use_bias, tol, max_iter, n_slots, shrinking, n_
         if line is not None:
             line.close()
     violation, objective = loop.finish(C, alpha, use_bias)
-    scale = float(np.max(C * loop.QD)) if m else 0.0
+    # (C = inf, the hard margin, times a row of Q of 0, a pair of equal items,
+    # is no scale: it leaked NumPy's "invalid value" warning, an attack, stop 70)
+    positive = loop.QD > 0
+    scale = float(np.max(C[positive] * loop.QD[positive], initial=0.0))
     rows = RowCache(loop.data, loop.slot_of, loop.full)
     return (alpha, loop.G, int(state[N_ITER]), violation, objective, int(state[MOST_SHRUNK]),
             scale, n_newton, rows)
