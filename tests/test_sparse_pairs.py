@@ -253,7 +253,8 @@ def test_letor_pairs_that_cannot_fit_are_refused_before_forming_them(tmp_path, m
 
     X, y, groups, _ = make_graded_blocks(random_state=0)
     dump_letor(X, y, groups, tmp_path / "g.letor")
-    monkeypatch.setattr(_validation, "available_memory", lambda: 1_000)
+    # The items fit (1.4 KB); their pairs do not.
+    monkeypatch.setattr(_validation, "available_memory", lambda: 4_000)
     with pytest.raises(ValueError, match="g.letor: its .* pairs would take .* trains on every "
                                          "pair without forming them"):
         read_pairs(tmp_path / "g.letor")

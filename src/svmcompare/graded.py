@@ -132,6 +132,10 @@ def _check_pair_weights(sample_weight, C):
     ``check_costs`` rules) or underflow to 0 (an attack, stop 70: one weight
     of 1e300 gave the all-pairs solver a zero model, 1e160 each an IndexError,
     1e-300 each "no two items ... have different grades")."""
+    try:
+        C = float(C)
+    except (TypeError, ValueError):
+        return  # the estimator's own check names a bad C
     if sample_weight is None or sample_weight.size < 2 or not np.any(sample_weight > 0):
         return
     second, first = np.partition(sample_weight, -2)[-2:]  # the heaviest pair's two weights
@@ -406,10 +410,12 @@ def _error_thresholds(r, ranks, q, weight=None):
     for k in range(q - 1):
         above = np.where(ks > k, ws, 0.0)
         below = ws - above
-        # Errors at cut c: items of rank > k below it plus items of rank <= k above it.
-        errors = np.concatenate([[0.0], np.cumsum(above)]) + (
-            below.sum() - np.concatenate([[0.0], np.cumsum(below)]))
-        best = np.flatnonzero(errors <= errors.min() * (1 + 1e-12))
+        # Errors at cut c: items of rank > k below it plus items of rank <= k
+        # above it (a sum from the end: a total less a sum came out -1e-17,
+        # and a relative tolerance on a negative minimum found no cut).
+        errors = np.concatenate([[0.0], np.cumsum(above)]) + \
+            np.concatenate([np.cumsum(below[::-1])[::-1], [0.0]])
+        best = np.flatnonzero(errors <= errors.min() + 1e-12 * ws.sum())
         thetas.append(cuts[best[len(best) // 2]])
     return np.array(thetas)
 
@@ -563,6 +569,12 @@ class OrdinalSVM(ClassifierMixin, BaseEstimator):
         r = self.pair_model_.rank(X)
         rule = _midpoint_thresholds if self.thresholds == "midpoint" else _error_thresholds
         weight = None if sample_weight is None else check_sample_weight(sample_weight, r.size)
+        if weight is not None:
+            unweighed = np.setdiff1d(np.arange(self.classes_.size), ranks[weight > 0])
+            if unweighed.size:
+                raise ValueError(f"y's level {self.classes_[unweighed[0]].item()!r} has no item of "
+                                 "positive sample_weight: no threshold can be placed below or "
+                                 "above it; give some of its items weight, or leave it out.")
         self.thresholds_ = np.maximum.accumulate(rule(r, ranks, self.classes_.size, weight))
         self.n_features_in_ = X.shape[1]
         _record_feature_names(self, names)
