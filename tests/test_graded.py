@@ -446,6 +446,15 @@ def test_a_cap_on_a_huge_group_draws_pairs_without_listing_them(ties):
     few[:2] = 1
     first, second, labels = pair_indices(few, None, "drop", max_pairs_per_group=20_000)
     assert first.size == 2 * 5998 and np.all(labels != 0)
+    # Few eligible pairs, a cap near their number (one relevant item among
+    # 6,000: a review found rounds of raw draws that ran for minutes).
+    one = np.zeros(6000, dtype=int)
+    one[0] = 1
+    for cap in (5000, 5998):
+        first, second, labels = pair_indices(one, None, "drop", max_pairs_per_group=cap,
+                                             random_state=0)
+        assert first.size == cap and np.all(labels != 0) and np.all(first == 0)
+        assert np.unique(second).size == cap
 
 
 def test_ordinal_error_thresholds_take_fractional_weights():

@@ -173,13 +173,14 @@ def _drawn_pairs(members, y, ties, cap, rng):
     likely as any other (of different grades with ``ties="drop"``), drawn
     without listing the group's pairs: rounds of random index pairs, repeats
     and left-out pairs rejected, until ``cap`` are found.  Where the group has
-    at most ``cap`` such pairs, all of them."""
+    at most 2 ``cap`` such pairs, they are listed and ``cap`` of them drawn
+    (all of them up to ``cap``)."""
     n = members.size
     grades = y[members]
     _, counts = np.unique(grades, return_counts=True)
     eligible = n * (n - 1) // 2 - (int((counts * (counts - 1) // 2).sum()) if ties == "drop"
                                    else 0)
-    if eligible <= cap:  # every pair (their number is at most the cap)
+    if 2 * cap >= eligible:  # every eligible pair listed (at most 2 cap), then a draw
         pairs = []
         for a in range(n - 1):
             b = np.arange(a + 1, n)
@@ -187,10 +188,16 @@ def _drawn_pairs(members, y, ties, cap, rng):
                 b = b[grades[b] != grades[a]]
             pairs.append(np.stack([np.full(b.size, a), b], axis=1))
         chosen = np.concatenate(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+        if chosen.shape[0] > cap:
+            chosen = chosen[np.sort(rng.choice(chosen.shape[0], size=cap, replace=False))]
     else:
         found = np.zeros(0, dtype=np.int64)  # pair codes a * n + b, a < b
+        # Raw draws per round scaled by the share of pairs eligible (imbalanced
+        # grades: few pairs of different grades among many ties; a review),
+        # at most 2^22 a round.
+        share = eligible / (n * (n - 1) / 2.0)
         while found.size < cap:
-            want = 2 * (cap - found.size) + 16
+            want = int(min(2 * (cap - found.size) / share + 16, 1 << 22))
             a = rng.randint(0, n, size=want)
             b = rng.randint(0, n, size=want)
             a, b = np.minimum(a, b), np.maximum(a, b)

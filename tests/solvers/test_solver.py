@@ -807,3 +807,25 @@ def test_a_beta_inside_the_kkt_violation_counts_as_noise():
         result = solve_dual(problem, resolve_kernel("rbf", 1.0), tol=tol)
         assert result.bias_noise >= result.kkt_violation > 0
         assert result.bias_noise > 1e-8 * np.max(np.abs(result.gradient + 1.0))
+
+
+def test_an_unconverged_solve_s_violation_does_not_make_beta_noise():
+    # A review (stop 70): an unconverged solve's O(1) violation made nearly
+    # every beta "numerically 0": NoRankingError on 11 of 15 short fits.
+    import warnings
+
+    from svmcompare import NoRankingError, SVMCompare
+    from svmcompare.datasets import make_norm_pairs
+
+    raised = 0
+    for seed in range(5):
+        X, y = make_norm_pairs(150, "l1", 0.4, random_state=seed)
+        for max_iter in (30, 100, 300):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    SVMCompare(C=100, gamma=4, solver="exact", max_iter=max_iter,
+                               on_degenerate="raise", class_weight=None).fit(X, y)
+                except NoRankingError:
+                    raised += 1
+    assert raised == 0

@@ -382,7 +382,9 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
     # inside it has no sign the data decide (an attack, stop 70: 120 games of
     # 6 ids, beta -2e-5 at a violation of 3e-4, -2e-8 at tol 1e-6, 9e-9 with
     # the duplicate rows merged: scores of 2e4 to 2e7 from one tolerance).
-    noise = max(1e-8 * max(1.0, score_scale), float(violation) if bias else 0.0)
+    # (at most tol: an unconverged solve's violation is O(1), and every beta
+    # would be noise, a degenerate fit blamed on the ties; a review)
+    noise = max(1e-8 * max(1.0, score_scale), min(float(violation), float(tol)) if bias else 0.0)
     return DualResult(alpha, choose_bias(*interval), float(objective), float(violation),
                       int(n_iter), converged, int(max_shrunk), interval,
                       noise, G, n_newton, rows if keep_rows else None)
