@@ -183,3 +183,27 @@ def test_a_model_with_a_function_kernel_is_refused_before_writing(tmp_path):
         save_model(BootstrapCompare(SVMCompare(kernel=lambda a, b: a @ b.T)),
                    tmp_path / "b.skops")
     assert not list(tmp_path.iterdir())
+
+
+def test_save_model_refuses_what_load_model_would(tmp_path):
+    # A review (stop 70): a function inside a search's param_grid, and
+    # parameters set after the fit, were written and then refused at load
+    # (the latter as "edited or mixed").
+    import warnings
+
+    from svmcompare import SVMCompareCV
+
+    X, y = make_norm_pairs(60, "l1", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = SVMCompareCV(cv=3, param_grid={"kernel": [lambda a, b: a @ b.T],
+                                                "C": [1.0]}).fit(X, y)
+        moved = SVMCompare().fit(X, y).set_params(kernel="linear")
+        negative = SVMCompare().fit(X, y).set_params(gamma=-1.0)
+    with pytest.raises(TypeError, match="whose param_grid is a function"):
+        save_model(search, tmp_path / "s.skops")
+    with pytest.raises(ValueError, match=r"kernel parameter \(linear\) is not its fitted"):
+        save_model(moved, tmp_path / "m.skops")
+    with pytest.raises(ValueError, match="as set after its fit"):
+        save_model(negative, tmp_path / "n.skops")
+    assert not list(tmp_path.iterdir())

@@ -216,20 +216,35 @@ def _check_parameters(estimator, kind, fail):
     """Parameters that fit would refuse (C = inf, gamma = NaN, a text C) or
     that disagree with the fitted kernel: a file edited, not written so (an
     attack, stop 70: each loaded, and failed on the first refit)."""
+    fault = parameter_fault(estimator)
+    if fault is not None:
+        fail(f"{fault}: the file was edited or damaged")
+
+
+def parameter_fault(estimator):
+    """What is wrong with a fitted kernel comparison estimator's parameters
+    (ones its fit would refuse, or a kernel parameter that is not its fitted
+    kernel: set after the fit, or edited in a file), or None."""
     from ._parameters import check_parameters
 
     if not hasattr(estimator, "kernel") or not hasattr(estimator, "gamma"):
-        return  # not a kernel comparison estimator: its fit checks its own
+        return None  # not a kernel comparison estimator: its fit checks its own
+    kind = type(estimator).__name__
     try:
         kernel = check_parameters(estimator)
     except (ValueError, TypeError) as exc:
-        fail(f"{kind}'s parameters are not ones it can be fitted with ({str(exc)[:160]}): "
-             "the file was edited or damaged")
+        return f"{kind}'s parameters are not ones it can be fitted with ({str(exc)[:160]})"
     fitted = getattr(estimator, "kernel_", None)
     if fitted is not None and (getattr(fitted, "name", None) != kernel.name
                                or getattr(fitted, "code", None) != kernel.code):
-        fail(f"{kind}'s kernel parameter ({kernel.name}) is not its fitted kernel's "
-             f"({getattr(fitted, 'name', fitted)}): the file was edited or mixed")
+        return (f"{kind}'s kernel parameter ({kernel.name}) is not its fitted kernel's "
+                f"({getattr(fitted, 'name', fitted)})")
+    return None
+
+
+def fitted_estimators(model):
+    """``model`` and every svmcompare estimator among its fitted attributes."""
+    return list(_estimators(model))
 
 
 def _numbers(value, name, ndim, fail):

@@ -40,7 +40,12 @@ import numpy as np
 
 from . import predictor as _predictor
 from ._archive import Archive, read_npy, read_regular_file
-from ._fitted_state import check_fitted_model, is_own_estimator
+from ._fitted_state import (
+    check_fitted_model,
+    fitted_estimators,
+    is_own_estimator,
+    parameter_fault,
+)
 from ._trusted import FORMAT, check_schema
 from .predictor import BadPredictorError, Predictor, check_state, predictor_state
 
@@ -72,13 +77,20 @@ def save_model(model, path):
     # load_model runs no code, so it refuses a file holding a function: refused
     # here, before writing a file that could never be read (an attack, stop 70).
     functions = sorted(name for name, value in model.get_params(deep=True).items()
-                       if callable(value) and not hasattr(value, "get_params"))
+                       if _holds_function(value))
     if functions:
         raise TypeError(f"save_model cannot write a model whose {', '.join(functions)} "
                         "is a function: model files hold no code, so load_model would refuse "
                         "the file. Use a named kernel ('rbf', 'linear', 'poly', 'laplacian'), "
                         "or keep the model with pickle (which runs code on load: only for "
                         "files you trust).")
+    # Parameters set after the fit (set_params(kernel=...), gamma=-1) are
+    # refused at load as an edited file's: refused here, before writing (a review).
+    for estimator in fitted_estimators(model):
+        fault = parameter_fault(estimator)
+        if fault is not None:
+            raise ValueError(f"save_model cannot write this model: {fault}, as set after its "
+                             "fit; refit it, or set the parameter back.")
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     # Created as open() would (0666 less the umask), unlike mkstemp's 0600,
@@ -95,6 +107,16 @@ def save_model(model, path):
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _holds_function(value):
+    """Whether a parameter value is or holds (in a list, tuple or dict, e.g.
+    a search's param_grid) a function, which no model file may hold."""
+    if isinstance(value, (list, tuple)):
+        return any(_holds_function(part) for part in value)
+    if isinstance(value, dict):
+        return any(_holds_function(part) for part in value.values())
+    return callable(value) and not hasattr(value, "get_params") and not isinstance(value, type)
 
 
 def _for_file(model):
