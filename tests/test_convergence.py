@@ -111,4 +111,4 @@ def test_hopeless_exact_fit_warns_with_advice_and_records_it():
     with pytest.warns(ConvergenceWarning) as caught:
         SVMCompare(gamma=16.0, C=1e5, solver="exact", max_iter=50).fit(X, y)
     text = " ".join(str(w.message) for w in caught if w.category is ConvergenceWarning)
-    assert "lower C or gamma" in text and "low-rank" not in text and "solver=" not in text
+    assert "Lower C or gamma" in text and "low-rank" not in text and "solver=" not in text

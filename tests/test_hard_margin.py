@@ -91,7 +91,7 @@ def test_separability_flag_and_errors():
         HardMarginQP().fit(Xn, yn)
     # A tiny coefficient bound alone keeps separable pairs' margin at 0: said
     # so (the warning called them inseparable: an attack, stop 70).
-    with pytest.warns(UserWarning, match=r"not linearly separable within max_coef.*max_coef=None"):
+    with pytest.warns(UserWarning, match=r"not linearly separable within max_coef.*larger"):
         assert not HardMarginLP(max_coef=1e-9).fit(X, y).is_separable_
 
 

@@ -107,7 +107,7 @@ def _warn_not_separable(mu, zero, max_coef=None):
         # (a tiny bound alone kept the margin of separable pairs at 0, and the
         # warning called them inseparable: an attack, stop 70)
         what += (f" (Within |w_j| <= max_coef = {max_coef:g}: a small bound can keep the "
-                 "margin of separable pairs at 0; max_coef=None lifts it.)")
+                 "margin of separable pairs at 0; a larger max_coef lifts it.)")
     warnings.warn(
         f"The pairs are not linearly separable{' within max_coef' if max_coef else ''}: "
         f"the LP (7) margin is {mu:.3g} <= 0 "

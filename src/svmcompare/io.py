@@ -812,8 +812,8 @@ def _letor_batch(lines):
         with_qid = bool(with_qid.all())
         y = frame[0].to_numpy(dtype=np.float64)
         start = 3 if with_qid else 1
-        if with_qid and frame[2].dtype.kind not in "iu":
-            return None  # qid:1.5 or qid:1e3: scikit-learn's reader refuses it (pandas truncated)
+        if with_qid and frame[2].dtype.kind != "i":
+            return None  # qid:1.5, qid:1e3 or past int64: scikit-learn's reader decides
         qid = (frame[2].to_numpy(dtype=np.int64) if with_qid
                else np.zeros(len(frame), dtype=np.int64))
         number = frame.iloc[:, start::2].to_numpy(dtype=np.float64)

@@ -106,7 +106,7 @@ class RankingFunction:
         if sp.issparse(Zs):  # sparse items: a linear model (weights, no feature map)
             if self.weights is None or self.feature_map is not None:
                 raise ValueError(
-                    f"sparse pairs or items are scored by linear models only (kernel='linear' "
+                    f"sparse pairs are scored by linear models only (kernel='linear' "
                     f"without Nystroem), as they are fitted; this model has kernel="
                     f"{self.kernel.name!r}"
                     + (" with a Nystroem feature map" if self.feature_map is not None else "")

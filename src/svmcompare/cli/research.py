@@ -59,6 +59,9 @@ def _demo(args):
     from ..experiments import run_figure3
     from ..experiments.reproduce import write_figure3
 
+    if args.seed + args.seeds - 1 >= 2**32:  # (failed inside NumPy's seeding: a review)
+        raise ValueError(f"--seed {args.seed} with --seeds {args.seeds} reaches seed "
+                         f"{args.seed + args.seeds - 1}; seeds must be below 2**32.")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -136,7 +139,7 @@ def add_research_commands(sub):
                       help="output folder (default: %(default)s)")
     demo.add_argument("--n-pairs", type=_pairs_count, default=200,
                       help="pairs in the train and validation sets (default: %(default)s)")
-    demo.add_argument("--n-test", type=_pairs_count, default=10_000,
+    demo.add_argument("--n-test", type=_positive_int, default=10_000,
                       help="pairs in the test set (default: %(default)s)")
     demo.add_argument("--seed", type=_seed, default=1,
                       help="first random seed (default: %(default)s)")

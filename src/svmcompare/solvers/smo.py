@@ -361,18 +361,19 @@ def _solve_rows(problem, kernel, *, bias, tol, max_iter, cache_size, shrinking, 
     if not converged:
         # The advice fits the kernel (an attack, stop 70: an RBF fit was told of
         # low-rank kernels and of the solver='auto' it already had).
-        from ..kernels import LINEAR, POLY
+        from ..kernels import LAPLACIAN, LINEAR, POLY, RBF
 
         low_rank = {LINEAR: " A linear kernel is solved by the primal solver in a few Newton "
-                            "steps (solver='linear').",
+                            "steps (solver='linear'); otherwise",
                     POLY: " A polynomial kernel is low-rank: solver='nystroem' solves its "
-                          "explicit features in the primal."}.get(kernel.code, "")
+                          "explicit features in the primal; otherwise"}.get(kernel.code, "")
+        lower = f"{low_rank} lower C" if low_rank else " Lower C"
+        widths = " or gamma" if kernel.code in (POLY, RBF, LAPLACIAN) else ""
         warnings.warn(named_fit(
             f"SMO stopped after max_iter={max_iter} steps with KKT violation "
             f"{violation:.3g} > tol={tol}: the solution is not optimal. SMO converges "
             f"slowly when C times the kernel scale is large (here C * max K~_tt = "
-            f"{scale:.3g}).{low_rank} Otherwise lower C"
-            f"{' or gamma' if kernel.code not in (LINEAR,) else ''}, or raise max_iter."),
+            f"{scale:.3g}).{lower}{widths}, or raise max_iter."),
             ConvergenceWarning,
             stacklevel=3,
         )
