@@ -251,6 +251,17 @@ def test_a_letor_feature_number_past_memory_is_refused_before_allocating(tmp_pat
     (tmp_path / "wide.letor").write_text("2 qid:1 1:0.5 1000000000:1\n1 qid:1 1:0.1\n")
     with pytest.raises(ValueError, match="largest feature number 1000000000.*would take"):
         load_letor(tmp_path / "wide.letor")
+    # Batches that fit one by one, a whole file that does not (checked on the
+    # assembled matrix too).
+    import svmcompare.io as io
+
+    monkeypatch.setattr(io, "_LETOR_BATCH", 2)
+    monkeypatch.setattr(validation, "available_memory", lambda: 80)  # a batch: 48 bytes
+    (tmp_path / "long.letor").write_text("".join(f"{k % 3} qid:1 1:0.5 2:0.1\n"
+                                                 for k in range(6)))
+    with pytest.raises(ValueError, match=r"\(6 lines x 2 columns"):
+        load_letor(tmp_path / "long.letor")
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**30)
     # A NaN value sends the file to scikit-learn's reader: checked there too.
     (tmp_path / "nan.letor").write_text("2 qid:1 1:nan 1000000000:1\n1 qid:1 1:0.1\n")
     with pytest.raises(ValueError, match="largest feature number"):

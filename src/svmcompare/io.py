@@ -774,7 +774,9 @@ def _parse_letor(path, n_features=None):
     needed = max(max(used.size for _, used in blocks) - shift, 0)
     if n_features is not None and n_features < needed:
         return None
-    X = np.zeros((sum(y.size for y in ys), needed if n_features is None else n_features))
+    n_lines, width = sum(y.size for y in ys), needed if n_features is None else n_features
+    _check_dense_letor(n_lines, width)  # the whole file's (each batch's fitting is not enough)
+    X = np.zeros((n_lines, width))
     row = 0
     blocks.reverse()
     while blocks:  # each block freed once copied: memory stays near X's
