@@ -132,9 +132,13 @@ class RankingFunction:
         n = Xs.shape[0]
         if isinstance(Xs, SparsePairs):
             r = self.rank_standardized(Xs.items())
+            d = r[n:] - r[:n]
         else:
-            r = self.rank_standardized(np.concatenate([Xs[:, 0], Xs[:, 1]], axis=0))
-        d = r[n:] - r[:n]
+            # The items interleaved (x_0, x'_0, x_1, ...): a view of C-ordered
+            # pairs, where stacking the two sides copied every pair (75 MB a
+            # call at 20,000 pairs of 237 features; 9 s of a 20,000-pair search).
+            r = self.rank_standardized(Xs.reshape(2 * n, Xs.shape[2]))
+            d = r[1::2] - r[::2]
         if context is not None:
             d = d + context @ self.context_coef
         return d
