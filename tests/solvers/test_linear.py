@@ -399,3 +399,18 @@ def test_mostly_zero_rows_reach_the_optimum_of_the_dense_method(C, monkeypatch):
         optimum = _primal(D, problem.y, problem.C, D.T @ (exact.alpha * problem.y),
                           exact.bias)
         assert through_view.objective == pytest.approx(optimum, rel=1e-6)
+
+
+def test_newton_step_solves_definite_and_indefinite_systems():
+    """The dense Newton step by Cholesky, and by LU where H is not positive
+    definite: -H^-1 g either way, with the decrement g^T H^-1 g."""
+    from svmcompare.solvers.linear import newton_step
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((30, 6))
+    g = rng.standard_normal(6)
+    for H in (A.T @ A + np.eye(6), np.diag([1.0, -2.0, 3.0, 1.0, 1.0, 1.0])):
+        expected = -np.linalg.solve(H, g)
+        step, decrement, _ = newton_step(g, H.copy(), 1.0, 1e-3)
+        np.testing.assert_allclose(step, expected, rtol=1e-10)
+        assert decrement == pytest.approx(-(g @ expected), rel=1e-10)
