@@ -283,9 +283,20 @@ def distinct_items(stacked):
     if sp.issparse(stacked):
         return _distinct_sparse_rows(stacked)
     rows = np.ascontiguousarray(stacked, dtype=np.float64)
-    keys = rows.view(np.dtype((np.void, 8 * p))).ravel()
-    _, first, index = np.unique(keys, return_index=True, return_inverse=True)
+    words = rows.view(np.uint64)
+    # Rows grouped by an exact hash of their bytes (a random linear form of
+    # their 64-bit words, wrapping mod 2^64: equal rows, equal keys; distinct
+    # keys, distinct rows), a repeated row then checked against its group's
+    # first; sorting the rows' bytes as keys (np.unique of a void view) cost
+    # 0.2-0.4 s at 40,000 items x 237 features, 7 s of a 20,000-pair search.
+    multipliers = np.random.default_rng(0).integers(1, 2**63, size=p, dtype=np.uint64) | 1
+    _, first, index = np.unique(words @ multipliers, return_index=True, return_inverse=True)
     index = index.ravel()
+    repeats = np.flatnonzero(first[index] != np.arange(n))
+    if not np.array_equal(words[repeats], words[first[index[repeats]]]):  # keys collided
+        keys = rows.view(np.dtype((np.void, 8 * p))).ravel()
+        _, first, index = np.unique(keys, return_index=True, return_inverse=True)
+        index = index.ravel()
     if first.size == n:
         return stacked, np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")

@@ -620,6 +620,35 @@ def test_distinct_items_keep_first_appearance_order_and_find_every_duplicate():
     np.testing.assert_array_equal(items[index], base[picks])
 
 
+def test_distinct_items_agree_with_sorting_the_rows_bytes_even_when_keys_collide():
+    from svmcompare._problem import distinct_items
+
+    def by_bytes(rows):  # the reference: rows as byte strings, first appearances
+        seen = {}
+        index = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in rows])
+        firsts = [int(np.flatnonzero(index == k)[0]) for k in range(len(seen))]
+        return rows[firsts], index
+
+    rng = np.random.default_rng(1)
+    rows = rng.integers(-2, 3, size=(400, 7)).astype(np.float64)
+    rows[::7, 0] = -0.0  # -0.0 and 0.0 differ in their bytes, and stay apart
+    items, index = distinct_items(rows)
+    expected_items, expected_index = by_bytes(rows)
+    np.testing.assert_array_equal(index, expected_index)
+    assert items.tobytes() == expected_items.tobytes()
+    # Two different rows whose keys collide (the hash's own multipliers,
+    # crossed): told apart by the check, as the byte sort tells them.
+    m = np.random.default_rng(0).integers(1, 2**63, size=2, dtype=np.uint64) | 1
+    first = np.array([5, 7], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        second = np.array([first[0] + m[1], first[1] - m[0]], dtype=np.uint64)
+        assert first @ m == second @ m
+    colliding = np.stack([first, second, first]).view(np.float64)
+    items, index = distinct_items(colliding)
+    np.testing.assert_array_equal(index, [0, 1, 0])
+    assert items.tobytes() == colliding[[0, 1]].tobytes()
+
+
 def test_stack_items_merges_negative_and_positive_zero():
     from svmcompare._problem import stack_items
 
