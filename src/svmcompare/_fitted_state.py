@@ -175,7 +175,7 @@ def _check_one(estimator, version, path, fail):
     if missing:
         fail(f"{kind} lacks the parameter(s) {', '.join(missing)}: the file was written by "
              "an earlier svmcompare; refit the model")
-    _check_parameters(estimator, kind, fail)
+    _check_parameters(estimator, fail)
     if kind == "SVMCompareCV":
         if not is_own_estimator(getattr(estimator, "best_estimator_", None)):
             fail("search has no refitted best_estimator_ (not fitted)")
@@ -212,7 +212,7 @@ def _check_one(estimator, version, path, fail):
         _check_link(estimator, fail)
 
 
-def _check_parameters(estimator, kind, fail):
+def _check_parameters(estimator, fail):
     """Parameters that fit would refuse (C = inf, gamma = NaN, a text C) or
     that disagree with the fitted kernel: a file edited, not written so (an
     attack, stop 70: each loaded, and failed on the first refit)."""
