@@ -457,6 +457,29 @@ def test_a_cap_on_a_huge_group_draws_pairs_without_listing_them(ties):
         assert np.unique(second).size == cap
 
 
+@pytest.mark.parametrize("ties", ["drop", "keep"])
+@pytest.mark.parametrize("grades", [[0] * 37 + [1, 2, 1], [0, 1, 2, 3] * 10, [5] * 39 + [4]])
+def test_a_capped_group_past_the_listing_limit_draws_from_every_eligible_pair(
+        monkeypatch, ties, grades):
+    # Where at most twice the cap are eligible, the pairs are listed (from the
+    # items outside the commonest grade, with ties dropped) and the cap drawn
+    # from them: the pairs of a brute-force list, drawn the same way.
+    from svmcompare import pairs
+
+    monkeypatch.setattr(pairs, "_LISTED_PAIRS", 10)
+    y = np.array(grades)
+    i, j = np.triu_indices(y.size, k=1)
+    if ties == "drop":
+        i, j = i[y[i] != y[j]], j[y[i] != y[j]]
+    for cap in (i.size, i.size // 2 + 1):
+        first, second, _ = pairs.pair_indices(y, None, ties, max_pairs_per_group=cap,
+                                              random_state=0)
+        drawn = np.sort(np.random.RandomState(0).choice(i.size, size=cap, replace=False)) \
+            if cap < i.size else np.arange(i.size)
+        np.testing.assert_array_equal(first, i[drawn])
+        np.testing.assert_array_equal(second, j[drawn])
+
+
 def test_ordinal_error_thresholds_take_fractional_weights():
     # A review (stop 70): weighted error sums came out -1e-17 where 0 was
     # meant, and the relative tolerance found no cut (IndexError, 6 of 20 seeds).

@@ -181,13 +181,7 @@ def _drawn_pairs(members, y, ties, cap, rng):
     eligible = n * (n - 1) // 2 - (int((counts * (counts - 1) // 2).sum()) if ties == "drop"
                                    else 0)
     if 2 * cap >= eligible:  # every eligible pair listed (at most 2 cap), then a draw
-        pairs = []
-        for a in range(n - 1):
-            b = np.arange(a + 1, n)
-            if ties == "drop":
-                b = b[grades[b] != grades[a]]
-            pairs.append(np.stack([np.full(b.size, a), b], axis=1))
-        chosen = np.concatenate(pairs) if pairs else np.zeros((0, 2), dtype=np.int64)
+        chosen = _eligible_pairs(grades, ties)
         if chosen.shape[0] > cap:
             chosen = chosen[np.sort(rng.choice(chosen.shape[0], size=cap, replace=False))]
     else:
@@ -209,6 +203,25 @@ def _drawn_pairs(members, y, ties, cap, rng):
         chosen = np.stack([found // n, found % n], axis=1)
         chosen = chosen[np.lexsort((chosen[:, 1], chosen[:, 0]))]
     return members[chosen[:, 0]], members[chosen[:, 1]]
+
+
+def _eligible_pairs(grades, ties):
+    """Every pair (a, b), a < b, of positions in ``grades`` (of different
+    grades with ``ties="drop"``), in lexicographic order.  With ties dropped
+    every such pair has an item outside the commonest grade, so the pairs are
+    listed from those k items (O(k n), at most twice the pairs listed), not
+    from all n (n - 1) / 2 pairs (1.9 s at 30,000 items, three of them
+    outside the commonest grade)."""
+    n = grades.size
+    if ties != "drop":
+        return np.stack(np.triu_indices(n, k=1), axis=1)
+    _, inverse, counts = np.unique(grades, return_inverse=True, return_counts=True)
+    codes = [np.zeros(0, dtype=np.int64)]  # pair codes a * n + b, a < b
+    for x in np.flatnonzero(inverse.ravel() != np.argmax(counts)):
+        partners = np.flatnonzero(grades != grades[x])
+        codes.append(np.minimum(x, partners) * n + np.maximum(x, partners))
+    codes = np.unique(np.concatenate(codes))
+    return np.stack([codes // n, codes % n], axis=1)
 
 
 def sample_pair_indices(y, groups, n_samples, random_state=None):
