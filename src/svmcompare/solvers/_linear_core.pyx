@@ -153,7 +153,7 @@ def csr_matvec(const index_t[::1] indptr, const index_t[::1] indices,
     parallel; each row's sum runs over its non-zeros in order, as SciPy's
     single-threaded product does, so the bits are SciPy's on any number of
     threads.  The column indices must lie in 0..x.size - 1 (checked once by
-    the caller, :class:`svmcompare.solvers.newton_cg.ParallelCSR`, not here
+    the caller, :class:`svmcompare.solvers.csr_products.ParallelCSR`, not here
     on every product)."""
     if out.shape[0] != indptr.shape[0] - 1 or indices.shape[0] != data.shape[0]:
         raise ValueError("csr_matvec: out needs one entry per row, indices one per datum")
@@ -240,13 +240,37 @@ def differences(const real[:, ::1] items, const i64[::1] a, const i64[::1] b, in
     return out
 
 
-def _check_csr(indptr, indices, data, rows, n_columns):
+def _check_csr(indptr, indices, data, rows, n_columns, listed_only=False):
+    """The rows' and column indices' ranges (the loops read and write by them
+    unchecked).  ``listed_only``: the column indices of the listed rows only
+    (a Newton step's zone rows: scanning every index of 20,000 rows was a
+    tenth of the step)."""
     if indices.shape[0] != data.shape[0] or indptr.shape[0] < 1:
         raise ValueError("a CSR matrix needs indices and data of one length and indptr")
     if rows.shape[0] and (np.min(rows) < 0 or np.max(rows) >= indptr.shape[0] - 1):
         raise ValueError("a row index is outside the matrix")
-    if indices.shape[0] and (np.min(indices) < 0 or np.max(indices) >= n_columns):
+    if listed_only:
+        starts, ends = np.asarray(indptr)[rows], np.asarray(indptr)[np.asarray(rows) + 1]
+        if np.any(starts > ends) or (ends.size and (np.min(starts) < 0
+                                                    or np.max(ends) > indices.shape[0])):
+            raise ValueError("a row's extent is outside the matrix")
+        if not _listed_in_range(indptr, indices, rows, n_columns):
+            raise ValueError("a column index is outside the matrix")
+    elif indices.shape[0] and (np.min(indices) < 0 or np.max(indices) >= n_columns):
         raise ValueError("a column index is outside the matrix")
+
+
+def _listed_in_range(const index_t[::1] indptr, const index_t[::1] indices, const i64[::1] rows,
+                     i64 n_columns):
+    """Whether the column indices of the listed rows lie in 0..n_columns - 1."""
+    cdef i64 r, j
+    cdef bint inside = True
+    with nogil:
+        for r in range(rows.shape[0]):
+            for j in range(indptr[rows[r]], indptr[rows[r] + 1]):
+                if indices[j] < 0 or indices[j] >= n_columns:
+                    inside = False
+    return inside
 
 
 def add_zone_rows(const index_t[::1] indptr, const index_t[::1] indices,
@@ -255,7 +279,7 @@ def add_zone_rows(const index_t[::1] indptr, const index_t[::1] indices,
     """H += sum over the listed rows of w_k [d_t; 1][d_t; 1]^T (the bias
     column when ``bias``), each row's outer product of its non-zeros only."""
     cdef i64 p = H.shape[0] - 1 if bias else H.shape[0]
-    _check_csr(indptr, indices, data, rows, p)
+    _check_csr(indptr, indices, data, rows, p, listed_only=True)
     _check_same("add_zone_rows", rows, w)
     cdef i64 r, t, i, j, k
     cdef double weight, scaled, total = 0.0

@@ -44,6 +44,7 @@ from sklearn.exceptions import ConvergenceWarning
 from ..exceptions import named_fit
 from ._bias import choose_bias, primal_bias_interval, squared_hinge_bias
 from ._linear_core import dual_cd_round
+from .csr_products import dense_csr
 from .linear import LinearResult, check_count, check_loss, check_rows, solve_linear
 from .newton_cg import solve_squared_hinge_cg
 from .threads import solver_threads
@@ -98,25 +99,10 @@ def _csr(D):
     if not sp.issparse(D):
         D = np.asarray(D, dtype=np.float64)
         if D.ndim == 2:
-            return _dense_csr(D)
+            return dense_csr(D)
     D = sp.csr_matrix(D, dtype=np.float64)
     D.sum_duplicates()
     return D
-
-
-def _dense_csr(D):
-    """The non-zeros of a dense ``D`` as CSR: the arrays SciPy's conversion
-    builds (through COO), read off the flat array in one masked pass: 0.016
-    against 0.16 s for 10,000 x 300 Nystroem features, of which a search
-    solves ~100."""
-    m, p = D.shape
-    flat = np.ascontiguousarray(D).ravel()
-    keep = flat != 0
-    index = np.int32 if flat.size < np.iinfo(np.int32).max else np.int64
-    indptr = np.zeros(m + 1, dtype=index)
-    np.cumsum(np.count_nonzero(keep.reshape(m, p), axis=1), out=indptr[1:])
-    return sp.csr_matrix((flat[keep], np.tile(np.arange(p, dtype=index), m)[keep], indptr),
-                         shape=(m, p))
 
 
 def _start(D, y, C, alpha0):

@@ -57,6 +57,7 @@ from ._linear_core import (
     zone_diagonal,
 )
 from ._linear_core import differences as row_differences
+from .csr_products import ParallelCSR, dense_csr
 from .threads import threads_now
 
 
@@ -139,7 +140,7 @@ def _sparse_view(D):
     if D.size == 0 or D.dtype != np.float64 or \
             np.count_nonzero(D) > _SPARSE_VIEW_DENSITY * D.size:
         return None
-    return sp.csr_matrix(D)
+    return dense_csr(D)
 
 
 def _sparse_zone_hessian(D, zone, C, delta, bias):
@@ -197,14 +198,16 @@ class _Smoothed:
         self.p = D.shape[1]
         self.sparse = sp.issparse(D)
         self.nonzeros = None if self.sparse else _sparse_view(D)
+        # The products of sparse rows (or of the CSR copy), checked once: through
+        # SciPy each step built and scanned a transposed matrix anew.
+        rows = D if self.sparse else self.nonzeros
+        self.products = None if rows is None else ParallelCSR(rows)
 
     def margins(self, v):
         """z_t = y_t (u^T d_t + beta)."""
         u = np.ascontiguousarray(v[: self.p])
-        if self.sparse:
-            f = self.D @ u
-        elif self.nonzeros is not None:
-            f = self.nonzeros @ u
+        if self.products is not None:
+            f = self.products.dot(u)
         else:
             f = np.empty(self.D.shape[0])
             matvec(self.D, u, f, threads_now())
@@ -222,8 +225,7 @@ class _Smoothed:
         gradient_weights(z, self.y, self.C, delta, coef, zone)
         n = self.p + self.bias
         g = np.zeros(n)
-        rows = self.D if self.sparse else self.nonzeros
-        g[: self.p] = v[: self.p] + (rows.T @ coef if rows is not None
+        g[: self.p] = v[: self.p] + (self.products.tdot(coef) if self.products is not None
                                      else rmatvec(self.D, coef, threads_now()))
         if self.bias:
             g[self.p] = coef.sum()

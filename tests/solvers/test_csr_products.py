@@ -1,4 +1,4 @@
-"""The squared hinge's trust-region solver's sparse products (ParallelCSR)."""
+"""Sparse row products on the solver's threads (csr_products.ParallelCSR)."""
 
 import numpy as np
 import pytest
@@ -20,11 +20,11 @@ def test_parallel_products_are_scipys_on_any_number_of_threads(monkeypatch, scat
     """A x to the bit of SciPy's; A^T z to rounding of SciPy's and to the bit
     the same on one thread and two (both ways of summing it); int32 and int64
     indices alike."""
-    from svmcompare.solvers import newton_cg
+    from svmcompare.solvers import csr_products
     from svmcompare.solvers.threads import solver_threads
 
     if not scatter:
-        monkeypatch.setattr(newton_cg, "SCATTER_MAX_COLUMNS", 0)
+        monkeypatch.setattr(csr_products, "SCATTER_MAX_COLUMNS", 0)
     A, rng = _ids_rows()
     x, z = rng.normal(size=A.shape[1]), rng.normal(size=A.shape[0])
     z[rng.random(z.size) < 0.3] = 0.0
@@ -33,7 +33,7 @@ def test_parallel_products_are_scipys_on_any_number_of_threads(monkeypatch, scat
         B = A.copy()
         if wide_index:
             B.indices, B.indptr = B.indices.astype(np.int64), B.indptr.astype(np.int64)
-        product = newton_cg.ParallelCSR(B)
+        product = csr_products.ParallelCSR(B)
         for jobs in (1, 2):
             with solver_threads(jobs):
                 results.append((product.dot(x), product.tdot(z)))
@@ -46,7 +46,7 @@ def test_parallel_products_are_scipys_on_any_number_of_threads(monkeypatch, scat
 
 
 def test_parallel_products_refuse_what_they_cannot_read():
-    from svmcompare.solvers.newton_cg import ParallelCSR
+    from svmcompare.solvers.csr_products import ParallelCSR
 
     A, _ = _ids_rows(m=50, p=5)
     product = ParallelCSR(A)
