@@ -145,3 +145,41 @@ def test_a_row_listed_twice_is_summed_once():
     once = q_product(kp, pairs, delta, np.array([0, 1]), cached)
     twice = q_product(kp, pairs, delta, np.array([0, 0, 1]), cached)
     np.testing.assert_array_equal(twice, once[[0, 0, 1]])
+
+
+def test_zone_rows_hessian_checks_the_rows_it_reads():
+    """add_zone_rows sums w_k [d_t; 1][d_t; 1]^T over the listed rows (a dense
+    reference), and refuses a column index out of range in a listed row (it
+    would write outside H) or a listed row past the matrix; an unlisted row is
+    not read, so its indices do not matter to the sum."""
+    import scipy.sparse as sp
+    from svmcompare.solvers._linear_core import add_zone_rows
+
+    rng = np.random.default_rng(4)
+    dense = rng.normal(size=(40, 6)) * (rng.random((40, 6)) < 0.4)
+    D = sp.csr_matrix(dense)
+    rows = np.array([1, 5, 7, 30], dtype=np.int64)
+    w = rng.uniform(0.5, 2.0, rows.size)
+    H = np.zeros((7, 7))
+    add_zone_rows(D.indptr, D.indices, D.data, rows, w, H, True)
+    Z = np.hstack([dense[rows], np.ones((rows.size, 1))])
+    np.testing.assert_allclose(H, Z.T @ (w[:, None] * Z), rtol=1e-13, atol=1e-13)
+
+    bad = D.copy()
+    bad.indices = bad.indices.copy()
+    listed = int(bad.indptr[rows[1]])  # a non-zero of a listed row
+    assert bad.indptr[rows[1] + 1] > listed
+    bad.indices[listed] = 99
+    with pytest.raises(ValueError, match="column index is outside"):
+        add_zone_rows(bad.indptr, bad.indices, bad.data, rows, w, np.zeros((7, 7)), True)
+    with pytest.raises(ValueError, match="row index is outside"):
+        add_zone_rows(D.indptr, D.indices, D.data, np.array([40], dtype=np.int64), w[:1],
+                      np.zeros((7, 7)), True)
+    unlisted = D.copy()
+    unlisted.indices = unlisted.indices.copy()
+    outside = [t for t in range(40)
+               if t not in rows and unlisted.indptr[t + 1] > unlisted.indptr[t]]
+    unlisted.indices[unlisted.indptr[outside[0]]] = 99
+    again = np.zeros((7, 7))
+    add_zone_rows(unlisted.indptr, unlisted.indices, unlisted.data, rows, w, again, True)
+    np.testing.assert_array_equal(again, H)
