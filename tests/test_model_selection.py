@@ -82,6 +82,41 @@ def test_a_linear_path_started_from_the_previous_C_equals_cold_fits(cls, monkeyp
     assert warm_steps < cold_steps
 
 
+def test_a_path_stops_trying_coordinate_descent_once_a_smaller_C_needed_newton(monkeypatch):
+    # Coordinate descent's passes grow with C: once it fails at one C of a
+    # path (its budget spent, Newton's method taking over), the larger C
+    # values go straight to Newton's method, whose solution each model is.
+    from svmcompare.grid_search import fit_C_path
+    from svmcompare.solvers import dual_cd
+
+    X, y = make_norm_pairs(400, "l1", equality_fraction=0.3, noise=0.5, random_state=3)
+    Xtest, _ = make_norm_pairs(300, "l1", random_state=4)
+    Cs = [1e-3, 1.0, 10.0, 100.0]
+    original = dual_cd.solve_linear_dual
+    tried = []  # the largest cost of each coordinate-descent attempt
+
+    def counted(D, y, C, **kwargs):
+        result = original(D, y, C, **kwargs)
+        tried.append((float(np.max(C)), result.converged))
+        return result
+
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
+    path = fit_C_path(SVMCompare(kernel="linear"), X, y, Cs)
+    failed = [C for C, converged in tried if not converged]
+    assert failed, "the test needs a C where coordinate descent fails"
+    # Nothing tried past the first failure, and the C values before it converged.
+    assert max(C for C, _ in tried) == min(failed)
+    assert all(converged for C, converged in tried if C < min(failed))
+    assert max(Cs) > min(failed)
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", original)
+    for C, fitted in zip(Cs, path, strict=True):
+        alone = SVMCompare(kernel="linear", C=C).fit(X, y)
+        assert fitted.primal_objective_ == pytest.approx(alone.primal_objective_, rel=1e-6)
+        np.testing.assert_allclose(
+            fitted.decision_function(Xtest), alone.decision_function(Xtest),
+            atol=1e-4 * (1 + np.abs(alone.decision_function(Xtest)).max()))
+
+
 def test_a_nystroem_path_forms_its_rows_once_and_equals_fits_alone(monkeypatch):
     # The rows phi(x') - phi(x) are the same at every C: formed once per path,
     # each model as the same fit alone (same landmarks from random_state).

@@ -134,11 +134,12 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _solve(self, prepared, alpha0=None, v0=None, gradient0=None, keep_rows=False,
-               first_smoothing=1.0):
+               first_smoothing=1.0, try_dual=True):
         """Run the chosen solver; ``prepared.gram``, ``alpha0`` and ``gradient0``
         (exact), ``v0`` (the primal solvers' (u, beta)), ``alpha0`` (dual
-        coordinate descent) and ``first_smoothing`` (the primal Newton
-        method's first level) serve warm-started paths and refits."""
+        coordinate descent), ``first_smoothing`` (the primal Newton method's
+        first level) and ``try_dual`` (False: dense rows straight to the
+        Newton method) serve warm-started paths and refits."""
         problem, kernel = prepared.problem, prepared.kernel
         n_jobs = setting(self, "n_jobs")
         if prepared.solver == "exact":
@@ -156,7 +157,7 @@ class PairwiseKernelModel(ComparisonMixin, ClassifierMixin, BaseEstimator):
         result = solve_linear_rows(D, problem.y, problem.C, bias=self.problem_kind.bias,
                                    tol=self.tol, v0=v0, alpha0=alpha0,
                                    first_smoothing=first_smoothing, loss=self.loss,
-                                   n_threads=n_jobs)
+                                   n_threads=n_jobs, try_dual=try_dual)
         return result, prepared.feature_map
 
     def _folds_read_rows(self, prepared):

@@ -135,6 +135,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         prepared = replace(prepared, rows=primal_rows(prepared))
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
+    try_dual = True  # until a C of the path needs the Newton method
     for i in np.argsort(Cs, kind="stable"):
         C = Cs[i]
         model = clone(estimator).set_params(C=C)
@@ -152,7 +153,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
             # its coarsest smoothing levels, and the scaled alphas for
             # coordinate descent.
             start = {"v0": primal, "alpha0": alpha * (C / previous),
-                     "first_smoothing": PATH_FIRST_SMOOTHING}
+                     "first_smoothing": PATH_FIRST_SMOOTHING, "try_dual": try_dual}
         with fit_named(f"at C={C:g}"):
             result, feature_map = solve(model, step, **start)
         if prepared.solver == "exact":
@@ -160,6 +161,10 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
             alpha, previous = result.alpha, C
             primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
+            # Coordinate descent's passes grow with C: where they failed (or
+            # did not suit) at this C, they would fail at the larger ones, and
+            # their result would be thrown away for Newton's.
+            try_dual = try_dual and result.solver == "dual_cd"
         try:
             # A degenerate point is recorded (``degenerate_``), not shouted once
             # per fold and C; a refit of the chosen point still warns.

@@ -290,7 +290,8 @@ def solve_linear_dual(D, y, C, *, bias=True, tol=1e-3, alpha0=None, bias0=0.0,
     # when the fitted values are small), not tol itself, or a small beta of a
     # small C reads as 0 here and not from the Newton solver on the same rows.
     noise = max(eps, 1e-8) * max(1.0, score_scale)
-    return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise)
+    return LinearResult(u, float(beta), alpha, objective, 0.0, passes, bool(converged), noise,
+                        solver="dual_cd")
 
 
 def _budget(name, value):
@@ -303,7 +304,7 @@ def _budget(name, value):
 
 
 def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
-                      first_smoothing=1.0, loss="hinge", n_threads=None):
+                      first_smoothing=1.0, loss="hinge", n_threads=None, try_dual=True):
     """Eq. (15) on the rows ``D`` by the solver that suits them: dual coordinate
     descent (:func:`solve_linear_dual`, started from ``alpha0`` and the beta
     of ``v0``) for the hinge where :func:`dual_cd_suits` and for the squared
@@ -318,10 +319,17 @@ def solve_linear_rows(D, y, C, *, bias=True, tol=1e-3, v0=None, alpha0=None,
     beat Newton's smoothing levels (354 s there).
 
     ``n_threads``: numba's threads for the solver's parallel loops, one below
-    :data:`threads.PARALLEL_WORK` entries of ``D`` (see :func:`solver_threads`)."""
+    :data:`threads.PARALLEL_WORK` entries of ``D`` (see :func:`solver_threads`).
+
+    ``try_dual=False`` sends dense rows' hinge straight to the Newton method:
+    a C path whose smaller C already went there (coordinate descent needs more
+    passes the larger C is: at football_20k's folds it converged at none of
+    the linear C >= 0.1 and Nystroem C = 10 it tried, 17 s of a 137 s serial
+    search spent on passes whose result was thrown away)."""
     with solver_threads(n_threads, work=_entries(D)):
         return _solve_linear_rows(D, y, C, bias=bias, tol=tol, v0=v0, alpha0=alpha0,
-                                  first_smoothing=first_smoothing, loss=loss)
+                                  first_smoothing=first_smoothing, loss=loss,
+                                  try_dual=try_dual)
 
 
 def _entries(D):
@@ -329,7 +337,7 @@ def _entries(D):
     return int(D.nnz) if sp.issparse(D) else int(D.size)
 
 
-def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss):
+def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss, try_dual):
     """:func:`solve_linear_rows` within its thread setting."""
     if loss == "squared_hinge" and not sp.issparse(D) and D.shape[1] > D.shape[0]:
         # More features than rows: Newton's (p + 1)^2 system costs more than
@@ -339,7 +347,7 @@ def _solve_linear_rows(D, y, C, *, bias, tol, v0, alpha0, first_smoothing, loss)
                                  loss=loss)
     if loss == "squared_hinge" and sp.issparse(D):
         return solve_squared_hinge_cg(D, y, C, bias=bias, tol=tol, v0=v0)
-    if loss == "hinge" and dual_cd_suits(D, C):
+    if loss == "hinge" and (try_dual or sp.issparse(D)) and dual_cd_suits(D, C):
         bias0 = float(v0[-1]) if v0 is not None and bias else 0.0
         if sp.issparse(D):
             return solve_linear_dual(D, y, C, bias=bias, tol=tol, alpha0=alpha0, bias0=bias0,

@@ -87,6 +87,10 @@ class LinearResult:
         max(smoothing, 1e-8) max(1, s), with s = max_t |u^T d_t| the scale of
         the fitted values (the smoothed hinge moves margins by up to the
         smoothing level).
+    solver : {"newton", "dual_cd"}
+        Which method produced it: the primal Newton method (this module, or
+        the squared hinge's trust-region Newton) or dual coordinate descent
+        (:mod:`.dual_cd`).
     """
 
     u: np.ndarray
@@ -97,6 +101,7 @@ class LinearResult:
     n_iter: int
     converged: bool
     bias_noise: float = 0.0
+    solver: str = "newton"
 
 
 _HESSIAN_ROWS = 32_768  # zone rows gathered per BLAS product
