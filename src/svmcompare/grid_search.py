@@ -132,7 +132,12 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
     elif prepared.solver in ("linear", "nystroem"):
         # The same rows at every C: formed once (Nystroem's feature map over
         # both items of every row was a tenth of club football's search).
-        prepared = replace(prepared, rows=primal_rows(prepared))
+        rows = primal_rows(prepared)
+        if isinstance(rows, np.ndarray) and rows.flags.owndata:
+            # Read-only, the solvers keep one CSR copy of them for the whole
+            # path (solvers.csr_products.dense_csr) instead of one per C.
+            rows.flags.writeable = False
+        prepared = replace(prepared, rows=rows)
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
     try_dual = True  # until a C of the path needs the Newton method

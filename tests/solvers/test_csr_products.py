@@ -58,3 +58,32 @@ def test_parallel_products_refuse_what_they_cannot_read():
     bad.indices[0] = 99  # past the columns: would read outside x
     with pytest.raises(ValueError, match="outside"):
         ParallelCSR(bad)
+
+
+def test_a_read_only_arrays_csr_copy_is_kept_while_it_lives():
+    """dense_csr gives SciPy's arrays; for a read-only array that owns its data
+    (a C path's rows) the same copy comes back until the array is gone, for a
+    writable one (which may change) a new conversion every time."""
+    import gc
+
+    from svmcompare.solvers import csr_products
+
+    rng = np.random.default_rng(1)
+    D = rng.normal(size=(50, 7)) * (rng.random((50, 7)) < 0.3)
+    first = csr_products.dense_csr(D)
+    reference = sp.csr_matrix(D)
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(first, name), getattr(reference, name))
+    D[0, 0] = 5.0  # writable: changed, and converted again
+    assert csr_products.dense_csr(D)[0, 0] == 5.0
+
+    D.flags.writeable = False
+    kept = csr_products.dense_csr(D)
+    assert csr_products.dense_csr(D) is kept
+    view = D[:, :]  # not the owner: converted anew
+    assert csr_products.dense_csr(view) is not kept
+    key = id(D)
+    assert key in csr_products._kept
+    del D, view
+    gc.collect()
+    assert key not in csr_products._kept
