@@ -91,7 +91,7 @@ def test_the_crossover_mends_a_guess_that_missed_a_free_row():
     # is the optimum.  Each free row of the optimum is left out of a guess in
     # turn (taken for a row beyond the margin); where that is the only row the
     # first solve puts on the wrong side, the crossover must mend it.
-    from svmcompare.solvers.linear import _crossover, _kkt_guess
+    from svmcompare.solvers.linear import _crossover, _kkt_guess, _Smoothed
 
     Xs, y = _linear_pairs(2, n=600, p=6)
     problem = flip_compare(Xs, y, 1.0)
@@ -101,16 +101,16 @@ def test_the_crossover_mends_a_guess_that_missed_a_free_row():
     assert exact.smoothing == 0.0
     z = yt * (D @ exact.u + exact.bias)
     delta, weighted = 1e-5, Ct != 0
+    obj = _Smoothed(D, yt, Ct, True)
     free = (exact.alpha > 0) & (exact.alpha < Ct)
     mended = 0
     for missed in np.flatnonzero(free):
         guess = np.where(free, 1.0 - delta / 2, z)  # the free rows in the zone
         guess[missed] = 1.0 + delta
-        first = _kkt_guess(D, yt, Ct, (guess > 1 - delta) & (guess < 1), guess <= 1 - delta,
-                           True, weighted, np.linalg.norm(D, axis=1))
+        first = _kkt_guess(obj, (guess > 1 - delta) & (guess < 1), guess <= 1 - delta, weighted)
         if first is None or np.flatnonzero(first[3]).tolist() != [missed]:
             continue
-        v, _, alpha = _crossover(D, yt, Ct, guess, delta, True, weighted, 50)
+        v, _, alpha = _crossover(obj, guess, delta, weighted, 50)
         np.testing.assert_allclose(v[:-1], exact.u, rtol=0, atol=1e-9)
         assert v[-1] == pytest.approx(exact.bias, abs=1e-9)
         np.testing.assert_allclose(alpha, exact.alpha, rtol=0, atol=1e-8)

@@ -207,15 +207,33 @@ class _Smoothed:
         # SciPy each step built and scanned a transposed matrix anew.
         rows = D if self.sparse else self.nonzeros
         self.products = None if rows is None else ParallelCSR(rows)
+        self._row_norms = None
+
+    def scores(self, u):
+        """u^T d_t of every row."""
+        u = np.ascontiguousarray(u, dtype=np.float64)
+        if self.products is not None:
+            return self.products.dot(u)
+        f = np.empty(self.D.shape[0])
+        matvec(self.D, u, f, threads_now())
+        return f
+
+    def transposed(self, coef):
+        """D^T coef = sum_t coef_t d_t."""
+        if self.products is not None:
+            return self.products.tdot(coef)
+        return rmatvec(self.D, np.ascontiguousarray(coef, dtype=np.float64), threads_now())
+
+    def row_norms(self):
+        """|d_t| of every row (computed once: the crossover's check reads
+        them after each smoothing level)."""
+        if self._row_norms is None:
+            self._row_norms = np.sqrt(np.einsum("ij,ij->i", self.D, self.D, dtype=np.float64))
+        return self._row_norms
 
     def margins(self, v):
         """z_t = y_t (u^T d_t + beta)."""
-        u = np.ascontiguousarray(v[: self.p])
-        if self.products is not None:
-            f = self.products.dot(u)
-        else:
-            f = np.empty(self.D.shape[0])
-            matvec(self.D, u, f, threads_now())
+        f = self.scores(v[: self.p])
         if self.bias:
             f += v[self.p]
         return self.y * f
@@ -230,8 +248,7 @@ class _Smoothed:
         gradient_weights(z, self.y, self.C, delta, coef, zone)
         n = self.p + self.bias
         g = np.zeros(n)
-        g[: self.p] = v[: self.p] + (self.products.tdot(coef) if self.products is not None
-                                     else rmatvec(self.D, coef, threads_now()))
+        g[: self.p] = v[: self.p] + self.transposed(coef)
         if self.bias:
             g[self.p] = coef.sum()
         if self.sparse:
@@ -378,7 +395,7 @@ _CROSSOVER_MAX_FREE = 1_000
 _CROSSOVER_TOL = 1e-8
 
 
-def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
+def _crossover(obj, z, delta, weighted, level_steps):
     """The exact minimizer of F (the hinge, delta = 0) guessed from a minimizer
     of F_delta, or None when the guess fails the KKT check.
 
@@ -414,22 +431,21 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
     709 rows x 77 columns, failed solves of ~300 free rows cost 9 s of a 20 s
     search whose Newton steps took 1 s).  Dense rows only.
 
+    ``obj``: the :class:`_Smoothed` problem (its rows' products and norms).
     Returns ((u, beta), z, alpha) or None.
     """
+    D = obj.D
     if not weighted.any():  # no row with C_t > 0: the levels' u = 0 and their beta stand
         return None
     free = (z > 1.0 - delta) & (z < 1.0) & weighted
     bound = (z <= 1.0 - delta) & weighted
     m, p = D.shape
     level_work = max(level_steps, 1) * (4.0 * m * p + np.count_nonzero(free) * p * p)
-    row_norms = None
     for _ in range(2):  # the guess, then at most one exchange
         n_free = int(np.count_nonzero(free))
         if n_free > _CROSSOVER_MAX_FREE or 2.0 * n_free ** 3 + n_free * n_free * p > level_work:
             return None
-        if row_norms is None:
-            row_norms = np.sqrt(np.einsum("ij,ij->i", D, D, dtype=np.float64))
-        guess = _kkt_guess(D, y, C, free, bound, bias, weighted, row_norms)
+        guess = _kkt_guess(obj, free, bound, weighted)
         if guess is None:
             return None
         v, new_z, alpha, wrong_side = guess
@@ -441,15 +457,15 @@ def _crossover(D, y, C, z, delta, bias, weighted, level_steps):
     return None
 
 
-def _kkt_guess(D, y, C, free, bound, bias, weighted, row_norms):
+def _kkt_guess(obj, free, bound, weighted):
     """:func:`_crossover`'s solve for one guess of the free rows and the rows
     at C_t: ((u, beta), z, alpha, rows on the wrong side of the margin), or
-    None when alpha leaves its box or a free row misses the margin.
-    ``row_norms``: |d_t| of every row."""
+    None when alpha leaves its box or a free row misses the margin."""
+    D, y, C, bias = obj.D, obj.y, obj.C, obj.bias
     n_free = int(np.count_nonzero(free))
     D_free = np.asarray(D[free], dtype=np.float64)
     y_free, C_free = y[free], C[free]
-    w_bound = rmatvec(_dense_rows(D), np.where(bound, C * y, 0.0), threads_now())
+    w_bound = obj.transposed(np.where(bound, C * y, 0.0))
     alpha_free, beta = np.zeros(0), 0.0
     if n_free:
         system = (D_free @ D_free.T) * np.outer(y_free, y_free)
@@ -470,14 +486,14 @@ def _kkt_guess(D, y, C, free, bound, bias, weighted, row_norms):
         # eq. (18) must hold with the rows at C_t alone.
         if abs(float(y[bound] @ C[bound])) > _CROSSOVER_TOL * float(C[weighted].sum()):
             return None
-        scores = row_scores(D, w_bound)
+        scores = obj.scores(w_bound)
         beta = choose_bias(*primal_bias_interval(scores[weighted], y[weighted], C[weighted]))
     u = w_bound + D_free.T @ (alpha_free * y_free)
-    fitted = row_scores(D, u) + beta
+    fitted = obj.scores(u) + beta
     new_z = y * fitted
     # Each row's margin to its own rounding scale, |u| |d_t| + |beta|: one row
     # far out (a fitted value of 10^6) must not loosen every other row's check.
-    margin = _CROSSOVER_TOL * np.maximum(1.0, np.linalg.norm(u) * row_norms + abs(beta))
+    margin = _CROSSOVER_TOL * np.maximum(1.0, np.linalg.norm(u) * obj.row_norms() + abs(beta))
     if np.any(np.abs(new_z[free] - 1.0) > margin[free]):
         return None
     zero = weighted & ~free & ~bound
@@ -645,7 +661,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
             previous_zone = zone
         converged &= level_done
         if not squared and not obj.sparse:
-            exact = _crossover(D, y, C, z, delta, bool(bias), weighted, level_steps)
+            exact = _crossover(obj, z, delta, weighted, level_steps)
             if exact is not None:
                 # The smoothed solution's rows told the hinge optimum's
                 # support vectors: no finer level can improve on it, and a
