@@ -300,3 +300,22 @@ def test_a_chain_lets_its_kernel_go_before_a_validation_block_that_would_not_fit
     best_small, results_small = validation_search(SVMCompare(), grid, X, y, Xv, yv)
     assert sum(n > 0 for n in released) == 3  # after each of the three paths
     assert results_small.equals(results)
+
+
+def test_sorted_unique_rows_are_numpys_unique_rows():
+    """The Nystroem landmarks' pool, np.unique(rows, axis=0), by sorting only
+    the rows still tied: the same rows in the same order (ties on the first
+    columns, repeated rows, -0.0 next to 0.0, one column, none)."""
+    from svmcompare.kernels import sorted_unique_rows
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, p = int(rng.integers(0, 50)), int(rng.integers(1, 6))
+        rows = rng.integers(-2, 3, size=(n, p)).astype(float) * rng.choice([1.0, 0.5], size=p)
+        if n:
+            rows = np.vstack([rows, rows[rng.integers(0, n, 4)]])
+            rows[rng.random(rows.shape) < 0.1] = -0.0
+        np.testing.assert_array_equal(sorted_unique_rows(rows), np.unique(rows, axis=0))
+    wide = np.hstack([rng.integers(0, 2, size=(2_000, 30)), rng.normal(size=(2_000, 3))])
+    np.testing.assert_array_equal(sorted_unique_rows(wide), np.unique(wide, axis=0))
+    assert sorted_unique_rows(np.zeros((0, 3))).shape == (0, 3)

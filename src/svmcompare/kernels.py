@@ -469,7 +469,7 @@ class NystroemMap:
         from sklearn.utils import check_random_state  # here: scoring needs no sklearn
 
         rng = check_random_state(self.random_state)
-        unique = np.unique(items, axis=0)
+        unique = sorted_unique_rows(items)
         size = min(self.n_components, unique.shape[0])
         self.landmarks_ = unique[rng.choice(unique.shape[0], size=size, replace=False)]
         K = self.kernel.block(self.landmarks_, self.landmarks_)
@@ -481,6 +481,38 @@ class NystroemMap:
     def transform(self, Z):
         """phi(Z), shape (n, n_kept_components)."""
         return self.kernel.block_dot(Z, self.landmarks_, self.projection_)
+
+
+def sorted_unique_rows(rows):
+    """``np.unique(rows, axis=0)`` (the distinct rows in lexicographic order,
+    compared as numbers), by sorting column by column only the rows still tied
+    on the columns before: numpy sorts every row as a record of p fields,
+    0.37 s for 40,000 items x 237 features, once per Nystroem fit (13 of them,
+    5 s of a 20,000-pair search), where the first few columns leave most rows
+    alone."""
+    rows = np.asarray(rows)
+    n, p = rows.shape
+    if n == 0 or p == 0:
+        return np.unique(rows, axis=0)
+    order = np.argsort(rows[:, 0], kind="stable")
+    first = rows[order, 0]
+    start = np.ones(n, dtype=bool)  # the row begins a run of rows tied so far
+    start[1:] = first[1:] != first[:-1]
+    for j in range(1, p):
+        ends = np.ones(n, dtype=bool)
+        ends[:-1] = start[1:]
+        tied = np.flatnonzero(~(start & ends))  # rows in runs of two or more
+        if not tied.size:
+            break
+        run = np.cumsum(start)[tied]
+        values = rows[order[tied], j]
+        within = np.lexsort((values, run))  # runs stay in place, sorted inside by column j
+        order[tied] = order[tied][within]
+        run, values = run[within], values[within]
+        begins = np.ones(tied.size, dtype=bool)
+        begins[1:] = (run[1:] != run[:-1]) | (values[1:] != values[:-1])
+        start[tied] = begins
+    return rows[order[start]]
 
 
 # A polynomial kernel's feature space has comb(p + degree, degree) dimensions;
