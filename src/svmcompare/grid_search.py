@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import numbers
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 
 import numpy as np
@@ -39,6 +40,7 @@ from .exceptions import NoRankingError, degenerate_warnings_silenced, fit_named
 from .kernels import BlockBases, KernelChain
 from .metrics import comparison_report
 from .ranking_function import standardized_pairs
+from .solvers.csr_products import kept_csr
 from .solvers.interrupt import bar_options
 
 # The item kernel matrix a C path keeps (8 bytes a value: up to 8,192 items).
@@ -117,6 +119,7 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
     for C in Cs:
         check_C(C)
     prepared = prepare(clone(estimator).set_params(C=1.0), X, y, context, sample_weight)
+    kept = nullcontext()
     unit_cost = prepared.problem.C
     check_costs(unit_cost, max(Cs, default=1.0))
     if prepared.solver in ("exact", "lp"):
@@ -133,52 +136,56 @@ def _fit_path(estimator, X, y, Cs, context=None, sample_weight=None, bases=None,
         # The same rows at every C: formed once (Nystroem's feature map over
         # both items of every row was a tenth of club football's search).
         rows = primal_rows(prepared)
-        if isinstance(rows, np.ndarray) and rows.flags.owndata:
-            # Read-only, the solvers keep one CSR copy of them for the whole
-            # path (solvers.csr_products.dense_csr) instead of one per C.
+        if isinstance(rows, np.ndarray):
+            # Made for this path and read-only: the solvers convert them to CSR
+            # once for the whole path (kept_csr below) instead of once per C.
             rows.flags.writeable = False
+            kept = kept_csr(rows)
         prepared = replace(prepared, rows=rows)
     models = [None] * len(Cs)
     alpha, gradient, primal, previous = None, None, None, None
     try_dual = True  # until a C of the path needs the Newton method
-    for i in np.argsort(Cs, kind="stable"):
-        C = Cs[i]
-        model = clone(estimator).set_params(C=C)
-        step = replace(prepared, problem=replace(prepared.problem, C=unit_cost * C))
-        # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
-        # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
-        start = {}
-        if alpha is None and prepared.solver == "exact" and prepared.gram is not None \
-                and model.problem_kind.bias:
-            start = _corner_start(step.problem, prepared.gram)
-        if alpha is not None and prepared.solver == "exact":
-            start = _seeded_start(alpha, gradient, C / previous)
-        elif alpha is not None:
-            # The primal solvers: (u, beta) for Newton's steps, which start past
-            # its coarsest smoothing levels, and the scaled alphas for
-            # coordinate descent.
-            start = {"v0": primal, "alpha0": alpha * (C / previous),
-                     "first_smoothing": PATH_FIRST_SMOOTHING, "try_dual": try_dual}
-        with fit_named(f"at C={C:g}"):
-            result, feature_map = solve(model, step, **start)
-        if prepared.solver == "exact":
-            alpha, gradient, previous = result.alpha, result.gradient, C
-        elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
-            alpha, previous = result.alpha, C
-            primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
-            # Coordinate descent's passes grow with C: where they failed (or
-            # did not suit) at this C, they would fail at the larger ones, and
-            # their result would be thrown away for Newton's.
-            try_dual = try_dual and result.solver == "dual_cd"
-        try:
-            # A degenerate point is recorded (``degenerate_``), not shouted once
-            # per fold and C; a refit of the chosen point still warns.
-            with degenerate_warnings_silenced():
-                models[i] = store(model, step, result, feature_map)
-        except NoRankingError:
-            models[i] = None
-        if ends is not None and ends(i, models[i], prepared):
-            break
+    with kept:  # the rows' CSR copy, where the solvers make one, for every C
+        for i in np.argsort(Cs, kind="stable"):
+            C = Cs[i]
+            model = clone(estimator).set_params(C=C)
+            step = replace(prepared, problem=replace(prepared.problem, C=unit_cost * C))
+            # Alpha seeding: scaling keeps 0 <= alpha <= C and y^T alpha = 0, and
+            # scales Q alpha with it: G = Q alpha - 1 goes to k (G + 1) - 1.
+            start = {}
+            if alpha is None and prepared.solver == "exact" and prepared.gram is not None \
+                    and model.problem_kind.bias:
+                start = _corner_start(step.problem, prepared.gram)
+            if alpha is not None and prepared.solver == "exact":
+                start = _seeded_start(alpha, gradient, C / previous)
+            elif alpha is not None:
+                # The primal solvers: (u, beta) for Newton's steps, which start past
+                # its coarsest smoothing levels, and the scaled alphas for
+                # coordinate descent.
+                start = {"v0": primal, "alpha0": alpha * (C / previous),
+                         "first_smoothing": PATH_FIRST_SMOOTHING, "try_dual": try_dual}
+            with fit_named(f"at C={C:g}"):
+                result, feature_map = solve(model, step, **start)
+            if prepared.solver == "exact":
+                alpha, gradient, previous = result.alpha, result.gradient, C
+            elif prepared.solver in ("linear", "nystroem"):  # the same features along the path
+                alpha, previous = result.alpha, C
+                primal = np.append(result.u, result.bias) if model.problem_kind.bias else result.u
+                # Coordinate descent's passes grow with C: where they failed (or
+                # did not suit) at this C, they mostly fail at the larger ones
+                # too, their passes thrown away for Newton's (football_20k: all 64
+                # such attempts); where they would have converged, Newton's
+                # solution is the same optimum to the tolerance.
+                try_dual = try_dual and result.solver == "dual_cd"
+            try:
+                # A degenerate point is recorded (``degenerate_``), not shouted once
+                # per fold and C; a refit of the chosen point still warns.
+                with degenerate_warnings_silenced():
+                    models[i] = store(model, step, result, feature_map)
+            except NoRankingError:
+                models[i] = None
+            if ends is not None and ends(i, models[i], prepared):
+                break
     # The item kernel and rows go with the fits (the validation block comes next).
     return models, replace(prepared, gram=None, rows=None)
 

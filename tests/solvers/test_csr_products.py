@@ -60,12 +60,13 @@ def test_parallel_products_refuse_what_they_cannot_read():
         ParallelCSR(bad)
 
 
-def test_a_read_only_arrays_csr_copy_is_kept_while_it_lives():
-    """dense_csr gives SciPy's arrays; for a read-only array that owns its data
-    (a C path's rows) the same copy comes back until the array is gone, for a
-    writable one (which may change) a new conversion every time."""
-    import gc
-
+def test_a_paths_rows_are_converted_once_inside_kept_csr_only():
+    """dense_csr gives SciPy's arrays (float64, also from float32 rows); inside
+    kept_csr(rows) the same copy comes back for those rows, and outside it
+    (or for other arrays) every call converts anew: a caller that changes an
+    array between solves, even a read-only one (its flag set back, or through
+    a view made before), never gets a stale copy (a review's attack on a
+    cache keyed by the read-only flag)."""
     from svmcompare.solvers import csr_products
 
     rng = np.random.default_rng(1)
@@ -74,16 +75,20 @@ def test_a_read_only_arrays_csr_copy_is_kept_while_it_lives():
     reference = sp.csr_matrix(D)
     for name in ("indptr", "indices", "data"):
         np.testing.assert_array_equal(getattr(first, name), getattr(reference, name))
-    D[0, 0] = 5.0  # writable: changed, and converted again
-    assert csr_products.dense_csr(D)[0, 0] == 5.0
+    single = csr_products.dense_csr(D.astype(np.float32))
+    assert single.dtype == np.float64
+    np.testing.assert_array_equal(single.toarray(), D.astype(np.float32).astype(np.float64))
 
+    alias = D[:, :]
     D.flags.writeable = False
-    kept = csr_products.dense_csr(D)
-    assert csr_products.dense_csr(D) is kept
-    view = D[:, :]  # not the owner: converted anew
-    assert csr_products.dense_csr(view) is not kept
-    key = id(D)
-    assert key in csr_products._kept
-    del D, view
-    gc.collect()
-    assert key not in csr_products._kept
+    before = csr_products.dense_csr(D)
+    alias[0, 0] = 5.0  # changed through a view made before: converted anew
+    assert csr_products.dense_csr(D)[0, 0] == 5.0
+    assert csr_products.dense_csr(D) is not before
+
+    with csr_products.kept_csr(D):
+        kept = csr_products.dense_csr(D)
+        assert csr_products.dense_csr(D) is kept
+        assert csr_products.dense_csr(D.copy()) is not kept
+    assert not csr_products._kept
+    assert csr_products.dense_csr(D) is not kept

@@ -10,7 +10,7 @@ matrix is checked once and the products call the compiled loops directly.
 
 from __future__ import annotations
 
-import weakref
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -76,30 +76,38 @@ class ParallelCSR:
         return out
 
 
-# A C path solves many problems on one array of rows (read-only: the path
-# made it so): its CSR copy is kept while the array lives, up to this size
-# (football_20k's search converted its rows at each of 283 solves, 6 s serially).
-KEPT_CSR_BYTES = 256 * 2**20
-_kept = {}  # id(rows) -> (weak reference to the rows, their CSR copy)
+# A C path solves many problems on one array of rows: within ``kept_csr(rows)``
+# their CSR copy is made once (football_20k's search converted its rows at each
+# of 283 solves, 6 s serially).
+_kept = {}  # id(rows) -> [the rows, their CSR copy or None until made]
+
+
+@contextmanager
+def kept_csr(rows):
+    """Within this block :func:`dense_csr` converts ``rows`` once and returns
+    that copy again.  The caller owns ``rows`` and does not change them inside
+    the block (a C path's rows, made for it and read-only)."""
+    key = id(rows)
+    _kept[key] = [rows, None]
+    try:
+        yield
+    finally:
+        _kept.pop(key, None)
 
 
 def dense_csr(D):
-    """The non-zeros of a dense ``D`` as CSR: the arrays SciPy's conversion
-    builds (through COO), read off the flat array in one masked pass: 0.016
-    against 0.16 s for 10,000 x 300 Nystroem features, of which a search
-    solves ~100 by coordinate descent, and more by Newton's method.
-
-    The copy of a read-only array that owns its data (nothing can change it)
-    is kept while the array lives and returned again: treat it as read-only."""
-    key = id(D)
-    kept = _kept.get(key)
-    if kept is not None and kept[0]() is D:
-        return kept[1]
-    csr = _converted(D)
-    if isinstance(D, np.ndarray) and D.flags.owndata and not D.flags.writeable and \
-            csr.data.nbytes + csr.indices.nbytes + csr.indptr.nbytes <= KEPT_CSR_BYTES:
-        _kept[key] = (weakref.ref(D, lambda _, key=key: _kept.pop(key, None)), csr)
-    return csr
+    """The non-zeros of a dense ``D`` (float32 or float64) as a float64 CSR
+    matrix: the arrays SciPy's conversion builds (through COO), read off the
+    flat array in one masked pass: 0.016 against 0.16 s for 10,000 x 300
+    Nystroem features, of which a search solves ~100 by coordinate descent,
+    and more by Newton's method.  Inside :func:`kept_csr` for ``D``, the copy
+    is made once (treat it as read-only)."""
+    kept = _kept.get(id(D))
+    if kept is None or kept[0] is not D:
+        return _converted(D)
+    if kept[1] is None:
+        kept[1] = _converted(D)
+    return kept[1]
 
 
 def _converted(D):
@@ -109,5 +117,5 @@ def _converted(D):
     index = np.int32 if flat.size < np.iinfo(np.int32).max else np.int64
     indptr = np.zeros(m + 1, dtype=index)
     np.cumsum(np.count_nonzero(keep.reshape(m, p), axis=1), out=indptr[1:])
-    return sp.csr_matrix((flat[keep], np.tile(np.arange(p, dtype=index), m)[keep], indptr),
-                         shape=(m, p))
+    return sp.csr_matrix((flat[keep].astype(np.float64),
+                          np.tile(np.arange(p, dtype=index), m)[keep], indptr), shape=(m, p))
