@@ -428,3 +428,35 @@ def test_the_folds_gram_matrix_of_a_callable_kernel_comes_out_of_cache_size(monk
     for fold_cache, gram_mb in seen:
         assert fold_cache == pytest.approx(max(0.0, cache - gram_mb))
         assert fold_cache < cache
+
+
+def test_folds_skip_coordinate_descent_where_the_full_fit_needed_newton(monkeypatch):
+    """A linear fit whose coordinate descent failed (Newton's method solved it)
+    refits its calibration folds by Newton's method directly: no fold tries
+    the passes again, and the probabilities are those of folds that tried
+    them first (their failed result was thrown away)."""
+    from svmcompare.solvers import dual_cd, folds
+
+    X, y = make_norm_pairs(400, "l1", equality_fraction=0.3, noise=0.5, random_state=3)
+    original = dual_cd.solve_linear_dual
+    attempts = []
+
+    def counted(*args, **kwargs):
+        result = original(*args, **kwargs)
+        attempts.append(result.converged)
+        return result
+
+    monkeypatch.setattr(dual_cd, "solve_linear_dual", counted)
+    settings = dict(kernel="linear", solver="linear", C=100.0, probability=True,
+                    calibration="cv", random_state=0)  # folds, not in-sample gaps
+    model = SVMCompare(**settings).fit(X, y)
+    assert attempts == [False], "the full fit tries coordinate descent once, then Newton"
+    # The old way: every fold tries coordinate descent first.
+    always = folds.solve_linear_rows
+    monkeypatch.setattr(folds, "solve_linear_rows",
+                        lambda *args, **kwargs: always(*args, **{**kwargs, "try_dual": True}))
+    attempts.clear()
+    tried = SVMCompare(**settings).fit(X, y)
+    assert len(attempts) > 1 and not any(attempts)
+    Xtest, _ = make_norm_pairs(200, "l1", random_state=4)
+    np.testing.assert_array_equal(model.predict_proba(Xtest), tried.predict_proba(Xtest))

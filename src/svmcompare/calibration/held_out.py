@@ -352,7 +352,8 @@ def primal_refit(model, prepared, result, folds, threads):
         keep, test_rows, train_rows = folds[k]
         fold = refit_primal_without(D, problem.y, problem.C, v, keep, alpha=result.alpha,
                                     bias=model.problem_kind.bias, tol=model.tol,
-                                    n_threads=threads, loss=model.loss)
+                                    n_threads=threads, loss=model.loss,
+                                    try_dual=result.solver == "dual_cd")
         fitted = row_scores(D, fold.u)  # not D[rows] @ u: copies of D's rows
         return fitted[test_rows], fitted[train_rows], fold.u[fold.u.size - q:]
     return refit
