@@ -210,13 +210,8 @@ class _Smoothed:
         self._row_norms = None
 
     def scores(self, u):
-        """u^T d_t of every row."""
-        u = np.ascontiguousarray(u, dtype=np.float64)
-        if self.products is not None:
-            return self.products.dot(u)
-        f = np.empty(self.D.shape[0])
-        matvec(self.D, u, f, threads_now())
-        return f
+        """u^T d_t of every row (through the checked products where there are)."""
+        return self.products.dot(u) if self.products is not None else row_scores(self.D, u)
 
     def transposed(self, coef):
         """D^T coef = sum_t coef_t d_t."""
