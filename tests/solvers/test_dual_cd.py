@@ -584,8 +584,10 @@ def test_a_pass_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
         warnings.simplefilter("error", ConvergenceWarning)
         fallback = solve_linear_rows(dense, y, C)
     assert calls == [True, False]
-    np.testing.assert_allclose(fallback.u, newton.u)
-    assert fallback.objective == newton.objective
+    # The same optimum (from another start the active-set crossover may reach it
+    # by other rounds: equal to rounding, not to the bit).
+    np.testing.assert_allclose(fallback.u, newton.u, rtol=1e-10, atol=1e-12)
+    assert fallback.objective == pytest.approx(newton.objective, rel=1e-12)
 
 
 def test_a_work_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypatch):
@@ -620,8 +622,8 @@ def test_a_work_budget_stops_quietly_and_dense_rows_fall_back_to_newton(monkeypa
         warnings.simplefilter("error", ConvergenceWarning)
         fallback = solve_linear_rows(dense, y, C)
     newton = solve_linear(dense, y, C)
-    np.testing.assert_allclose(fallback.u, newton.u)
-    assert fallback.objective == newton.objective
+    np.testing.assert_allclose(fallback.u, newton.u, rtol=1e-10, atol=1e-12)
+    assert fallback.objective == pytest.approx(newton.objective, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["pass_budget", "work_budget"])

@@ -414,3 +414,74 @@ def test_newton_step_solves_definite_and_indefinite_systems():
         step, decrement, _ = newton_step(g, H.copy(), 1.0, 1e-3)
         np.testing.assert_allclose(step, expected, rtol=1e-10)
         assert decrement == pytest.approx(-(g @ expected), rel=1e-10)
+
+
+def _identity_problem(seed, n_ids=25, n=900, C=10.0):
+    """Pairs of one-hot ids next to three features: the rows' differences have
+    rank 24 (+ 3), and the hinge optimum has far more free rows than that."""
+    rng = np.random.default_rng(seed)
+    strength, features = rng.normal(size=n_ids), rng.normal(size=(n_ids, 3))
+    items = np.hstack([np.eye(n_ids), features])
+    a = rng.integers(0, n_ids, n)
+    b = (a + rng.integers(1, n_ids, n)) % n_ids
+    gap = strength[b] - strength[a] + 0.3 * (features[b] - features[a]).sum(axis=1) \
+        + rng.normal(scale=0.8, size=n)
+    y = np.where(gap > 0.5, 1, np.where(gap < -0.5, -1, 0))
+    return flip_compare(np.stack([items[a], items[b]], axis=1), y, C)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_active_set_finds_the_hinge_optimum_where_the_guess_fails(seed, monkeypatch):
+    # From the smoothed solution at delta = 1e-3 the zone's guess of the free
+    # rows fails (collinear one-hot columns: more free rows than independent
+    # ones); the active-set method must still end on the hinge optimum: its
+    # KKT conditions hold and its objective is the dual's optimum (SMO at
+    # tol 1e-9), below the smoothed solution's.
+    from svmcompare.solvers import linear
+
+    problem = _identity_problem(seed)
+    D = differences(problem.items, problem.a, problem.b)
+    yt, Ct = problem.y, problem.C
+    with monkeypatch.context() as patch:
+        patch.setattr(linear, "_crossover", lambda *args: None)
+        smooth = solve_linear(D, yt, Ct, delta_min=1e-3)
+    assert smooth.smoothing == 1e-3
+    delta, weighted = 1e-3, Ct != 0
+    z = yt * (D @ smooth.u + smooth.bias)
+    obj = linear._Smoothed(D, yt, Ct, True)
+    guess = linear._kkt_guess(obj, (z > 1 - delta) & (z < 1), z <= 1 - delta, weighted)
+    assert guess is None or guess[3].any()  # the guess alone is not the optimum
+    v, new_z, alpha = linear._active_set(obj, z, delta, weighted, 200)
+    u, beta = v[:-1], v[-1]
+    np.testing.assert_allclose(u, D.T @ (alpha * yt), rtol=0, atol=1e-9 * Ct.max())
+    np.testing.assert_allclose(new_z, yt * (D @ u + beta), rtol=0, atol=1e-9)
+    assert np.all((alpha >= 0) & (alpha <= Ct))
+    assert abs(yt @ alpha) <= 1e-9 * Ct.sum()
+    tol = 1e-7
+    assert np.all(alpha[new_z < 1 - tol] == Ct[new_z < 1 - tol])
+    assert np.all(alpha[new_z > 1 + tol] == 0.0)
+    free = (alpha > 0) & (alpha < Ct)
+    np.testing.assert_allclose(new_z[free], 1.0, atol=tol)
+    exact = solve_dual(problem, resolve_kernel("linear"), bias=True, tol=1e-9)
+    value = _primal(D, yt, Ct, u, beta)
+    assert value == pytest.approx(-exact.objective, rel=1e-10)
+    assert value < _primal(D, yt, Ct, smooth.u, smooth.bias)
+
+
+def test_the_active_set_ends_the_levels_early_on_the_same_optimum(monkeypatch):
+    # 3,000 pairs of 40 features at C = 10: the zone's guess fails after the
+    # level 1e-3 and the active-set method finds the optimum there, so the
+    # finer levels' Newton steps are not taken; without it the levels run on
+    # to a later guess that holds.  Both end on the hinge optimum.
+    from svmcompare.solvers import linear
+
+    Xs, y = _linear_pairs(1, n=3000, p=40)
+    problem = flip_compare(Xs, y, 10.0)
+    D = differences(problem.items, problem.a, problem.b)
+    with_it = solve_linear(D, problem.y, problem.C)
+    monkeypatch.setattr(linear, "_ACTIVE_SET_DELTA", -1.0)  # never tried
+    without = solve_linear(D, problem.y, problem.C)
+    assert with_it.smoothing == without.smoothing == 0.0
+    assert with_it.n_iter < without.n_iter
+    assert with_it.objective == pytest.approx(without.objective, rel=1e-12)
+    np.testing.assert_allclose(with_it.u, without.u, rtol=0, atol=1e-8)
