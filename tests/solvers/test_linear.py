@@ -485,3 +485,55 @@ def test_the_active_set_ends_the_levels_early_on_the_same_optimum(monkeypatch):
     assert with_it.n_iter < without.n_iter
     assert with_it.objective == pytest.approx(without.objective, rel=1e-12)
     np.testing.assert_allclose(with_it.u, without.u, rtol=0, atol=1e-8)
+
+
+def test_the_active_set_answers_only_with_a_duality_gap_certificate():
+    # Rows with a large common offset (3e4, which the bias absorbs: the optimum
+    # is the centred rows'): the margins' check scales with |u| |d_t|, and a
+    # point 2.5e-5 above the optimum passed it.  Now the result is within the
+    # levels' accuracy of the centred optimum, exact or not.
+    rng = np.random.default_rng(10)
+    D0 = rng.normal(size=(800, 6))
+    y = np.sign(D0 @ rng.normal(size=6) + rng.normal(size=800))
+    C = np.full(800, 3.0)
+    optimum = solve_linear(D0, y, C).objective
+    offset = solve_linear(D0 + 3e4, y, C)
+    assert offset.objective == pytest.approx(optimum, rel=1e-8)
+
+
+def test_rows_entering_an_empty_face_together_reach_the_optimum():
+    # With a bias one row alone on the face cannot move (y^T d = 0): it must
+    # stay while the next violating row joins it, not hand over to another
+    # lone row at every round until the rounds run out (review of stop 73:
+    # that rule answered 21 of these 40 problems, this one 36).  Every answer
+    # is the optimum.
+    from svmcompare.solvers import linear
+
+    answered = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        D = rng.normal(size=(109, 2))
+        y = np.sign(D @ rng.normal(size=2) + rng.normal(size=109))
+        y[y == 0] = 1
+        for cost in (100.0, 1e4):
+            C = np.full(109, cost)
+            smooth = _smoothed_at(D, y, C, 1e-3)
+            z = y * (D @ smooth.u + smooth.bias)
+            solved = linear._active_set(linear._Smoothed(D, y, C, True), z, 1e-3, C != 0, 100)
+            if solved is None:
+                continue
+            answered += 1
+            v = solved[0]
+            assert _primal(D, y, C, v[:-1], v[-1]) == pytest.approx(
+                solve_linear(D, y, C).objective, rel=1e-9)
+    assert answered >= 32
+
+
+def _smoothed_at(D, y, C, delta):
+    """The smoothed problem's solution at ``delta`` (no crossover)."""
+    from unittest import mock
+
+    from svmcompare.solvers import linear
+
+    with mock.patch.object(linear, "_crossover", lambda *args: None):
+        return solve_linear(D, y, C, delta_min=delta)
