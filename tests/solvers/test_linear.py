@@ -487,18 +487,20 @@ def test_the_active_set_ends_the_levels_early_on_the_same_optimum(monkeypatch):
     np.testing.assert_allclose(with_it.u, without.u, rtol=0, atol=1e-8)
 
 
-def test_the_active_set_answers_only_with_a_duality_gap_certificate():
-    # Rows with a large common offset (3e4, which the bias absorbs: the optimum
-    # is the centred rows'): the margins' check scales with |u| |d_t|, and a
-    # point 2.5e-5 above the optimum passed it.  Now the result is within the
-    # levels' accuracy of the centred optimum, exact or not.
-    rng = np.random.default_rng(10)
-    D0 = rng.normal(size=(800, 6))
-    y = np.sign(D0 @ rng.normal(size=6) + rng.normal(size=800))
-    C = np.full(800, 3.0)
+@pytest.mark.parametrize("seed, m, offset, cost", [(10, 800, 3e4, 3.0), (7, 1000, 1e4, 1e3)])
+def test_the_crossover_answers_only_with_a_duality_gap_certificate(seed, m, offset, cost):
+    # Rows with a large common offset (which the bias absorbs: the optimum is
+    # the centred rows'): the margins' check scales with |u| |d_t|, and points
+    # above the optimum passed it (2.5e-5 from the active set with the first
+    # rows, 1.5e-6 from the guess with the second).  Now the result is within
+    # the levels' accuracy of the centred optimum, exact or not.
+    rng = np.random.default_rng(seed)
+    D0 = rng.normal(size=(m, 6))
+    y = np.sign(D0 @ rng.normal(size=6) + rng.normal(size=m))
+    C = np.full(m, cost)
     optimum = solve_linear(D0, y, C).objective
-    offset = solve_linear(D0 + 3e4, y, C)
-    assert offset.objective == pytest.approx(optimum, rel=1e-8)
+    shifted = solve_linear(D0 + offset, y, C)
+    assert shifted.objective == pytest.approx(optimum, rel=1e-8)
 
 
 def test_rows_entering_an_empty_face_together_reach_the_optimum():
