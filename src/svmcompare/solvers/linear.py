@@ -472,15 +472,16 @@ def _crossover(obj, z, delta, weighted, level_steps):
 
 # The active-set method is tried after levels this fine or finer.  On 16,000
 # football pairs of 186-193 columns at C = 1 and 10 (ten fold problems) it
-# found the optimum after the level 1e-3 in 7-33 rounds every time, after the
-# level 1e-2 in none within 80 rounds (the smoothed solution is too far).
+# found the optimum after the level 1e-3 in 7-33 rounds every time; after the
+# level 1e-2 it needed 81-152 rounds, more than the level 1e-3 and its rounds.
 _ACTIVE_SET_DELTA = 1e-3
 _ACTIVE_SET_MAX_ROUNDS = 100
 _ACTIVE_SET_RIDGE = 1e-10
 _ACTIVE_SET_MAX_ENTERING = 10  # rows let in together without a move, before it gives up
-# Its result's duality gap, relative to the objective: the Newton levels'
-# decrement ends a level at tol * 1e-6 = 1e-9 of (1 + F_delta).
-_ACTIVE_SET_GAP = 1e-10
+# A crossover's answer (the guess's or the active set's) has a duality gap
+# within this share of the objective: the Newton levels' decrement ends a
+# level at tol * 1e-6 = 1e-9 of (1 + F_delta).
+_CROSSOVER_GAP = 1e-10
 
 
 def _active_set(obj, z, delta, weighted, max_rounds):
@@ -503,12 +504,12 @@ def _active_set(obj, z, delta, weighted, max_rounds):
     none, d is huge along a direction of zero curvature on which the dual
     objective falls, and the box stops the step at the first bound (a
     least-squares solve by SVD followed that direction explicitly, with the
-    same rounds, at about twice the cost).  After a full
+    same rounds, at three times the cost).  After a full
     step, the face's minimum, every row's margin is checked: alpha_t = 0
     needs z_t >= 1, alpha_t = C_t needs z_t <= 1 (the KKT conditions of
     eq. 15, to :data:`_CROSSOVER_TOL`); the row that violates them most
     joins F, and the method goes on.  A point is returned only when it passes
-    that check, the equality, and a duality gap within :data:`_ACTIVE_SET_GAP`
+    that check, the equality, and a duality gap within :data:`_CROSSOVER_GAP`
     of the objective (:func:`_certified`; b is beta): the ridged directions are
     not exact, and the check and the gap decide.
 
@@ -585,7 +586,7 @@ def _active_set(obj, z, delta, weighted, max_rounds):
 def _certified(u, alpha, z, C):
     """Whether the duality gap of (u, beta) (through the margins ``z``) and a
     feasible ``alpha`` with u = sum_t alpha_t y_t d_t is within
-    :data:`_ACTIVE_SET_GAP` of the objective: F(u, beta) - (sum_t alpha_t -
+    :data:`_CROSSOVER_GAP` of the objective: F(u, beta) - (sum_t alpha_t -
     ||u||^2 / 2) bounds how far F lies above its minimum (eqs. 15 and 18).
     The margins' check alone scales with |u| |d_t| + |beta|: on rows with a
     large common offset (10^4) it let points 1.5e-6 (the guess) and 2.5e-5
@@ -593,7 +594,7 @@ def _certified(u, alpha, z, C):
     uu = float(u @ u)
     primal = 0.5 * uu + float(C @ np.maximum(0.0, 1.0 - z))
     gap = primal - (float(alpha.sum()) - 0.5 * uu)
-    return gap <= _ACTIVE_SET_GAP * max(1.0, abs(primal))
+    return gap <= _CROSSOVER_GAP * max(1.0, abs(primal))
 
 
 def _ridge_solve(system, rhs, n):
