@@ -90,7 +90,7 @@ def free_set_newton(problem_rows, item_kernel, alpha, G, C, use_bias, max_free,
         if not slope < 0.0 or not curvature > 0.0:
             break
         full = -slope / curvature
-        limit = _step_limits(alpha[rows], C[rows], direction)
+        limit = step_limits(alpha[rows], C[rows], direction)
         step = min(full, float(limit.min()))
         if not step > 0.0:
             break
@@ -172,7 +172,7 @@ def _newton_direction(inverse, y, g, use_bias, active):
     return direction if np.all(np.isfinite(direction)) else None
 
 
-def _step_limits(alpha, C, direction):
+def step_limits(alpha, C, direction):
     """For each variable, the largest t with 0 <= alpha + t d <= C (inf where d = 0)."""
     limit = np.full(alpha.shape, np.inf)
     up = direction > 0.0

@@ -59,6 +59,7 @@ from ._linear_core import (
     zone_diagonal,
 )
 from ._linear_core import differences as row_differences
+from ._newton import step_limits
 from .csr_products import ParallelCSR, dense_csr
 from .threads import threads_now
 
@@ -518,9 +519,7 @@ def _active_set(obj, z, delta, weighted, max_rounds):
     ((u, beta), z, alpha) or None.
     """
     D, y, C = obj.D, obj.y, obj.C
-    coef = np.empty_like(z)
-    gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
-    alpha = np.where(weighted, np.clip(-coef * y, 0.0, C), 0.0)
+    alpha = np.where(weighted, np.clip(_smoothed_alpha(z, y, C, delta), 0.0, C), 0.0)
     u = obj.transposed(alpha * y)
     entering = np.zeros(0, dtype=np.intp)
     for _ in range(max_rounds):
@@ -530,21 +529,13 @@ def _active_set(obj, z, delta, weighted, max_rounds):
         n = face.size
         D_face = np.asarray(D[face], dtype=np.float64)
         y_face, C_face, alpha_face = y[face], C[face], alpha[face]
-        # Without a bias there is no equality constraint: the system is Q_FF d = -G_F.
-        system = np.zeros((n + obj.bias, n + obj.bias))
-        system[:n, :n] = (D_face @ D_face.T) * np.outer(y_face, y_face)
-        rhs = 1.0 - y_face * (D_face @ u)
-        if obj.bias:
-            system[:n, n] = system[n, :n] = y_face
-            rhs = np.append(rhs, -float(y @ alpha))
+        # G_F = y_F D_F u - 1, so -G_F is the guess's right-hand side with u for w_B.
+        system, rhs = _face_system(D_face, y_face, u, -float(y @ alpha), obj.bias)
         solution = _ridge_solve(system, rhs, n)
         if solution is None or not np.all(np.isfinite(solution)):
             return None
         direction = solution[:n]
-        limit = np.full(face.size, np.inf)
-        up, down = direction > 0.0, direction < 0.0
-        limit[up] = (C_face[up] - alpha_face[up]) / direction[up]
-        limit[down] = -alpha_face[down] / direction[down]
+        limit = step_limits(alpha_face, C_face, direction)
         step = min(1.0, float(limit.min()))
         if not step > 0.0:
             return None  # stuck on a bound (an entering row pushed out at once)
@@ -583,6 +574,14 @@ def _active_set(obj, z, delta, weighted, max_rounds):
     return None
 
 
+def _smoothed_alpha(z, y, C, delta):
+    """The smoothed problem's dual variables at margins ``z``: alpha_t =
+    -C_t L'_delta(z_t), in [0, C_t]."""
+    coef = np.empty_like(z)
+    gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
+    return -coef * y
+
+
 def _certified(u, alpha, z, C):
     """Whether the duality gap of (u, beta) (through the margins ``z``) and a
     feasible ``alpha`` with u = sum_t alpha_t y_t d_t is within
@@ -595,6 +594,26 @@ def _certified(u, alpha, z, C):
     primal = 0.5 * uu + float(C @ np.maximum(0.0, 1.0 - z))
     gap = primal - (float(alpha.sum()) - 0.5 * uu)
     return gap <= _CROSSOVER_GAP * max(1.0, abs(primal))
+
+
+def _face_system(D_face, y_face, w, equality, bias):
+    """The KKT system of the dual (18) on a face: rows F free, the others'
+    alphas fixed with u = w + sum_F alpha_t y_t d_t, so that the free rows
+    sit on the margin, y_F (D_F (w + D_F^T Y_F a) + beta) = 1, and (with a
+    bias) y_F^T a = ``equality``:
+
+        [ Y_F D_F D_F^T Y_F  y_F ] [ a    ]   [ 1 - Y_F D_F w ]
+        [ y_F^T               0  ] [ beta ] = [ equality      ]
+
+    (without a bias the last row and column are left out)."""
+    n = y_face.size
+    system = np.zeros((n + bias, n + bias))
+    system[:n, :n] = (D_face @ D_face.T) * np.outer(y_face, y_face)
+    rhs = 1.0 - y_face * (D_face @ w)
+    if bias:
+        system[:n, n] = system[n, :n] = y_face
+        rhs = np.append(rhs, equality)
+    return system, rhs
 
 
 def _ridge_solve(system, rhs, n):
@@ -630,11 +649,7 @@ def _kkt_guess(obj, free, bound, weighted):
     w_bound = obj.transposed(np.where(bound, C * y, 0.0))
     alpha_free, beta = np.zeros(0), 0.0
     if n_free:
-        system = (D_free @ D_free.T) * np.outer(y_free, y_free)
-        rhs = 1.0 - y_free * (D_free @ w_bound)
-        if bias:
-            system = np.block([[system, y_free[:, None]], [y_free[None, :], np.zeros((1, 1))]])
-            rhs = np.append(rhs, -float(y[bound] @ C[bound]))
+        system, rhs = _face_system(D_free, y_free, w_bound, -float(y[bound] @ C[bound]), bias)
         solution = scipy.linalg.lstsq(system, rhs, lapack_driver="gelsd", check_finite=False)[0]
         alpha_free = solution[:n_free]
         beta = float(solution[n_free]) if bias else 0.0
@@ -840,9 +855,7 @@ def solve_linear(D, y, C, *, bias=True, tol=1e-3, delta_min=1e-6, max_newton=200
         delta, alpha = 0.0, crossed  # the hinge itself is minimized
     else:
         delta = deltas[-1]
-        coef = np.empty_like(z)
-        gradient_weights(z, y, C, delta, coef, np.empty(z.shape, dtype=np.bool_))
-        alpha = -coef * y  # alpha_t = -C_t L'_delta(z_t)
+        alpha = _smoothed_alpha(z, y, C, delta)
     u = v[: D.shape[1]].copy()
     beta = float(v[-1]) if bias else 0.0
     scores = z * y - beta  # u^T d_t
