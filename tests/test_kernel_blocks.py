@@ -267,9 +267,13 @@ def test_a_kernel_chain_writes_each_rbf_block_into_the_same_memory(kept):
     assert chain.nbytes == first.nbytes
     B = A.copy()  # equal values: the same memory
     assert chain.gram(resolve_kernel("rbf", gamma=1.0), B, bases) is first
-    other = chain.gram(resolve_kernel("rbf", gamma=1.0), A + 1.0, bases)
+    # One array as both sides, as the chain and an unchained path pass their
+    # items (two equal arrays may take another BLAS routine than one: numpy
+    # multiplies A A^T by syrk, A B^T by gemm, an ulp apart on some CPUs).
+    shifted = A + 1.0
+    other = chain.gram(resolve_kernel("rbf", gamma=1.0), shifted, bases)
     assert other is not first
-    np.testing.assert_array_equal(other, resolve_kernel("rbf", gamma=1.0).block(A + 1.0, A + 1.0))
+    np.testing.assert_array_equal(other, resolve_kernel("rbf", gamma=1.0).block(shifted, shifted))
     laplacian = resolve_kernel("laplacian", gamma=1.0)
     np.testing.assert_array_equal(chain.gram(laplacian, A, bases), laplacian.block(A, A))
     chain.release()
