@@ -86,6 +86,10 @@ SELECT_CHUNK = 8192
 cdef i64 _SELECT_CHUNK = SELECT_CHUNK
 cdef i64 _PARALLEL_SELECT = 2 * SELECT_CHUNK
 cdef i64 _CHUNK = 2048
+# Items whose inner products _dots advances together (their sums stay in L1).
+cdef i64 _DOT_BLOCK = 256
+# The most memory the items' copy by feature may take (see _Problem).
+TRANSPOSED_BYTES = 64 * 2**20
 # The loops of chunk_winners.
 UP, LOW, COORDINATE = 0, 1, 2
 
@@ -107,6 +111,7 @@ cdef i64 OUT_OF_MEMORY = 2
 cdef struct Kern:
     int code
     const double* items  # n x p, C order
+    const double* itemsT  # p x n, C order (the same values by feature), or NULL
     i64 n
     i64 p
     const double* sqnorm
@@ -253,9 +258,14 @@ cdef class _Problem:
         ctx = _f64(pairs[3])
         if ctx.ndim != 2 or ctx.shape[0] != m:
             raise ValueError("the context must be a 2-D array with one row per row")
-        self.keep = [items, sqnorm, gram, a, b, y, ctx]
+        # The items by feature as well, for rows over every item (see _dots):
+        # up to TRANSPOSED_BYTES more memory; past that the rows go item by item.
+        itemsT = np.ascontiguousarray(items.T) \
+            if items.size and 8 * items.size <= TRANSPOSED_BYTES else None
+        self.keep = [items, itemsT, sqnorm, gram, a, b, y, ctx]
         self.k.code = int(code)
         self.k.items = _dp(items)
+        self.k.itemsT = NULL if itemsT is None else _dp(itemsT)
         self.k.n = n
         self.k.p = items.shape[1]
         self.k.sqnorm = _dp(sqnorm)
@@ -355,6 +365,31 @@ cdef inline double _refined(const Kern* k, i64 s, i64 t, double arg) noexcept no
     return arg
 
 
+cdef void _dots(const Kern* k, i64 s, i64 lo, i64 count, double* out) noexcept nogil:
+    """out[j] = <z_s, z_(lo + j)> for j < count from the items by feature, a
+    block of items at a time: each sum runs over the features in _dot's order
+    from 0.0 (no fused products: -ffp-contract=off), so the same bits as _dot,
+    but the items' sums advance side by side in SIMD lanes where _dot's one
+    sum waits on each addition (sushi's 14 features: a kernel row over 7,987
+    items 2-3x faster)."""
+    cdef const double* zs = k.items + s * k.p
+    cdef const double* column
+    cdef double* block
+    cdef double zf
+    cdef i64 start = 0, size, f, j
+    while start < count:
+        size = min(_DOT_BLOCK, count - start)
+        block = out + start
+        for j in range(size):
+            block[j] = 0.0
+        for f in range(k.p):
+            zf = zs[f]
+            column = k.itemsT + f * k.n + lo + start
+            for j in range(size):
+                block[j] = block[j] + column[j] * zf
+        start += size
+
+
 cdef void _pre_row(const Kern* k, i64 s, const i64* subset, i64 lo, i64 count,
                    double* out) noexcept nogil:
     """out[j] = _kernel_pre between item s and item t_j for j < count, t_j =
@@ -362,6 +397,20 @@ cdef void _pre_row(const Kern* k, i64 s, const i64* subset, i64 lo, i64 count,
     no loop branches on the kernel (a third of a row's time when it did)."""
     cdef double sq_s = k.sqnorm[s], d2, gamma = k.gamma
     cdef i64 j, t
+    if subset == NULL and k.itemsT != NULL and k.code != PRECOMPUTED:
+        # A run of consecutive items: their inner products by blocks first.
+        _dots(k, s, lo, count, out)
+        if k.code == RBF:
+            for j in range(count):
+                d2 = sq_s + k.sqnorm[lo + j] - 2.0 * out[j]
+                out[j] = -gamma * (d2 if d2 > 0.0 else 0.0)
+        elif k.code != LINEAR:
+            for j in range(count):
+                out[j] = _kernel_pre(k, out[j], sq_s, k.sqnorm[lo + j])
+            if k.code == LAPLACIAN:
+                for j in range(count):
+                    out[j] = _refined(k, s, lo + j, out[j])
+        return
     if k.code == RBF:
         for j in range(count):
             t = lo + j if subset == NULL else subset[j]
