@@ -183,3 +183,36 @@ def test_zone_rows_hessian_checks_the_rows_it_reads():
     again = np.zeros((7, 7))
     add_zone_rows(unlisted.indptr, unlisted.indices, unlisted.data, rows, w, again, True)
     np.testing.assert_array_equal(again, H)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly", "linear"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_kernel_rows_by_feature_give_the_bits_of_rows_item_by_item(kernel, n_threads,
+                                                                      monkeypatch):
+    """Rows over every item take their inner products from the items by feature
+    (``_dots``), up to TRANSPOSED_BYTES of such a copy; past it, item by item.
+    Both sum each product in the same order: the same steps and the same bits
+    of the solution, with a pair context and with shrinking's subsets of items
+    (which go item by item either way)."""
+    from svmcompare.solvers import _smo_core
+
+    rng = np.random.default_rng(3)
+    items = rng.normal(size=(700, 9))  # 700 items: more than one block of 256
+    a, b = rng.integers(0, 700, 900), rng.integers(0, 700, 900)
+    keep = a != b
+    a, b = a[keep], b[keep]
+    y = np.where(rng.random(a.size) < 0.5, 1.0, -1.0)
+    problem = BinaryProblem(items, a, b, y, np.full(a.size, 3.0),
+                            context=rng.normal(size=(a.size, 2)))
+    spec = resolve_kernel(kernel, gamma=0.2, degree=2, coef0=1.0)
+
+    def solved():
+        return solve_dual(problem, spec, tol=1e-6, n_threads=n_threads, cache_size=1.0)
+
+    by_feature = solved()
+    monkeypatch.setattr(_smo_core, "TRANSPOSED_BYTES", 0)
+    item_by_item = solved()
+    assert by_feature.n_iter == item_by_item.n_iter > 100
+    np.testing.assert_array_equal(by_feature.alpha, item_by_item.alpha)
+    np.testing.assert_array_equal(by_feature.gradient, item_by_item.gradient)
+    assert by_feature.objective == item_by_item.objective
