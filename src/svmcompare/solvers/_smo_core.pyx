@@ -370,8 +370,8 @@ cdef void _dots(const Kern* k, i64 s, i64 lo, i64 count, double* out) noexcept n
     block of items at a time: each sum runs over the features in _dot's order
     from 0.0 (no fused products: -ffp-contract=off), so the same bits as _dot,
     but the items' sums advance side by side in SIMD lanes where _dot's one
-    sum waits on each addition (sushi's 14 features: a kernel row over 7,987
-    items 2-3x faster)."""
+    sum waits on each addition (sushi's refit, 7,987 items of 14 features
+    without an item Gram: 0.94 -> 0.59 s)."""
     cdef const double* zs = k.items + s * k.p
     cdef const double* column
     cdef double* block
