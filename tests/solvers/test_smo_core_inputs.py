@@ -186,19 +186,24 @@ def test_zone_rows_hessian_checks_the_rows_it_reads():
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly", "linear"])
-@pytest.mark.parametrize("n_threads", [1, 2])
-def test_kernel_rows_by_feature_give_the_bits_of_rows_item_by_item(kernel, n_threads,
+@pytest.mark.parametrize("n_threads, n_items", [(1, 700), (2, 700), (2, 2600)])
+def test_kernel_rows_by_feature_give_the_bits_of_rows_item_by_item(kernel, n_threads, n_items,
                                                                       monkeypatch):
     """Rows over every item take their inner products from the items by feature
     (``_dots``), up to TRANSPOSED_BYTES of such a copy; past it, item by item.
     Both sum each product in the same order: the same steps and the same bits
     of the solution, with a pair context and with shrinking's subsets of items
-    (which go item by item either way)."""
-    from svmcompare.solvers import _smo_core
+    (which go item by item either way); 700 items are more than one block of
+    256, 2,600 on two threads more than one chunk of a parallel row (chunks
+    that start past the first item)."""
+    from svmcompare.solvers import _smo_core, threads
 
+    # Every loop on the threads asked for, however small (else one thread
+    # below threads.PARALLEL_WORK entries).
+    monkeypatch.setattr(threads, "PARALLEL_WORK", 0)
     rng = np.random.default_rng(3)
-    items = rng.normal(size=(700, 9))  # 700 items: more than one block of 256
-    a, b = rng.integers(0, 700, 900), rng.integers(0, 700, 900)
+    items = rng.normal(size=(n_items, 9))
+    a, b = rng.integers(0, n_items, 900), rng.integers(0, n_items, 900)
     keep = a != b
     a, b = a[keep], b[keep]
     y = np.where(rng.random(a.size) < 0.5, 1.0, -1.0)

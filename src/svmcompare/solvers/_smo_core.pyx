@@ -259,9 +259,12 @@ cdef class _Problem:
         if ctx.ndim != 2 or ctx.shape[0] != m:
             raise ValueError("the context must be a 2-D array with one row per row")
         # The items by feature as well, for rows over every item (see _dots):
-        # up to TRANSPOSED_BYTES more memory; past that the rows go item by item.
+        # up to TRANSPOSED_BYTES more memory, like the items outside cache_size
+        # (past it the rows go item by item); none for a Gram matrix's values,
+        # which are read, not computed (a review).
         itemsT = np.ascontiguousarray(items.T) \
-            if items.size and 8 * items.size <= TRANSPOSED_BYTES else None
+            if int(code) != PRECOMPUTED and items.size \
+            and 8 * items.size <= TRANSPOSED_BYTES else None
         self.keep = [items, itemsT, sqnorm, gram, a, b, y, ctx]
         self.k.code = int(code)
         self.k.items = _dp(items)
